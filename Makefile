@@ -1,0 +1,45 @@
+# Thin wrapper over Meson + Ninja. `make` builds build/perfhunt.
+PREFIX ?= /usr/local
+BUILD  ?= build
+MESON_FLAGS ?= --buildtype=debugoptimized
+
+.PHONY: all setup demo check check-asan install bench fuzz clean
+
+all: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+$(BUILD)/build.ninja:
+	@scripts/setup --quiet
+	meson setup $(BUILD) $(MESON_FLAGS) --prefix=$(PREFIX)
+
+setup:
+	scripts/setup
+
+demo: all
+	tests/workloads/demo.sh $(BUILD)
+
+check: all
+	meson test -C $(BUILD) --print-errorlogs
+
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+check-asan:
+	@scripts/setup --quiet
+	test -f build-asan/build.ninja || meson setup build-asan --buildtype=debug \
+		-Db_sanitize=address,undefined -Db_lundef=false \
+		-Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
+	ninja -C build-asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		meson test -C build-asan --print-errorlogs --timeout-multiplier 3
+
+install: all
+	meson configure $(BUILD) --prefix=$(PREFIX)
+	meson install -C $(BUILD)
+
+bench: all
+	bench/run-all.sh $(BUILD)
+
+fuzz:
+	fuzz/run.sh
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

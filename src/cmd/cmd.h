@@ -1,0 +1,36 @@
+/* cmd: the command layer — option parsing, orchestration, output, exit status.
+ *
+ * To add a command: write src/cmd/<name>.c with `int cmd_<name>(int argc,
+ * char **argv)` (argv[0] is the command name), declare it here, add one row to
+ * the table in src/main.c, its source to src/cmd/meson.build, a section to
+ * docs/perfhunt.1 and the README, and tests under tests/cli/.
+ * Commands return an exit status from enum ph_exit (or a child's status);
+ * they never call exit().
+ */
+#ifndef PERFHUNT_CMD_H
+#define PERFHUNT_CMD_H
+
+#include "util/err.h"
+
+/* Exit statuses, documented in docs/perfhunt.1 "EXIT STATUS". */
+enum ph_exit {
+	PH_EXIT_OK = 0,
+	PH_EXIT_FAIL = 1,       /* perfhunt itself failed (I/O, bad file), or compare found a regression */
+	PH_EXIT_USAGE = 2,      /* bad command line */
+	PH_EXIT_BISECT_SKIP = 125,
+	PH_EXIT_NOEXEC = 126,   /* command found but not executable */
+	PH_EXIT_NOTFOUND = 127, /* command not found */
+};
+
+/* Prints "perfhunt: <msg>" on stderr (the only error format), returns status. */
+int cmd_fail(int status, const struct err *e);
+/* Prints "perfhunt <cmd>: <formatted>" and a hint to --help, returns PH_EXIT_USAGE. */
+int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Flushes stdout and reports a write error (closed pipe, full disk); returns status or PH_EXIT_FAIL. */
+int cmd_finish_stdout(int status);
+/* True when colour may be used on the stream (a tty and NO_COLOR unset). */
+int cmd_use_color(int fd);
+
+int cmd_run(int argc, char **argv);
+
+#endif

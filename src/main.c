@@ -1,0 +1,55 @@
+/* perfhunt: entry point — finds the command in one table and runs it.
+ *
+ * Everything a command does lives in src/cmd/<name>.c; this file only
+ * dispatches, prints the top-level help, and turns a command's return value
+ * into the process exit status.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "run", cmd_run, "run a command and record its whole process tree" },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: perfhunt COMMAND [OPTIONS] [ARGS]\n\n"
+	      "Records a program's whole process tree (time, memory with exact peaks,\n"
+	      "faults, CPU, phases) and compares runs.\n\ncommands:\n", f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-13s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n'perfhunt COMMAND --help' describes a command; 'man perfhunt' all of them.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	/* A closed stdout must surface as a write error, not kill us silently. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		usage(stderr);
+		return PH_EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+		usage(stdout);
+		return cmd_finish_stdout(PH_EXIT_OK);
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
+		printf("perfhunt %s\n", PERFHUNT_VERSION);
+		return cmd_finish_stdout(PH_EXIT_OK);
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "perfhunt: unknown command '%s' (see 'perfhunt --help')\n", name);
+	return PH_EXIT_USAGE;
+}

@@ -1,0 +1,51 @@
+/* units: formatting of sizes (KiB-based) and durations for people. */
+#include "util/units.h"
+
+#include <math.h>
+#include <stdio.h>
+
+char *units_kb(double kb, char *buf, size_t n)
+{
+	static const char *names[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = kb;
+	int i = 0;
+	while (fabs(v) >= 1024 && i < 3) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, n, "%.0f %s", v, names[i]);
+	else
+		snprintf(buf, n, "%.2f %s", v, names[i]);
+	return buf;
+}
+
+char *units_ms(double ms, char *buf, size_t n)
+{
+	double a = fabs(ms);
+	if (a < 1)
+		snprintf(buf, n, "%.0f µs", ms * 1000);
+	else if (a < 1000)
+		snprintf(buf, n, "%.*f ms", a < 10 ? 2 : a < 100 ? 1 : 0, ms);
+	else if (a < 60000)
+		snprintf(buf, n, "%.*f s", a < 10000 ? 3 : 2, ms / 1000);
+	else if (a < 3600000)
+		snprintf(buf, n, "%d min %02d s", (int)(ms / 60000), (int)fmod(ms / 1000, 60));
+	else
+		snprintf(buf, n, "%d h %02d min", (int)(ms / 3600000), (int)fmod(ms / 60000, 60));
+	return buf;
+}
+
+char *units_count(double v, char *buf, size_t n)
+{
+	double a = fabs(v);
+	if (a < 10000)
+		snprintf(buf, n, "%.0f", v);
+	else if (a < 1e6)
+		snprintf(buf, n, "%.1f k", v / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, n, "%.2f M", v / 1e6);
+	else
+		snprintf(buf, n, "%.2f G", v / 1e9);
+	return buf;
+}

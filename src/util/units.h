@@ -1,0 +1,17 @@
+/* units: human-readable sizes and durations for terminal output and reports.
+ * KB means KiB throughout perfhunt, as in the kernel's VmRSS.
+ */
+#ifndef PERFHUNT_UNITS_H
+#define PERFHUNT_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "512 KiB", "1.50 MiB", "203.12 GiB" */
+char *units_kb(double kb, char *buf, size_t n);
+/* "850 µs", "12.3 ms", "4.21 s", "2 min 03 s", "1 h 02 min" */
+char *units_ms(double ms, char *buf, size_t n);
+/* "1.2 k", "3.4 M" for counts */
+char *units_count(double v, char *buf, size_t n);
+
+#endif

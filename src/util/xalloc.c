@@ -1,0 +1,45 @@
+/* xalloc: allocation that aborts on exhaustion instead of returning NULL. */
+#include "util/xalloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *check(void *p)
+{
+	if (!p) {
+		fputs("perfhunt: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *xmalloc(size_t n) { return check(malloc(n ? n : 1)); }
+void *xcalloc(size_t count, size_t size) { return check(calloc(count ? count : 1, size ? size : 1)); }
+void *xrealloc(void *p, size_t n) { return check(realloc(p, n ? n : 1)); }
+char *xstrdup(const char *s) { return check(strdup(s)); }
+char *xstrndup(const char *s, size_t n) { return check(strndup(s, n)); }
+
+void xgrow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	size_t n = *cap ? *cap : 8;
+	while (n < need)
+		n *= 2;
+	*p = xrealloc(*p, n * elem);
+	*cap = n;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		check(NULL);
+	return s;
+}

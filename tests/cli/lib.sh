@@ -1,0 +1,38 @@
+# lib.sh: helpers for end-to-end CLI tests (git t/ style, POSIX sh).
+# Each test file sources this, calls `t NAME` before each case and `ok`/`fail`.
+# $PERFHUNT is the binary under test, $WORKLOADS the built workload folder.
+set -u
+: "${PERFHUNT:?}" "${WORKLOADS:?}"
+T_PASS=0
+T_FAIL=0
+T_NAME=
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/perfhunt-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+t() { T_NAME=$1; }
+ok() { T_PASS=$((T_PASS + 1)); echo "ok - $T_NAME"; }
+fail() { T_FAIL=$((T_FAIL + 1)); echo "not ok - $T_NAME: $*"; }
+# check DESCRIPTION COMMAND...: runs a shell test, fails the case with DESCRIPTION if false
+check() { d=$1; shift; if "$@"; then :; else fail "$d"; return 1; fi; }
+expect_status() { # expect_status WANT GOT
+	[ "$1" = "$2" ] || { fail "exit status $2, expected $1"; return 1; }
+}
+expect_grep() { # expect_grep PATTERN FILE
+	grep -q -E -- "$1" "$2" || { fail "'$1' not in $2: $(head -c 600 "$2")"; return 1; }
+}
+expect_no_grep() {
+	! grep -q -E -- "$1" "$2" || { fail "'$1' unexpectedly in $2"; return 1; }
+}
+# jget FILE JQ-LIKE-PATH: prints a value from a JSON file (python3 json, stdlib only)
+jget() {
+	/usr/bin/python3 -c 'import json,sys
+v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v[int(k)] if isinstance(v, list) else v[k]
+print(json.dumps(v) if isinstance(v,(dict,list)) else v)' "$1" "$2"
+}
+# between LOW VALUE HIGH: numeric check (floats ok)
+between() { awk -v l="$1" -v v="$2" -v h="$3" 'BEGIN{exit !(v>=l && v<=h)}'; }
+done_testing() {
+	echo "$T_PASS passed, $T_FAIL failed"
+	[ "$T_FAIL" = 0 ]
+}
