@@ -1,0 +1,216 @@
+/* cgroup: creating, joining, reading and removing a memory cgroup (v2 or v1).
+ *
+ * The mount points and our own cgroup path are read from /proc/self/mountinfo
+ * and /proc/self/cgroup, so this works inside containers and on hosts that
+ * mount v1 and v2 side by side.
+ */
+#include "proc/cgroup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/parse.h"
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static ssize_t read_small(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t r = read(fd, buf, n - 1);
+	close(fd);
+	if (r >= 0)
+		buf[r] = 0;
+	return r;
+}
+
+/* Finds the mount point of a cgroup hierarchy: v2 (fstype cgroup2) or v1 with option opt. */
+static int find_mount(int version, char *out, size_t n)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -1;
+	char line[1024];
+	int found = -1;
+	while (fgets(line, sizeof(line), f)) {
+		/* id parent major:minor root mountpoint opts ... - fstype source superopts */
+		char mnt[512], fstype[64], super[256];
+		char *dash = strstr(line, " - ");
+		if (!dash || sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1 ||
+		    sscanf(dash + 3, "%63s %*s %255s", fstype, super) != 2)
+			continue;
+		if (version == 2 && !strcmp(fstype, "cgroup2")) {
+			snprintf(out, n, "%s", mnt);
+			found = 0;
+			break;
+		}
+		if (version == 1 && !strcmp(fstype, "cgroup")) {
+			for (char *tok = strtok(super, ","); tok; tok = strtok(NULL, ","))
+				if (!strcmp(tok, "memory")) {
+					snprintf(out, n, "%s", mnt);
+					found = 0;
+				}
+			if (!found)
+				break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Our own cgroup path within the hierarchy ("0::/x" for v2, "N:memory:/x" for v1). */
+static int own_path(int version, char *out, size_t n)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return -1;
+	char line[1024];
+	int found = -1;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *c1 = strchr(line, ':');
+		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c1 = *c2 = 0;
+		int match = 0;
+		if (version == 2)
+			match = !strcmp(line, "0") && c1[1] == 0;
+		else
+			for (char *tok = strtok(c1 + 1, ","); tok; tok = strtok(NULL, ","))
+				if (!strcmp(tok, "memory"))
+					match = 1;
+		if (match) {
+			snprintf(out, n, "%s", c2 + 1);
+			found = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int try_create(struct cgroup *cg, int version, struct err *e)
+{
+	char mnt[512], own[512], path[PATH_MAX + 64];
+	if (find_mount(version, mnt, sizeof(mnt)) < 0)
+		return err_set(e, "no cgroup v%d memory hierarchy mounted", version);
+	if (own_path(version, own, sizeof(own)) < 0)
+		snprintf(own, sizeof(own), "/");
+	if (!strcmp(own, "/"))
+		own[0] = 0;
+	snprintf(cg->parent, sizeof(cg->parent), "%s%s", mnt, own);
+	if (version == 2) {
+		char ctl[256];
+		snprintf(path, sizeof(path), "%s/cgroup.controllers", cg->parent);
+		if (read_small(path, ctl, sizeof(ctl)) < 0 || !strstr(ctl, "memory"))
+			return err_set(e, "cgroup v2 has no memory controller here");
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", cg->parent);
+		if (read_small(path, ctl, sizeof(ctl)) < 0 || !strstr(ctl, "memory"))
+			if (write_file(path, "+memory") < 0)
+				return err_sys(e, "cannot enable the cgroup v2 memory controller");
+	}
+	static unsigned seq;
+	snprintf(cg->dir, sizeof(cg->dir), "%s/perfhunt-%d-%u", cg->parent, (int)getpid(), seq++);
+	if (mkdir(cg->dir, 0755) < 0)
+		return err_sys(e, "cannot create cgroup '%s'", cg->dir);
+	cg->version = version;
+	return 0;
+}
+
+int cgroup_create(struct cgroup *cg, struct err *e)
+{
+	memset(cg, 0, sizeof(*cg));
+	struct err e2;
+	if (try_create(cg, 2, &e2) == 0)
+		return 0;
+	if (try_create(cg, 1, e) == 0)
+		return 0;
+	/* Report the v1 failure, and the v2 one when it is the more telling. */
+	if (e && !strncmp(e->msg, "no cgroup v1", 12))
+		*e = e2;
+	cg->version = 0;
+	return -1;
+}
+
+int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct err *e)
+{
+	char path[PATH_MAX + 96], num[24];
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->dir);
+	snprintf(num, sizeof(num), "%d", (int)pid);
+	if (write_file(path, num) < 0)
+		return err_sys(e, "cannot move PID %d into cgroup '%s'", (int)pid, cg->dir);
+	return 0;
+}
+
+int cgroup_set_limit(const struct cgroup *cg, uint64_t bytes, struct err *e)
+{
+	char path[PATH_MAX + 128], num[32];
+	snprintf(path, sizeof(path), "%s/%s", cg->dir,
+		 cg->version == 2 ? "memory.max" : "memory.limit_in_bytes");
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)bytes);
+	if (write_file(path, num) < 0)
+		return err_sys(e, "cannot set memory limit in '%s'", cg->dir);
+	if (cg->version == 1) {
+		/* Without this a v1 limit only pushes the tree into swap. */
+		snprintf(path, sizeof(path), "%s/memory.memsw.limit_in_bytes", cg->dir);
+		write_file(path, num);
+	}
+	return 0;
+}
+
+int cgroup_peak_kb(const struct cgroup *cg, uint64_t *kb, struct err *e)
+{
+	char path[PATH_MAX + 128], buf[64];
+	snprintf(path, sizeof(path), "%s/%s", cg->dir,
+		 cg->version == 2 ? "memory.peak" : "memory.max_usage_in_bytes");
+	ssize_t r = read_small(path, buf, sizeof(buf));
+	if (r <= 0)
+		return err_sys(e, "cannot read '%s'", path);
+	const char *p = buf;
+	uint64_t bytes;
+	if (!parse_u64_at(&p, buf + r, &bytes))
+		return err_set(e, "unexpected contents in '%s'", path);
+	*kb = bytes / 1024;
+	return 0;
+}
+
+const char *cgroup_method(const struct cgroup *cg)
+{
+	return cg->version == 2 ? "cgroup v2 memory.peak" : "cgroup v1 memory.max_usage_in_bytes";
+}
+
+void cgroup_destroy(struct cgroup *cg)
+{
+	if (!cg->version)
+		return;
+	char path[PATH_MAX + 96], buf[4096], dst[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->dir);
+	snprintf(dst, sizeof(dst), "%s/cgroup.procs", cg->parent);
+	/* Survivors (daemonized leftovers) go back to where we came from. */
+	for (int round = 0; round < 4; round++) {
+		ssize_t r = read_small(path, buf, sizeof(buf));
+		if (r <= 0)
+			break;
+		for (char *tok = strtok(buf, "\n"); tok; tok = strtok(NULL, "\n"))
+			write_file(dst, tok);
+	}
+	rmdir(cg->dir);
+	cg->version = 0;
+}

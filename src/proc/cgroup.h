@@ -1,0 +1,35 @@
+/* cgroup: a memory cgroup around the measured tree, for an exact tree peak.
+ *
+ * The kernel keeps a high-water mark of a cgroup's charged memory (v2
+ * memory.peak, v1 memory.max_usage_in_bytes), which no sampler can miss.
+ * It counts page cache as well as process memory — the summary says so.
+ * v2 is used where its memory controller is available, else v1; where
+ * neither can be created (not root, no controller) the caller notes why.
+ */
+#ifndef PERFHUNT_CGROUP_H
+#define PERFHUNT_CGROUP_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/err.h"
+
+struct cgroup {
+	int version;        /* 1 or 2; 0 when none */
+	char dir[PATH_MAX + 64]; /* the cgroup we made */
+	char parent[PATH_MAX];
+};
+
+/* Creates a fresh memory cgroup below the caller's own. */
+int cgroup_create(struct cgroup *cg, struct err *e);
+int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct err *e);
+/* Optional hard limit (bytes), for tests of OOM handling. */
+int cgroup_set_limit(const struct cgroup *cg, uint64_t bytes, struct err *e);
+int cgroup_peak_kb(const struct cgroup *cg, uint64_t *kb, struct err *e);
+/* "cgroup v1 memory.max_usage_in_bytes" or "cgroup v2 memory.peak" */
+const char *cgroup_method(const struct cgroup *cg);
+/* Moves any remaining processes to the parent and removes the cgroup. */
+void cgroup_destroy(struct cgroup *cg);
+
+#endif

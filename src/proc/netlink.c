@@ -1,0 +1,253 @@
+/* netlink: the process-events connector and taskstats exit records.
+ *
+ * Both are plain netlink sockets read non-blocking from the monitor's poll
+ * loop. Messages are parsed defensively (lengths checked against the datagram)
+ * because the buffer comes from the kernel but its layout grows across
+ * versions: only the prefix of struct taskstats we know is copied.
+ */
+#include "proc/netlink.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/taskstats.h>
+
+int procevents_open(struct err *e)
+{
+	int fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+	if (fd < 0)
+		return err_sys(e, "process events connector unavailable");
+	int rcvbuf = 4 << 20;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC, .nl_pid = 0 };
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		err_sys(e, "process events connector unavailable");
+		close(fd);
+		return -1;
+	}
+	struct {
+		struct nlmsghdr nl;
+		struct cn_msg cn;
+		enum proc_cn_mcast_op op;
+	} __attribute__((packed)) req;
+	memset(&req, 0, sizeof(req));
+	req.nl.nlmsg_len = sizeof(req);
+	req.nl.nlmsg_type = NLMSG_DONE;
+	req.nl.nlmsg_pid = 0;
+	req.cn.id.idx = CN_IDX_PROC;
+	req.cn.id.val = CN_VAL_PROC;
+	req.cn.len = sizeof(enum proc_cn_mcast_op);
+	req.op = PROC_CN_MCAST_LISTEN;
+	if (send(fd, &req, sizeof(req), 0) < 0) {
+		err_sys(e, "process events connector unavailable");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int procevents_read(int fd, const struct procevents_handler *h)
+{
+	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
+	int lost = 0;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				lost = 1;
+				continue;
+			}
+			break; /* EAGAIN: drained */
+		}
+		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
+		     nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_type != NLMSG_DONE)
+				continue;
+			struct cn_msg *cn = NLMSG_DATA(nh);
+			if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(struct proc_event)) ||
+			    cn->id.idx != CN_IDX_PROC)
+				continue;
+			struct proc_event *ev = (struct proc_event *)cn->data;
+			if (ev->what == PROC_EVENT_FORK) {
+				/* Threads fork too; only new processes (pid == tgid) matter. */
+				if (ev->event_data.fork.child_pid == ev->event_data.fork.child_tgid && h->on_fork)
+					h->on_fork(ev->event_data.fork.parent_tgid,
+						   ev->event_data.fork.child_tgid, h->arg);
+			} else if (ev->what == PROC_EVENT_EXIT) {
+				if (ev->event_data.exit.process_pid == ev->event_data.exit.process_tgid &&
+				    h->on_exit)
+					h->on_exit(ev->event_data.exit.process_tgid, h->arg);
+			}
+		}
+	}
+	return lost ? -1 : 0;
+}
+
+/* ---- taskstats over generic netlink ---- */
+
+#define GENL_DATA(g) ((char *)(g) + GENL_HDRLEN)
+#define NLA_DATA(a) ((char *)(a) + NLA_HDRLEN)
+
+static int genl_send(int fd, uint16_t family, uint8_t cmd, uint16_t attr, const void *data, size_t len)
+{
+	struct {
+		struct nlmsghdr nl;
+		struct genlmsghdr g;
+		char buf[256];
+	} req;
+	memset(&req, 0, sizeof(req));
+	struct nlattr *na = (struct nlattr *)req.buf;
+	na->nla_type = attr;
+	na->nla_len = (uint16_t)(NLA_HDRLEN + len);
+	memcpy(NLA_DATA(na), data, len);
+	req.nl.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(na->nla_len);
+	req.nl.nlmsg_type = family;
+	req.nl.nlmsg_flags = NLM_F_REQUEST;
+	req.g.cmd = cmd;
+	req.g.version = 1;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	return sendto(fd, &req, req.nl.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -1 : 0;
+}
+
+static int resolve_family(int fd, uint16_t *family)
+{
+	if (genl_send(fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
+		      TASKSTATS_GENL_NAME, sizeof(TASKSTATS_GENL_NAME)) < 0)
+		return -1;
+	char buf[4096];
+	for (int tries = 0; tries < 50; tries++) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR) {
+				usleep(1000);
+				continue;
+			}
+			return -1;
+		}
+		struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+		if (!NLMSG_OK(nh, (size_t)n) || nh->nlmsg_type == NLMSG_ERROR)
+			return -1;
+		char *p = GENL_DATA(NLMSG_DATA(nh));
+		char *end = (char *)nh + nh->nlmsg_len;
+		while (p + NLA_HDRLEN <= end) {
+			struct nlattr *na = (struct nlattr *)p;
+			if (na->nla_len < NLA_HDRLEN || p + na->nla_len > end)
+				break;
+			if (na->nla_type == CTRL_ATTR_FAMILY_ID && na->nla_len >= NLA_HDRLEN + 2) {
+				memcpy(family, NLA_DATA(na), 2);
+				return 0;
+			}
+			p += NLA_ALIGN(na->nla_len);
+		}
+		return -1;
+	}
+	return -1;
+}
+
+int exitstats_open(struct exitstats *x, struct err *e)
+{
+	memset(x, 0, sizeof(*x));
+	x->fd = socket(PF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (x->fd < 0)
+		return err_sys(e, "taskstats unavailable");
+	int rcvbuf = 4 << 20;
+	setsockopt(x->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	if (bind(x->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || resolve_family(x->fd, &x->family) < 0) {
+		err_sys(e, "taskstats unavailable");
+		goto fail;
+	}
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	snprintf(x->cpumask, sizeof(x->cpumask), "0-%ld", ncpu > 0 ? ncpu - 1 : 0);
+	if (genl_send(x->fd, x->family, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,
+		      x->cpumask, strlen(x->cpumask) + 1) < 0) {
+		err_sys(e, "taskstats registration failed");
+		goto fail;
+	}
+	return 0;
+fail:
+	close(x->fd);
+	x->fd = -1;
+	return -1;
+}
+
+static void deliver(const struct taskstats *ts, size_t len, int group,
+		    void (*fn)(const struct exit_record *, void *), void *arg)
+{
+	struct taskstats t;
+	memset(&t, 0, sizeof(t));
+	memcpy(&t, ts, len < sizeof(t) ? len : sizeof(t));
+	struct exit_record r = {
+		.pid = (pid_t)t.ac_pid, .ppid = (pid_t)t.ac_ppid, .tgid = (pid_t)t.ac_tgid,
+		.hiwater_rss_kb = t.hiwater_rss, .utime_us = t.ac_utime, .stime_us = t.ac_stime,
+		.minflt = t.ac_minflt, .majflt = t.ac_majflt, .nvcsw = t.nvcsw, .nivcsw = t.nivcsw,
+		.read_char = t.read_char, .write_char = t.write_char, .whole_group = group,
+	};
+	memcpy(r.comm, t.ac_comm, sizeof(r.comm) - 1 < sizeof(t.ac_comm) ? sizeof(r.comm) - 1 : sizeof(t.ac_comm));
+	fn(&r, arg);
+}
+
+int exitstats_read(struct exitstats *x, void (*fn)(const struct exit_record *r, void *arg), void *arg)
+{
+	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
+	int lost = 0;
+	if (x->fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t n = recv(x->fd, buf, sizeof(buf), 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				lost = 1;
+				continue;
+			}
+			break;
+		}
+		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
+		     nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_type != x->family)
+				continue;
+			char *p = GENL_DATA(NLMSG_DATA(nh));
+			char *end = (char *)nh + nh->nlmsg_len;
+			while (p + NLA_HDRLEN <= end) {
+				struct nlattr *na = (struct nlattr *)p;
+				if (na->nla_len < NLA_HDRLEN || p + na->nla_len > end)
+					break;
+				int group = na->nla_type == TASKSTATS_TYPE_AGGR_TGID;
+				if (na->nla_type == TASKSTATS_TYPE_AGGR_PID || group) {
+					char *q = NLA_DATA(na), *qend = p + na->nla_len;
+					while (q + NLA_HDRLEN <= qend) {
+						struct nlattr *in = (struct nlattr *)q;
+						if (in->nla_len < NLA_HDRLEN || q + in->nla_len > qend)
+							break;
+						if (in->nla_type == TASKSTATS_TYPE_STATS)
+							deliver((const struct taskstats *)NLA_DATA(in),
+								in->nla_len - NLA_HDRLEN, group, fn, arg);
+						q += NLA_ALIGN(in->nla_len);
+					}
+				}
+				p += NLA_ALIGN(na->nla_len);
+			}
+		}
+	}
+	return lost ? -1 : 0;
+}
+
+void exitstats_close(struct exitstats *x)
+{
+	if (x->fd >= 0) {
+		genl_send(x->fd, x->family, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
+			  x->cpumask, strlen(x->cpumask) + 1);
+		close(x->fd);
+	}
+	x->fd = -1;
+}

@@ -1,0 +1,383 @@
+/* proctree: member table, kept-open /proc fds, pull discovery, summing.
+ *
+ * Reads are pread(fd, buf, n, 0) into a stack buffer, parsed by procfs.c.
+ * ESRCH/ENOENT/empty reads mean the process is gone: it is retired, its fds
+ * closed, its last counters added to t->exited. PID reuse cannot fool us: a
+ * kept fd refers to one process instance and fails once that instance exits.
+ */
+#include "proc/proctree.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "proc/procfs.h"
+#include "util/clock.h"
+#include "util/xalloc.h"
+
+enum { F_STAT, F_STATUS, F_IO, F_SMAPS, NFILES };
+static const char *const file_names[NFILES] = { "stat", "status", "io", "smaps_rollup" };
+
+struct proctree_proc {
+	pid_t pid;
+	int dirfd;
+	int fd[NFILES];
+	bool seen;                 /* read successfully at least once */
+	struct procfs_stat st;
+	struct procfs_status ss;
+	struct procfs_io io;
+	uint64_t pss_kb;
+};
+
+/* ---- PID index: open addressing, -1 empty, -2 deleted ---- */
+
+static size_t hash_pid(pid_t pid, size_t cap)
+{
+	return ((uint32_t)pid * 2654435761u) & (cap - 1);
+}
+
+static void index_rebuild(struct proctree *t, size_t cap)
+{
+	free(t->index);
+	t->index_cap = cap;
+	t->index = xmalloc(cap * sizeof(int));
+	for (size_t i = 0; i < cap; i++)
+		t->index[i] = -1;
+	for (size_t k = 0; k < t->nprocs; k++) {
+		size_t h = hash_pid(t->procs[k]->pid, cap);
+		while (t->index[h] != -1)
+			h = (h + 1) & (cap - 1);
+		t->index[h] = (int)k;
+	}
+}
+
+static int index_find(const struct proctree *t, pid_t pid)
+{
+	size_t h = hash_pid(pid, t->index_cap);
+	for (size_t n = 0; n < t->index_cap; n++) {
+		int k = t->index[h];
+		if (k == -1)
+			return -1;
+		if (k >= 0 && t->procs[k]->pid == pid)
+			return k;
+		h = (h + 1) & (t->index_cap - 1);
+	}
+	return -1;
+}
+
+int proctree_init(struct proctree *t, const char *procfs_root, struct err *e)
+{
+	memset(t, 0, sizeof(*t));
+	t->procfs_fd = open(procfs_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->procfs_fd < 0)
+		return err_sys(e, "cannot open '%s'", procfs_root);
+	t->anchor = 0;
+	t->pss_budget_ns = 20 * 1000000LL;
+	/* Keep per-process files open within half of the fd limit; raise the soft limit first. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		if (rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		t->fd_budget = rl.rlim_cur == RLIM_INFINITY ? 1 << 20 : rl.rlim_cur / 2;
+	} else {
+		t->fd_budget = 512;
+	}
+	index_rebuild(t, 64);
+	return 0;
+}
+
+static void proc_close(struct proctree *t, struct proctree_proc *p)
+{
+	for (int i = 0; i < NFILES; i++)
+		if (p->fd[i] >= 0) {
+			close(p->fd[i]);
+			t->fds_kept--;
+		}
+	if (p->dirfd >= 0)
+		close(p->dirfd);
+	free(p);
+}
+
+void proctree_release(struct proctree *t)
+{
+	for (size_t k = 0; k < t->nprocs; k++)
+		proc_close(t, t->procs[k]);
+	free(t->procs);
+	free(t->index);
+	if (t->procfs_fd >= 0)
+		close(t->procfs_fd);
+	memset(t, 0, sizeof(*t));
+	t->procfs_fd = -1;
+}
+
+bool proctree_has(const struct proctree *t, pid_t pid)
+{
+	return index_find(t, pid) >= 0;
+}
+
+int proctree_add(struct proctree *t, pid_t pid, struct err *e)
+{
+	if (pid <= 0)
+		return err_set(e, "invalid PID %d", (int)pid);
+	if (index_find(t, pid) >= 0)
+		return 0;
+	char name[16];
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	int dfd = openat(t->procfs_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return err_sys(e, "cannot open /proc/%d", (int)pid);
+	struct proctree_proc *p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	p->dirfd = dfd;
+	for (int i = 0; i < NFILES; i++)
+		p->fd[i] = -1;
+	xgrow((void **)&t->procs, &t->cap, t->nprocs + 1, sizeof(*t->procs));
+	t->procs[t->nprocs++] = p;
+	if (t->nprocs * 2 > t->index_cap)
+		index_rebuild(t, t->index_cap * 2);
+	else {
+		size_t h = hash_pid(pid, t->index_cap);
+		while (t->index[h] >= 0)
+			h = (h + 1) & (t->index_cap - 1);
+		t->index[h] = (int)(t->nprocs - 1);
+	}
+	return 1;
+}
+
+/* Reads one of the member's files into buf. Returns bytes, 0 if gone, -1 if unreadable. */
+static ssize_t read_file(struct proctree *t, struct proctree_proc *p, int which, char *buf, size_t n)
+{
+	int fd = p->fd[which];
+	bool keep = true;
+	if (fd < 0) {
+		fd = openat(p->dirfd, file_names[which], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT || errno == ESRCH ? 0 : -1;
+		keep = t->fds_kept < t->fd_budget;
+		if (keep) {
+			p->fd[which] = fd;
+			t->fds_kept++;
+		}
+	}
+	ssize_t r = pread(fd, buf, n - 1, 0);
+	int saved = errno;
+	if (!keep)
+		close(fd);
+	if (r < 0)
+		return saved == ESRCH || saved == ENOENT ? 0 : -1;
+	buf[r] = 0;
+	return r;
+}
+
+struct scan_ctx {
+	struct proctree *t;
+	int added;
+};
+
+static void scan_add(pid_t pid, void *arg)
+{
+	struct scan_ctx *c = arg;
+	if (proctree_add(c->t, pid, NULL) == 1)
+		c->added++;
+}
+
+/* Reads task/TID/children of every thread of the process at dirfd. */
+static void scan_children_of(struct scan_ctx *c, int pdfd, pid_t pid, uint64_t nthreads)
+{
+	char buf[4096];
+	char path[48];
+	if (nthreads <= 1) {
+		snprintf(path, sizeof(path), "task/%d/children", (int)pid);
+		int fd = openat(pdfd, path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		ssize_t r = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (r > 0)
+			procfs_parse_children(buf, (size_t)r, scan_add, c);
+		return;
+	}
+	int tfd = openat(pdfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (tfd < 0)
+		return;
+	DIR *d = fdopendir(tfd);
+	if (!d) {
+		close(tfd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%.16s/children", de->d_name);
+		int fd = openat(dirfd(d), path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t r = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (r > 0)
+			procfs_parse_children(buf, (size_t)r, scan_add, c);
+	}
+	closedir(d);
+}
+
+int proctree_scan(struct proctree *t)
+{
+	struct scan_ctx c = { t, 0 };
+	if (t->anchor > 0) {
+		char name[16];
+		snprintf(name, sizeof(name), "%d", (int)t->anchor);
+		int dfd = openat(t->procfs_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			/* The anchor is perfhunt itself: one thread forks the command. */
+			scan_children_of(&c, dfd, t->anchor, 1);
+			close(dfd);
+		}
+	}
+	/* New members are appended, so this loop also descends into them. */
+	for (size_t k = 0; k < t->nprocs; k++) {
+		struct proctree_proc *p = t->procs[k];
+		scan_children_of(&c, p->dirfd, p->pid, p->seen ? p->st.num_threads : 1);
+	}
+	return c.added;
+}
+
+static void retire(struct proctree *t, size_t k)
+{
+	struct proctree_proc *p = t->procs[k];
+	if (p->seen) {
+		t->exited.utime_ticks += p->st.utime_ticks;
+		t->exited.stime_ticks += p->st.stime_ticks;
+		t->exited.minflt += p->st.minflt;
+		t->exited.majflt += p->st.majflt;
+		t->exited.vcsw += p->ss.vcsw;
+		t->exited.ivcsw += p->ss.ivcsw;
+		t->exited.rchar += p->io.rchar;
+		t->exited.wchar += p->io.wchar;
+		if (p->ss.hwm_kb > t->exited_hwm_kb) {
+			t->exited_hwm_kb = p->ss.hwm_kb;
+			t->exited_hwm_pid = p->pid;
+			memcpy(t->exited_hwm_comm, p->st.comm, sizeof(t->exited_hwm_comm));
+		}
+	}
+	t->vanished++;
+	proc_close(t, p);
+	t->procs[k] = t->procs[--t->nprocs];
+}
+
+/* Reads stat, status and io; returns 1 ok, 0 gone. */
+static int read_proc(struct proctree *t, struct proctree_proc *p)
+{
+	char buf[4096];
+	ssize_t r = read_file(t, p, F_STAT, buf, sizeof(buf));
+	struct procfs_stat st;
+	if (r <= 0 || procfs_parse_stat(buf, (size_t)r, &st) < 0)
+		return 0;
+	/* A zombie keeps its counters in stat but has no memory left to report. */
+	if (st.state == 'Z' || st.state == 'X') {
+		p->st = st;
+		p->ss.rss_kb = p->ss.anon_kb = p->ss.file_kb = p->ss.shmem_kb = p->ss.swap_kb = 0;
+		p->seen = true;
+		return 1;
+	}
+	r = read_file(t, p, F_STATUS, buf, sizeof(buf));
+	if (r == 0)
+		return 0;
+	if (r > 0)
+		procfs_parse_status(buf, (size_t)r, &p->ss);
+	else
+		t->unreadable++;
+	r = read_file(t, p, F_IO, buf, sizeof(buf));
+	if (r > 0)
+		procfs_parse_io(buf, (size_t)r, &p->io);
+	p->st = st;
+	p->seen = true;
+	return 1;
+}
+
+void proctree_sample(struct proctree *t, struct proctree_totals *out)
+{
+	memset(out, 0, sizeof(*out));
+	bool retired = false;
+	for (size_t k = 0; k < t->nprocs;) {
+		struct proctree_proc *p = t->procs[k];
+		if (!read_proc(t, p)) {
+			retire(t, k);
+			retired = true;
+			continue;
+		}
+		out->rss_kb += p->ss.rss_kb;
+		out->anon_kb += p->ss.anon_kb;
+		out->file_kb += p->ss.file_kb;
+		out->shmem_kb += p->ss.shmem_kb;
+		out->swap_kb += p->ss.swap_kb;
+		out->procs++;
+		out->threads += (uint32_t)p->st.num_threads;
+		out->utime_ticks += p->st.utime_ticks;
+		out->stime_ticks += p->st.stime_ticks;
+		out->minflt += p->st.minflt;
+		out->majflt += p->st.majflt;
+		out->vcsw += p->ss.vcsw;
+		out->ivcsw += p->ss.ivcsw;
+		out->rchar += p->io.rchar;
+		out->wchar += p->io.wchar;
+		if (p->ss.hwm_kb > out->hwm_kb) {
+			out->hwm_kb = p->ss.hwm_kb;
+			out->hwm_pid = p->pid;
+			memcpy(out->hwm_comm, p->st.comm, sizeof(out->hwm_comm));
+		}
+		k++;
+	}
+	if (retired) /* slots moved: the index must point at their new places */
+		index_rebuild(t, t->index_cap);
+
+	/* PSS within a time budget: smaps_rollup walks every mapping (35 ms on 10 GiB). */
+	if (t->pss && t->nprocs) {
+		int64_t t0 = clock_mono_ns();
+		size_t n = t->nprocs, done = 0;
+		for (; done < n; done++) {
+			struct proctree_proc *p = t->procs[(t->pss_rr + done) % n];
+			char buf[2048];
+			ssize_t r = read_file(t, p, F_SMAPS, buf, sizeof(buf));
+			if (r > 0)
+				procfs_parse_smaps_rollup(buf, (size_t)r, &p->pss_kb);
+			if (clock_mono_ns() - t0 > t->pss_budget_ns) {
+				done++;
+				break;
+			}
+		}
+		t->pss_rr = (t->pss_rr + done) % n;
+		for (size_t k = 0; k < n; k++)
+			out->pss_kb += t->procs[k]->pss_kb;
+		out->pss_valid = true;
+	}
+
+	out->utime_ticks += t->exited.utime_ticks;
+	out->stime_ticks += t->exited.stime_ticks;
+	out->minflt += t->exited.minflt;
+	out->majflt += t->exited.majflt;
+	out->vcsw += t->exited.vcsw;
+	out->ivcsw += t->exited.ivcsw;
+	out->rchar += t->exited.rchar;
+	out->wchar += t->exited.wchar;
+	if (t->exited_hwm_kb > out->hwm_kb) {
+		out->hwm_kb = t->exited_hwm_kb;
+		out->hwm_pid = t->exited_hwm_pid;
+		memcpy(out->hwm_comm, t->exited_hwm_comm, sizeof(out->hwm_comm));
+	}
+}
+
+size_t proctree_pids(const struct proctree *t, int *out, size_t n)
+{
+	size_t k = 0;
+	for (; k < t->nprocs && k < n; k++)
+		out[k] = t->procs[k]->pid;
+	return k;
+}
