@@ -18,6 +18,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", cmd_run, "run a command and record its whole process tree" },
+	{ "peak", cmd_peak, "peak row of a timeline CSV, in one pass" },
 };
 
 static void usage(FILE *f)
