@@ -1,0 +1,66 @@
+/* comparison: BASE against NEW, metric by metric and phase by phase.
+ *
+ * Turns two metric sets into the plain result every compare exporter
+ * (terminal, markdown, JSON) renders: medians, delta, bootstrap CI of the
+ * ratio, Mann–Whitney p with Holm's adjustment over all tested metrics, a
+ * verdict, a geomean, and the phases ranked by how much of the wall-time delta
+ * each explains. No I/O.
+ */
+#ifndef PERFHUNT_COMPARISON_H
+#define PERFHUNT_COMPARISON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats/metrics.h"
+#include "stats/stats.h"
+#include "util/err.h"
+
+struct comparison_opts {
+	double threshold;       /* fraction, 0.02 = 2 % */
+	double alpha;           /* 0.05 */
+	size_t resamples;       /* bootstrap resamples, STATS_BOOTSTRAP_RESAMPLES */
+	uint64_t seed;          /* STATS_BOOTSTRAP_SEED */
+	const char *const *only; /* restrict to these metric names (n_only of them) */
+	size_t n_only;
+};
+void comparison_opts_init(struct comparison_opts *o);
+
+/* Every double below is NAN when it does not exist (n = 1, base median 0). */
+struct comparison_metric {
+	char *name;
+	size_t n_base, n_new;
+	double base_median, new_median;
+	double delta_pct;       /* 100 * (new - base) / base */
+	double ci_low, ci_high; /* 95 % CI of median(new) / median(base) */
+	double p_value, p_adjusted;
+	bool exact_p;           /* exact Mann–Whitney distribution was used */
+	enum stats_verdict verdict;
+};
+
+struct comparison_phase {
+	char *name;             /* without the "phase:" prefix */
+	double base_ms, new_ms, delta_ms; /* medians of the per-run totals */
+	double share_pct;       /* delta_ms / wall-time delta, NAN when that is 0 */
+};
+
+struct comparison {
+	size_t base_runs, new_runs;
+	double threshold, alpha;
+	struct comparison_metric *metrics;
+	size_t n_metrics;
+	struct comparison_phase *phases; /* sorted by |delta_ms|, largest first */
+	size_t n_phases;
+	double geomean;         /* of the metrics' median ratios */
+	double wall_delta_ms;   /* NAN without wall_s on both sides */
+	size_t regressed, improved;
+};
+
+/* Compares base with nw (both aligned with metrics_align_phases first, which
+ * this does). Fails when o->only names a metric missing from either side, or
+ * when no metric is common to both. Caller releases out. */
+int comparison_run(struct metrics_set *base, struct metrics_set *nw,
+		   const struct comparison_opts *o, struct comparison *out, struct err *e);
+void comparison_release(struct comparison *c);
+
+#endif

@@ -1,0 +1,274 @@
+/* metrics: extraction of per-run metric vectors from run and bench records.
+ *
+ * JSON is parsed by jansson only; this file walks the parsed tree. Summary
+ * fields are read in a fixed order so every table lists wall_s first; counters
+ * follow, then phases, whose per-run totals are zero-padded so that every
+ * phase series has exactly one value per run.
+ */
+#include "stats/metrics.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/parse.h"
+#include "util/xalloc.h"
+
+static const char *const summary_fields[] = {
+	"wall_s", "user_s", "sys_s", "peak_rss_kb", "peak_tree_rss_kb",
+	"cgroup_peak_kb", "minflt", "majflt", "gpu_peak_mib",
+};
+
+void metrics_set_init(struct metrics_set *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void metrics_set_release(struct metrics_set *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->items[i].name);
+		free(s->items[i].values);
+	}
+	free(s->items);
+	metrics_set_init(s);
+}
+
+const struct metrics_series *metrics_find(const struct metrics_set *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->items[i].name, name))
+			return &s->items[i];
+	return NULL;
+}
+
+/* Finds or appends the series called name; consumes name. */
+static struct metrics_series *series_get(struct metrics_set *s, char *name, bool is_phase)
+{
+	struct metrics_series *m = (struct metrics_series *)metrics_find(s, name);
+	if (m) {
+		free(name);
+		return m;
+	}
+	xgrow((void **)&s->items, &s->cap, s->n + 1, sizeof(*s->items));
+	m = &s->items[s->n++];
+	memset(m, 0, sizeof(*m));
+	m->name = name;
+	m->is_phase = is_phase;
+	return m;
+}
+
+static void series_push(struct metrics_series *m, double v)
+{
+	xgrow((void **)&m->values, &m->cap, m->n + 1, sizeof(*m->values));
+	m->values[m->n++] = v;
+}
+
+/* A present, non-null field must be a non-negative number; 1 if read, 0 if absent. */
+static int read_number(json_t *obj, const char *key, double *out, size_t run,
+		       const char *where, struct err *e)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v || json_is_null(v))
+		return 0;
+	double d = json_is_number(v) ? json_number_value(v) : -1;
+	if (!(d >= 0 && d <= 1e300))
+		return err_set(e, "run %zu: %s%s must be a non-negative number", run, where, key);
+	*out = d;
+	return 1;
+}
+
+static int add_summary(struct metrics_set *s, json_t *rec, size_t run, struct err *e)
+{
+	json_t *sum = json_object_get(rec, "summary");
+	if (!json_is_object(sum))
+		return err_set(e, "run %zu: no \"summary\" object", run);
+	for (size_t i = 0; i < sizeof(summary_fields) / sizeof(summary_fields[0]); i++) {
+		double v;
+		int r = read_number(sum, summary_fields[i], &v, run, "summary.", e);
+		if (r < 0)
+			return r;
+		if (r == 0 && i == 0)
+			return err_set(e, "run %zu: summary.wall_s is missing", run);
+		if (r)
+			series_push(series_get(s, xstrdup(summary_fields[i]), false), v);
+	}
+	return 0;
+}
+
+static int add_counters(struct metrics_set *s, json_t *rec, size_t run, struct err *e)
+{
+	json_t *counters = json_object_get(rec, "counters");
+	if (!counters || json_is_null(counters))
+		return 0;
+	if (!json_is_object(counters))
+		return err_set(e, "run %zu: \"counters\" must be an object", run);
+	const char *name;
+	json_t *c;
+	json_object_foreach(counters, name, c) {
+		if (!json_is_object(c))
+			return err_set(e, "run %zu: counters.%s must be an object", run, name);
+		if (json_is_false(json_object_get(c, "supported")))
+			continue;
+		double v;
+		int r = read_number(c, "value", &v, run, "counters value of ", e);
+		if (r < 0)
+			return r;
+		if (r && *name)
+			series_push(series_get(s, xstrdup(name), false), v);
+	}
+	return 0;
+}
+
+/* Adds run's phase totals; run is the index in s (phase series hold s->runs values). */
+static int add_phases(struct metrics_set *s, json_t *rec, size_t run, size_t label, struct err *e)
+{
+	json_t *phases = json_object_get(rec, "phases");
+	if (!phases || json_is_null(phases))
+		return 0;
+	if (!json_is_array(phases))
+		return err_set(e, "run %zu: \"phases\" must be an array", label);
+	size_t i;
+	json_t *p;
+	json_array_foreach(phases, i, p) {
+		const char *name = json_string_value(json_object_get(p, "name"));
+		if (!json_is_object(p) || !name || !*name)
+			return err_set(e, "run %zu: phases[%zu] has no name", label, i);
+		double start = 0, end = 0;
+		if (read_number(p, "start_ms", &start, label, "phases start_ms/", e) != 1 ||
+		    read_number(p, "end_ms", &end, label, "phases end_ms/", e) != 1 || end < start)
+			return err_set(e, "run %zu: phases[%zu] ('%s') needs start_ms <= end_ms, both non-negative numbers",
+				       label, i, name);
+		struct metrics_series *m = series_get(s, xasprintf("phase:%s", name), true);
+		if (!m->is_phase)
+			return err_set(e, "run %zu: phase name '%s' clashes with a metric", label, name);
+		while (m->n <= run)
+			series_push(m, 0);
+		m->values[run] += end - start;
+	}
+	return 0;
+}
+
+int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n, struct err *e)
+{
+	/* Pass 1: summary and counters, so they come before phases in the set. */
+	for (size_t i = 0; i < n; i++) {
+		json_t *rec = records[i];
+		if (!json_is_object(rec))
+			return err_set(e, "run %zu: not a JSON object", i + 1);
+		json_t *schema = json_object_get(rec, "schema");
+		if (schema && (!json_is_string(schema) || strcmp(json_string_value(schema), "perfhunt.run/1")))
+			return err_set(e, "run %zu: schema is not perfhunt.run/1", i + 1);
+		if (add_summary(s, rec, i + 1, e) < 0 || add_counters(s, rec, i + 1, e) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (add_phases(s, records[i], s->runs + i, i + 1, e) < 0)
+			return -1;
+	s->runs += n;
+	for (size_t i = 0; i < s->n; i++)
+		while (s->items[i].is_phase && s->items[i].n < s->runs)
+			series_push(&s->items[i], 0);
+	return 0;
+}
+
+int metrics_from_records(json_t *const *records, size_t n, struct metrics_set *out, struct err *e)
+{
+	metrics_set_init(out);
+	if (metrics_add_records(out, records, n, e) < 0) {
+		metrics_set_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+static json_t *bench_command(json_t *root, const char *command, struct err *e)
+{
+	json_t *cmds = json_object_get(root, "commands");
+	size_t n = json_array_size(cmds);
+	if (!json_is_array(cmds) || n == 0) {
+		err_set(e, "bench record has no \"commands\"");
+		return NULL;
+	}
+	if (!command)
+		return json_array_get(cmds, 0);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = json_string_value(json_object_get(json_array_get(cmds, i), "name"));
+		if (name && !strcmp(name, command))
+			return json_array_get(cmds, i);
+	}
+	int64_t idx;
+	if (parse_i64(command, 1, (int64_t)n, &idx, "--command", NULL) == 0)
+		return json_array_get(cmds, (size_t)idx - 1);
+	err_set(e, "no command '%s' in the bench record (it has %zu)", command, n);
+	return NULL;
+}
+
+int metrics_runs_of(json_t *root, const char *command, json_t ***runs, size_t *n, struct err *e)
+{
+	*runs = NULL;
+	*n = 0;
+	const char *schema = json_string_value(json_object_get(root, "schema"));
+	if (!json_is_object(root) || !schema)
+		return err_set(e, "not a perfhunt record (no \"schema\")");
+	if (!strcmp(schema, "perfhunt.run/1")) {
+		*runs = xmalloc(sizeof(**runs));
+		(*runs)[0] = root;
+		*n = 1;
+		return 0;
+	}
+	if (strcmp(schema, "perfhunt.bench/1"))
+		return err_set(e, "unsupported schema '%.64s' (expected perfhunt.run/1 or perfhunt.bench/1)", schema);
+	json_t *cmd = bench_command(root, command, e);
+	if (!cmd)
+		return -1;
+	json_t *arr = json_object_get(cmd, "runs");
+	size_t count = json_array_size(arr);
+	if (!json_is_array(arr) || count == 0)
+		return err_set(e, "bench command has no runs");
+	*runs = xmalloc(count * sizeof(**runs));
+	for (size_t i = 0; i < count; i++)
+		(*runs)[i] = json_array_get(arr, i);
+	*n = count;
+	return 0;
+}
+
+int metrics_load_file(struct metrics_set *s, const char *path, const char *command, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return err_sys(e, "cannot read '%s'", path);
+	json_error_t je;
+	json_t *root = json_loadf(f, 0, &je);
+	fclose(f);
+	if (!root)
+		return err_set(e, "cannot read '%s': line %d: %s", path, je.line, je.text);
+	json_t **runs;
+	size_t n;
+	int rc = metrics_runs_of(root, command, &runs, &n, e);
+	if (rc == 0)
+		rc = metrics_add_records(s, runs, n, e);
+	if (rc < 0)
+		err_wrap(e, "cannot read '%s'", path);
+	free(runs);
+	json_decref(root);
+	return rc;
+}
+
+static void add_zero_phases(struct metrics_set *to, const struct metrics_set *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		if (!from->items[i].is_phase || metrics_find(to, from->items[i].name))
+			continue;
+		struct metrics_series *m = series_get(to, xstrdup(from->items[i].name), true);
+		while (m->n < to->runs)
+			series_push(m, 0);
+	}
+}
+
+void metrics_align_phases(struct metrics_set *a, struct metrics_set *b)
+{
+	add_zero_phases(a, b);
+	add_zero_phases(b, a);
+}

@@ -1,0 +1,59 @@
+/* metrics: run records (perfhunt.run/1, perfhunt.bench/1) to named vectors.
+ *
+ * compare, bench and bisect-check all ask "what were wall_s, peak_rss_kb,
+ * phase:pin_abc ... over these runs?"; this is the one place that answers it
+ * and the one place that validates a record's numbers (negative, missing or
+ * mistyped fields are errors that name the field, never a crash).
+ */
+#ifndef PERFHUNT_METRICS_H
+#define PERFHUNT_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+
+#include "util/err.h"
+
+/* One metric over runs: values[0..n). Summary metrics and counters hold one
+ * value per run that had the field; phases ("phase:NAME", total ms per run)
+ * hold one value per run, 0 for a run without that phase. */
+struct metrics_series {
+	char *name;
+	double *values;
+	size_t n, cap;
+	bool is_phase;
+};
+
+struct metrics_set {
+	struct metrics_series *items;
+	size_t n, cap;
+	size_t runs; /* run records added */
+};
+
+void metrics_set_init(struct metrics_set *s);
+void metrics_set_release(struct metrics_set *s);
+
+/* Adds the metrics of run records (perfhunt.run/1 objects) to s. Errors name
+ * the run ("run 3: summary.wall_s must be a non-negative number"). */
+int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n, struct err *e);
+/* metrics_set_init + metrics_add_records; out is released on failure. */
+int metrics_from_records(json_t *const *records, size_t n, struct metrics_set *out, struct err *e);
+
+/* The run records held by a parsed record: itself for perfhunt.run/1; for
+ * perfhunt.bench/1 the runs of the command named by command (its "name", or
+ * its 1-based position), the first when command is NULL. *runs is a new array
+ * of borrowed references (caller frees the array only). */
+int metrics_runs_of(json_t *root, const char *command, json_t ***runs, size_t *n, struct err *e);
+
+/* Reads a run or bench record file and adds its runs to s. Errors read
+ * "cannot read 'PATH': ...". */
+int metrics_load_file(struct metrics_set *s, const char *path, const char *command, struct err *e);
+
+/* The series called name, or NULL. */
+const struct metrics_series *metrics_find(const struct metrics_set *s, const char *name);
+
+/* Gives each side an all-zero series for every phase seen only on the other,
+ * so a phase that appears or vanishes is compared against 0 ms. */
+void metrics_align_phases(struct metrics_set *a, struct metrics_set *b);
+
+#endif

@@ -1,0 +1,413 @@
+/* Unit tests of src/stats: summaries, Mann–Whitney, Holm, bootstrap,
+ * verdicts, record-to-metric extraction and the comparison.
+ *
+ * Every expected number below was computed outside perfhunt by
+ * tests/unit/data/stats/reference.py (NumPy, SciPy 1.10), run as
+ *   /usr/bin/python3 tests/unit/data/stats/reference.py
+ * e.g. p exact A,B = scipy.stats.mannwhitneyu(A, B, alternative='two-sided',
+ * method='exact').pvalue; medians and quantiles are numpy.median/quantile,
+ * the raw MAD scipy.stats.median_abs_deviation(x, scale=1.0).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "stats/comparison.h"
+#include "stats/metrics.h"
+#include "stats/stats.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void assert_close(double got, double want, double rel)
+{
+	double tol = rel * (fabs(want) > 1 ? fabs(want) : 1);
+	if (!(fabs(got - want) <= tol))
+		fail_msg("got %.17g, want %.17g (tolerance %g)", got, want, tol);
+}
+
+/* Reference vectors (reference.py prints them). */
+static const double A[] = { 1.1, 2.3, 3.5, 4.2, 5.0 };
+static const double B[] = { 2.8, 3.9, 6.1, 7.4, 8.8, 9.0 };
+static const double E1[] = { 10.0, 10.381, 10.762, 11.11, 11.491, 11.872, 12.22, 12.601, 12.982, 13.33,
+			     13.711, 14.092, 14.44, 14.821, 15.202, 15.55, 15.931, 16.312, 16.66, 17.041 };
+static const double E2[] = { 12.0, 12.423, 12.846, 13.269, 13.64, 14.063, 14.486, 14.909, 15.28, 15.703,
+			     16.126, 16.549, 16.92, 17.343, 17.766, 18.189, 18.56, 18.983, 19.406, 19.829 };
+static const double T1[] = { 1, 2, 2, 3, 3, 3, 4, 5 };
+static const double T2[] = { 3, 4, 4, 5, 5, 6, 7, 7 };
+static const double L1[] = { 50.0, 53.7, 57.4, 51.0, 54.7, 58.4, 52.0, 55.7, 59.4, 53.0, 56.7, 50.3, 54.0,
+			     57.7, 51.3, 55.0, 58.7, 52.3, 56.0, 59.7, 53.3, 57.0, 50.6, 54.3, 58.0, 51.6,
+			     55.3, 59.0, 52.6, 56.3 };
+static const double L2[] = { 52.0005, 57.3005, 52.3005, 57.600500000000004, 52.600500000000004, 57.9005,
+			     52.9005, 58.200500000000005, 53.200500000000005, 58.5005, 53.5005, 58.8005,
+			     53.8005, 59.100500000000004, 54.100500000000004, 59.4005, 54.4005,
+			     59.700500000000005, 54.700500000000005, 60.0005, 55.0005, 60.3005, 55.3005,
+			     60.600500000000004, 55.600500000000004, 60.9005, 55.9005, 61.200500000000005,
+			     56.200500000000005, 61.5005, 56.5005, 61.8005, 56.8005, 62.100500000000004,
+			     57.100500000000004 };
+static const double S[] = { 88.9, 90.1, 87.5, 89.3, 120.0, 88.7, 89.9 };
+
+static void test_summaries(void **state)
+{
+	(void)state;
+	assert_close(stats_median(S, N(S)), 89.3, 1e-12);
+	assert_close(stats_mean(S, N(S)), 93.48571428571428, 1e-12);
+	assert_close(stats_stddev(S, N(S)), 11.723257307794702, 1e-12);
+	assert_close(stats_quantile(S, N(S), 0.25), 88.80000000000001, 1e-12);
+	assert_close(stats_quantile(S, N(S), 0.9), 102.06, 1e-12);
+	assert_close(stats_mad_raw(S, N(S)), 0.6000000000000085, 1e-9);
+	assert_close(stats_mad(S, N(S)), 1.4826 * 0.6000000000000085, 1e-9);
+	assert_close(stats_min(S, N(S)), 87.5, 0);
+	assert_close(stats_max(S, N(S)), 120.0, 0);
+	double even[] = { 4, 1, 3, 2 };
+	assert_close(stats_median(even, 4), 2.5, 0);
+	assert_close(even[0], 4, 0); /* input untouched */
+	double one = 7;
+	assert_close(stats_median(&one, 1), 7, 0);
+	assert_close(stats_stddev(&one, 1), 0, 0);
+	assert_true(isnan(stats_median(NULL, 0)));
+	assert_true(isnan(stats_mean(NULL, 0)));
+	assert_true(isnan(stats_mad(NULL, 0)));
+	struct stats_summary s;
+	stats_summarize(S, N(S), &s);
+	assert_int_equal(s.n, 7);
+	assert_close(s.median, 89.3, 1e-12);
+}
+
+static void test_outliers(void **state)
+{
+	(void)state;
+	static const double want_z[] = { -0.4496666666666507, 0.8993333333333173, -2.023499999999968, 0.0,
+					 34.51191666666618, -0.674499999999984, 0.6745 };
+	double z[N(S)];
+	bool out[N(S)];
+	assert_int_equal(stats_outliers(S, N(S), z, out), 1);
+	for (size_t i = 0; i < N(S); i++) {
+		assert_close(z[i], want_z[i], 1e-9);
+		assert_int_equal(out[i], i == 4);
+	}
+	double flat[] = { 3, 3, 3, 9 }; /* MAD 0: no z-score, no outlier */
+	assert_int_equal(stats_outliers(flat, 4, z, NULL), 0);
+}
+
+static void test_rng(void **state)
+{
+	(void)state;
+	struct stats_rng r;
+	stats_rng_init(&r, 42);
+	assert_true(stats_rng_next(&r) == 0x15780b2e0c2ec716ULL);
+	assert_true(stats_rng_next(&r) == 0x6104d9866d113a7eULL);
+	assert_true(stats_rng_next(&r) == 0xae17533239e499a1ULL);
+	for (int i = 0; i < 1000; i++)
+		assert_true(stats_rng_below(&r, 7) < 7);
+}
+
+static void test_bootstrap(void **state)
+{
+	(void)state;
+	double x[] = { 10, 11, 12, 13, 14 }, y[] = { 12, 13, 14, 15, 16.5 };
+	double lo, hi, lo2, hi2;
+	/* reference.py: the same procedure in Python, 2000 resamples, seed 42 */
+	assert_int_equal(stats_bootstrap_ratio_ci(x, 5, y, 5, 2000, 0.95, 42, &lo, &hi), 0);
+	assert_close(lo, 0.9285714285714286, 1e-12);
+	assert_close(hi, 1.5, 1e-12);
+	/* reproducible */
+	assert_int_equal(stats_bootstrap_ratio_ci(x, 5, y, 5, 2000, 0.95, 42, &lo2, &hi2), 0);
+	assert_true(lo == lo2 && hi == hi2);
+	/* constant, identical samples: exactly [1, 1] */
+	double c[] = { 7, 7, 7, 7 };
+	assert_int_equal(stats_bootstrap_ratio_ci(c, 4, c, 4, 1000, 0.95, 1, &lo, &hi), 0);
+	assert_true(lo == 1 && hi == 1);
+	/* zeros on both sides (majflt): ratio 1, never NaN */
+	double zeros[] = { 0, 0, 0 };
+	assert_int_equal(stats_bootstrap_ratio_ci(zeros, 3, zeros, 3, 100, 0.95, 1, &lo, &hi), 0);
+	assert_true(lo == 1 && hi == 1);
+	assert_int_equal(stats_bootstrap_ratio_ci(zeros, 3, y, 5, 100, 0.95, 1, &lo, &hi), 0);
+	assert_true(isinf(lo) && isinf(hi));
+	assert_int_equal(stats_bootstrap_ratio_ci(x, 0, y, 5, 100, 0.95, 1, &lo, &hi), -1);
+}
+
+static void test_mann_whitney(void **state)
+{
+	(void)state;
+	bool exact;
+	assert_close(stats_mann_whitney_p(A, N(A), B, N(B), &exact), 0.08225108225108226, 1e-12);
+	assert_true(exact);
+	/* argument order does not matter for a two-sided test */
+	assert_close(stats_mann_whitney_p(B, N(B), A, N(A), &exact), 0.08225108225108226, 1e-12);
+	assert_close(stats_mann_whitney_p(E1, N(E1), E2, N(E2), &exact), 0.004681198543944589, 1e-10);
+	assert_true(exact);
+	/* ties: normal approximation with tie and continuity corrections */
+	assert_close(stats_mann_whitney_p(T1, N(T1), T2, N(T2), &exact), 0.010515245935858907, 1e-10);
+	assert_false(exact);
+	/* large samples without ties */
+	assert_close(stats_mann_whitney_p(L1, N(L1), L2, N(L2), &exact), 0.006580886596854768, 1e-10);
+	assert_false(exact);
+	/* identical samples: 1, not NaN */
+	double five[] = { 5, 5, 5 };
+	assert_close(stats_mann_whitney_p(five, 3, five, 3, &exact), 1.0, 0);
+	double one_a = 1, one_b = 2;
+	assert_close(stats_mann_whitney_p(&one_a, 1, &one_b, 1, &exact), 1.0, 0);
+	assert_true(isnan(stats_mann_whitney_p(A, 0, B, N(B), NULL)));
+}
+
+static void test_holm(void **state)
+{
+	(void)state;
+	double p[] = { 0.01, 0.04, 0.03, 0.005, 0.5, 0.2 };
+	static const double want[] = { 0.05, 0.12, 0.12, 0.03, 0.5, 0.4 };
+	double adj[N(p)];
+	stats_holm(p, N(p), adj);
+	for (size_t i = 0; i < N(p); i++)
+		assert_close(adj[i], want[i], 1e-12);
+	/* NaN (n = 1 metrics) does not count towards m */
+	double q[] = { 0.01, NAN, 0.04 };
+	stats_holm(q, 3, q);
+	assert_close(q[0], 0.02, 1e-12);
+	assert_true(isnan(q[1]));
+	assert_close(q[2], 0.04, 1e-12);
+	double big[] = { 0.6, 0.7 };
+	stats_holm(big, 2, big);
+	assert_close(big[0], 1, 0);
+}
+
+static void test_geomean_verdict(void **state)
+{
+	(void)state;
+	double r[] = { 1.1, 0.9, 1.25 };
+	assert_close(stats_geomean(r, 3), 1.0736145845094707, 1e-12);
+	double bad[] = { 0, INFINITY, NAN };
+	assert_true(isnan(stats_geomean(bad, 3)));
+	assert_int_equal(stats_verdict(1.05, 1.07, 0.001, 0.02, 0.05), STATS_REGRESSED);
+	assert_int_equal(stats_verdict(1.05, 1.07, 0.2, 0.02, 0.05), STATS_INCONCLUSIVE);
+	assert_int_equal(stats_verdict(0.90, 0.95, 0.001, 0.02, 0.05), STATS_IMPROVED);
+	assert_int_equal(stats_verdict(0.99, 1.01, 0.8, 0.02, 0.05), STATS_SAME);
+	assert_int_equal(stats_verdict(1.00, 1.00, 1.0, 0.02, 0.05), STATS_SAME);
+	assert_int_equal(stats_verdict(0.99, 1.05, 0.01, 0.02, 0.05), STATS_INCONCLUSIVE);
+	assert_int_equal(stats_verdict(NAN, NAN, NAN, 0.02, 0.05), STATS_INCONCLUSIVE);
+	assert_string_equal(stats_verdict_label(STATS_INCONCLUSIVE), "inconclusive \u2014 run more");
+	assert_string_equal(stats_verdict_name(STATS_NO_SIGNIFICANCE), "no significance (n=1)");
+}
+
+/* A run record with wall_s and a pin_abc phase of pin_ms (in two pieces). */
+static json_t *make_run(double wall_s, double pin_ms, bool with_cgroup)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\": \"perfhunt.run/1\","
+		 " \"summary\": {\"wall_s\": %.17g, \"user_s\": 0.5, \"sys_s\": 0.1, \"peak_rss_kb\": 1024,"
+		 " \"peak_tree_rss_kb\": 2048, \"minflt\": 100, \"majflt\": 0%s},"
+		 " \"phases\": [{\"name\": \"pin_abc\", \"start_ms\": 0, \"end_ms\": %.17g},"
+		 " {\"name\": \"pin_abc\", \"start_ms\": 1000, \"end_ms\": %.17g},"
+		 " {\"name\": \"ntt\", \"start_ms\": 0, \"end_ms\": 300}],"
+		 " \"counters\": {\"cycles\": {\"value\": 5000, \"supported\": true},"
+		 " \"instructions\": {\"value\": 7, \"supported\": false}}}",
+		 wall_s, with_cgroup ? ", \"cgroup_peak_kb\": 4096" : "", pin_ms / 2, 1000 + pin_ms / 2);
+	json_error_t je;
+	json_t *r = json_loads(buf, 0, &je);
+	if (!r)
+		fail_msg("fixture: %s", je.text);
+	return r;
+}
+
+static void test_metrics_extract(void **state)
+{
+	(void)state;
+	json_t *runs[3] = { make_run(1.0, 100, true), make_run(2.0, 200, false), make_run(3.0, 300, true) };
+	struct metrics_set s;
+	struct err e = { 0 };
+	assert_int_equal(metrics_from_records(runs, 3, &s, &e), 0);
+	assert_int_equal(s.runs, 3);
+	assert_string_equal(s.items[0].name, "wall_s");
+	const struct metrics_series *m = metrics_find(&s, "wall_s");
+	assert_int_equal(m->n, 3);
+	assert_close(m->values[2], 3.0, 0);
+	m = metrics_find(&s, "cgroup_peak_kb");
+	assert_int_equal(m->n, 2);
+	m = metrics_find(&s, "phase:pin_abc");
+	assert_non_null(m);
+	assert_true(m->is_phase);
+	assert_close(m->values[1], 200, 1e-12); /* both pieces summed */
+	assert_close(metrics_find(&s, "phase:ntt")->values[0], 300, 0);
+	assert_non_null(metrics_find(&s, "cycles"));
+	assert_null(metrics_find(&s, "instructions")); /* unsupported counter */
+	assert_null(metrics_find(&s, "gpu_peak_mib"));
+
+	/* a phase only NEW has is compared against zeros */
+	struct metrics_set other;
+	metrics_set_init(&other);
+	json_t *r = make_run(1.0, 10, false);
+	json_array_append_new(json_object_get(r, "phases"),
+			      json_pack("{s:s, s:f, s:f}", "name", "fresh", "start_ms", 1.0, "end_ms", 5.0));
+	assert_int_equal(metrics_add_records(&other, &r, 1, &e), 0);
+	metrics_align_phases(&s, &other);
+	m = metrics_find(&s, "phase:fresh");
+	assert_non_null(m);
+	assert_int_equal(m->n, 3);
+	assert_close(m->values[0] + m->values[1] + m->values[2], 0, 0);
+	json_decref(r);
+	metrics_set_release(&other);
+	metrics_set_release(&s);
+	for (int i = 0; i < 3; i++)
+		json_decref(runs[i]);
+}
+
+static void expect_bad(const char *json, const char *msg)
+{
+	json_error_t je;
+	json_t *r = json_loads(json, 0, &je);
+	assert_non_null(r);
+	struct metrics_set s;
+	struct err e = { 0 };
+	assert_int_equal(metrics_from_records(&r, 1, &s, &e), -1);
+	if (!strstr(e.msg, msg))
+		fail_msg("error '%s' does not contain '%s'", e.msg, msg);
+	json_decref(r);
+}
+
+static void test_metrics_errors(void **state)
+{
+	(void)state;
+	expect_bad("{\"schema\":\"perfhunt.run/1\"}", "no \"summary\" object");
+	expect_bad("{\"summary\":{\"user_s\":1}}", "summary.wall_s is missing");
+	expect_bad("{\"summary\":{\"wall_s\":-1}}", "summary.wall_s must be a non-negative number");
+	expect_bad("{\"summary\":{\"wall_s\":\"1\"}}", "summary.wall_s must be a non-negative number");
+	expect_bad("{\"summary\":{\"wall_s\":1,\"minflt\":1e308}}", "summary.minflt");
+	expect_bad("{\"summary\":{\"wall_s\":1},\"phases\":[{\"name\":\"x\",\"start_ms\":5,\"end_ms\":1}]}",
+		   "phases[0] ('x') needs start_ms <= end_ms");
+	expect_bad("{\"summary\":{\"wall_s\":1},\"phases\":[{\"start_ms\":5,\"end_ms\":6}]}", "phases[0] has no name");
+	expect_bad("{\"summary\":{\"wall_s\":1},\"phases\":{}}", "\"phases\" must be an array");
+	expect_bad("{\"summary\":{\"wall_s\":1},\"counters\":{\"c\":{\"value\":-3}}}", "counters value of value");
+	expect_bad("{\"schema\":\"perfhunt.bench/1\",\"summary\":{\"wall_s\":1}}", "schema is not perfhunt.run/1");
+	expect_bad("[]", "not a JSON object");
+}
+
+static void test_runs_of_bench(void **state)
+{
+	(void)state;
+	json_error_t je;
+	json_t *b = json_loads("{\"schema\":\"perfhunt.bench/1\",\"commands\":["
+			       "{\"name\":\"a\",\"runs\":[{\"summary\":{\"wall_s\":1}}]},"
+			       "{\"name\":\"b\",\"runs\":[{\"summary\":{\"wall_s\":2}},{\"summary\":{\"wall_s\":3}}]}]}",
+			       0, &je);
+	assert_non_null(b);
+	json_t **runs;
+	size_t n;
+	struct err e = { 0 };
+	assert_int_equal(metrics_runs_of(b, NULL, &runs, &n, &e), 0);
+	assert_int_equal(n, 1);
+	free(runs);
+	assert_int_equal(metrics_runs_of(b, "b", &runs, &n, &e), 0);
+	assert_int_equal(n, 2);
+	free(runs);
+	assert_int_equal(metrics_runs_of(b, "2", &runs, &n, &e), 0);
+	assert_int_equal(n, 2);
+	free(runs);
+	assert_int_equal(metrics_runs_of(b, "3", &runs, &n, &e), -1);
+	assert_string_equal(e.msg, "no command '3' in the bench record (it has 2)");
+	json_decref(b);
+	json_t *x = json_loads("{\"schema\":\"perfhunt.other/9\"}", 0, &je);
+	assert_int_equal(metrics_runs_of(x, NULL, &runs, &n, &e), -1);
+	assert_non_null(strstr(e.msg, "unsupported schema"));
+	json_decref(x);
+}
+
+/* Builds a set of n runs: wall = w0 + i * step s, pin_abc = pin ms. */
+static void make_side(struct metrics_set *s, size_t n, double w0, double step, double pin)
+{
+	json_t *runs[12];
+	assert_true(n <= 12);
+	for (size_t i = 0; i < n; i++)
+		runs[i] = make_run(w0 + (double)i * step, pin + (double)i * 0.05, false);
+	struct err e = { 0 };
+	assert_int_equal(metrics_from_records(runs, n, s, &e), 0);
+	for (size_t i = 0; i < n; i++)
+		json_decref(runs[i]);
+}
+
+static void test_comparison(void **state)
+{
+	(void)state;
+	struct metrics_set base, nw;
+	struct comparison c;
+	struct comparison_opts o;
+	struct err e = { 0 };
+	comparison_opts_init(&o);
+	o.resamples = 500; /* keep the test quick; the CI is far from the threshold */
+
+	/* pin_abc grows by 5.7 s, wall by 5.6 s */
+	make_side(&base, 10, 88.9, 0.01, 30);
+	make_side(&nw, 10, 94.5, 0.01, 5730);
+	assert_int_equal(comparison_run(&base, &nw, &o, &c, &e), 0);
+	assert_string_equal(c.metrics[0].name, "wall_s");
+	assert_int_equal(c.metrics[0].verdict, STATS_REGRESSED);
+	assert_close(c.metrics[0].delta_pct, 100 * (94.545 / 88.945 - 1), 1e-9);
+	assert_true(c.metrics[0].ci_low > 1.05 && c.metrics[0].ci_high < 1.07);
+	assert_true(c.metrics[0].p_adjusted < 0.05);
+	assert_true(c.regressed >= 1);
+	assert_string_equal(c.phases[0].name, "pin_abc");
+	assert_close(c.phases[0].delta_ms, 5700, 1e-9);
+	assert_close(c.phases[0].share_pct, 100 * 5700 / 5600.0, 1e-6);
+	assert_string_equal(c.phases[1].name, "ntt");
+	assert_close(c.phases[1].delta_ms, 0, 0);
+	comparison_release(&c);
+
+	/* identical inputs: every metric is the same */
+	assert_int_equal(comparison_run(&base, &base, &o, &c, &e), 0);
+	for (size_t i = 0; i < c.n_metrics; i++)
+		assert_int_equal(c.metrics[i].verdict, STATS_SAME);
+	assert_int_equal(c.regressed, 0);
+	assert_close(c.geomean, 1, 0);
+	comparison_release(&c);
+
+	/* --metric restricts; an unknown one is an error */
+	const char *only[] = { "phase:pin_abc" };
+	o.only = only;
+	o.n_only = 1;
+	assert_int_equal(comparison_run(&base, &nw, &o, &c, &e), 0);
+	assert_int_equal(c.n_metrics, 1);
+	assert_int_equal(c.n_phases, 1);
+	assert_close(c.phases[0].share_pct, 100 * 5700 / 5600.0, 1e-6);
+	comparison_release(&c);
+	const char *unknown[] = { "nope" };
+	o.only = unknown;
+	assert_int_equal(comparison_run(&base, &nw, &o, &c, &e), -1);
+	assert_string_equal(e.msg, "metric 'nope' is not in both BASE and NEW");
+	o.n_only = 0;
+	metrics_set_release(&nw);
+
+	/* n = 1 on a side: deltas only */
+	make_side(&nw, 1, 94.5, 0, 5730);
+	assert_int_equal(comparison_run(&base, &nw, &o, &c, &e), 0);
+	for (size_t i = 0; i < c.n_metrics; i++) {
+		assert_int_equal(c.metrics[i].verdict, STATS_NO_SIGNIFICANCE);
+		assert_true(isnan(c.metrics[i].p_value) && isnan(c.metrics[i].ci_low));
+	}
+	assert_true(c.metrics[0].delta_pct > 6);
+	comparison_release(&c);
+	metrics_set_release(&nw);
+	metrics_set_release(&base);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summaries),
+		cmocka_unit_test(test_outliers),
+		cmocka_unit_test(test_rng),
+		cmocka_unit_test(test_bootstrap),
+		cmocka_unit_test(test_mann_whitney),
+		cmocka_unit_test(test_holm),
+		cmocka_unit_test(test_geomean_verdict),
+		cmocka_unit_test(test_metrics_extract),
+		cmocka_unit_test(test_metrics_errors),
+		cmocka_unit_test(test_runs_of_bench),
+		cmocka_unit_test(test_comparison),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
