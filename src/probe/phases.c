@@ -1,0 +1,465 @@
+/* phases: phase derivation, lookup by time, and per-name and per-lane stats.
+ *
+ * Every phase is completed when a line arrives (the duration line, or end=),
+ * so with non-decreasing arrival times the finished phases are already sorted
+ * by end: "which phases cover t" is a binary search plus a short scan, cheap
+ * enough to ask at every sample. Statistics are computed once, at the end.
+ */
+#include "probe/phases.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+void phase_set_init(struct phase_set *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->max_probes = PHASE_SET_MAX_PROBES;
+	s->max_phases = PHASE_SET_MAX_PHASES;
+	s->max_open = PHASE_SET_MAX_OPEN;
+	s->max_lanes = PHASE_SET_MAX_LANES;
+	s->max_bytes = PHASE_SET_MAX_BYTES;
+	s->ends_sorted = true;
+}
+
+static void phase_release(struct phase *ph)
+{
+	free(ph->name);
+	probe_release(&ph->values);
+}
+
+void phase_set_release(struct phase_set *s)
+{
+	for (size_t i = 0; i < s->n_probes; i++)
+		probe_release(&s->probes[i].p);
+	for (size_t i = 0; i < s->n_phases; i++)
+		phase_release(&s->phases[i]);
+	for (size_t i = 0; i < s->n_open; i++)
+		phase_release(&s->open[i]);
+	for (size_t i = 0; i < s->n_lanes; i++)
+		free(s->lanes[i]);
+	free(s->probes);
+	free(s->phases);
+	free(s->open);
+	free(s->lanes);
+	free(s->stats);
+	free(s->lane_stats);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool is_marker(const char *key)
+{
+	return !strcmp(key, "begin") || !strcmp(key, "end");
+}
+
+/* Fields that travel with a phase: not durations, not the lane, not markers. */
+static bool attached(const struct probe *p, size_t i)
+{
+	const struct probe_field *f = &p->fields[i];
+	return f->kind != PROBE_DURATION && (int)i != p->lane && !is_marker(f->key);
+}
+
+/* out = the attached fields of a, then of b (either may be NULL). */
+static void values_build(struct probe *out, const struct probe *a, const struct probe *b)
+{
+	const struct probe *src[2] = { a, b };
+	size_t count = 0, bytes = 0;
+	memset(out, 0, sizeof(*out));
+	out->lane = -1;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; src[k] && i < src[k]->n_fields; i++)
+			if (attached(src[k], i)) {
+				count++;
+				bytes += strlen(src[k]->fields[i].key) + strlen(src[k]->fields[i].text) + 2;
+			}
+	if (!count)
+		return;
+	out->buf = xmalloc(bytes);
+	out->buf_len = bytes;
+	out->fields = xmalloc(count * sizeof(*out->fields));
+	char *w = out->buf;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; src[k] && i < src[k]->n_fields; i++) {
+			if (!attached(src[k], i))
+				continue;
+			struct probe_field *f = &out->fields[out->n_fields++];
+			*f = src[k]->fields[i];
+			size_t kl = strlen(f->key) + 1, tl = strlen(f->text) + 1;
+			memcpy(w, f->key, kl);
+			f->key = w;
+			w += kl;
+			memcpy(w, f->text, tl);
+			f->text = w;
+			w += tl;
+		}
+}
+
+static size_t probe_cost(const struct probe *p)
+{
+	return p->buf_len + p->n_fields * sizeof(*p->fields);
+}
+
+static size_t phase_cost(const struct phase *ph)
+{
+	return sizeof(*ph) + strlen(ph->name) + 1 + probe_cost(&ph->values);
+}
+
+/* Index of the lane "key=value", added if new; -1 when the lane table is full. */
+static int lane_intern(struct phase_set *s, const struct probe_field *f)
+{
+	size_t kl = strlen(f->key), tl = strlen(f->text);
+	for (size_t i = 0; i < s->n_lanes; i++) {
+		const char *l = s->lanes[i];
+		if (!strncmp(l, f->key, kl) && l[kl] == '=' && !strcmp(l + kl + 1, f->text))
+			return (int)i;
+	}
+	if (s->n_lanes >= s->max_lanes || s->bytes + kl + tl + 2 > s->max_bytes)
+		return -1;
+	xgrow((void **)&s->lanes, &s->cap_lanes, s->n_lanes + 1, sizeof(*s->lanes));
+	s->lanes[s->n_lanes] = xasprintf("%s=%s", f->key, f->text);
+	s->bytes += kl + tl + 2;
+	return (int)s->n_lanes++;
+}
+
+/* Moves ph into the finished list (or drops it when full). */
+static bool finish_phase(struct phase_set *s, struct phase *ph)
+{
+	size_t cost = phase_cost(ph);
+	if (s->n_phases >= s->max_phases || s->bytes + cost > s->max_bytes) {
+		s->phases_dropped++;
+		phase_release(ph);
+		return false;
+	}
+	if (s->n_phases && ph->end_ms < s->phases[s->n_phases - 1].end_ms)
+		s->ends_sorted = false;
+	xgrow((void **)&s->phases, &s->cap_phases, s->n_phases + 1, sizeof(*s->phases));
+	s->phases[s->n_phases++] = *ph;
+	s->bytes += cost;
+	return true;
+}
+
+static void store_probe(struct phase_set *s, const struct probe *p, double t_ms, const char *stream)
+{
+	size_t cost = sizeof(struct stored_probe) + probe_cost(p);
+	if (s->n_probes >= s->max_probes || s->bytes + cost > s->max_bytes) {
+		s->probes_dropped++;
+		return;
+	}
+	xgrow((void **)&s->probes, &s->cap_probes, s->n_probes + 1, sizeof(*s->probes));
+	struct stored_probe *sp = &s->probes[s->n_probes++];
+	sp->t_ms = t_ms;
+	/* printable ASCII only: the name goes into JSON as it is */
+	size_t k = 0;
+	for (; stream && stream[k] && k + 1 < sizeof(sp->stream); k++)
+		sp->stream[k] = (stream[k] > 0x20 && stream[k] < 0x7f) ? stream[k] : '_';
+	sp->stream[k] = '\0';
+	probe_copy(&sp->p, p);
+	s->bytes += cost;
+}
+
+static void open_phase(struct phase_set *s, const struct probe *p, const char *name,
+		       int lane, double t_ms)
+{
+	if (s->n_open >= s->max_open) {
+		s->phases_dropped++;
+		return;
+	}
+	xgrow((void **)&s->open, &s->cap_open, s->n_open + 1, sizeof(*s->open));
+	struct phase *ph = &s->open[s->n_open++];
+	memset(ph, 0, sizeof(*ph));
+	ph->name = xstrdup(name);
+	ph->lane = lane;
+	ph->start_ms = ph->end_ms = t_ms;
+	ph->source = PHASE_MARKER;
+	values_build(&ph->values, p, NULL);
+}
+
+static int close_phase(struct phase_set *s, const struct probe *p, const char *name,
+		       int lane, double t_ms)
+{
+	for (size_t i = s->n_open; i-- > 0;) {
+		struct phase *o = &s->open[i];
+		if (o->lane != lane || strcmp(o->name, name))
+			continue;
+		struct phase ph = *o;
+		memmove(o, o + 1, (s->n_open - i - 1) * sizeof(*o));
+		s->n_open--;
+		ph.end_ms = t_ms < ph.start_ms ? ph.start_ms : t_ms;
+		ph.duration_ms = ph.end_ms - ph.start_ms;
+		struct probe merged;
+		values_build(&merged, &ph.values, p);
+		probe_release(&ph.values);
+		ph.values = merged;
+		return finish_phase(s, &ph);
+	}
+	s->unmatched_ends++;
+	return 0;
+}
+
+int phase_set_add_probe(struct phase_set *s, const struct probe *p, double t_ms, const char *stream)
+{
+	if (!isfinite(t_ms))
+		return -1;
+	s->probes_seen++;
+	s->ignored_tokens += p->ignored;
+	if (t_ms < s->last_t_ms)
+		s->ends_sorted = false;
+	s->last_t_ms = t_ms;
+	store_probe(s, p, t_ms, stream);
+
+	int lane = -1;
+	if (p->lane >= 0) {
+		lane = lane_intern(s, &p->fields[p->lane]);
+		if (lane < 0) {
+			/* no room for another lane: the line's phases cannot be placed */
+			for (size_t i = 0; i < p->n_fields; i++)
+				s->phases_dropped += p->fields[i].kind == PROBE_DURATION ||
+						     !strcmp(p->fields[i].key, "begin");
+			return 0;
+		}
+	}
+	int done = 0;
+	for (size_t i = 0; i < p->n_fields; i++) {
+		const struct probe_field *f = &p->fields[i];
+		if (f->kind == PROBE_DURATION && (int)i != p->lane) {
+			struct phase ph;
+			memset(&ph, 0, sizeof(ph));
+			ph.name = xstrndup(f->key, strlen(f->key) - f->unit_len);
+			ph.lane = lane;
+			ph.end_ms = t_ms;
+			ph.duration_ms = f->scaled;
+			ph.start_ms = t_ms - f->scaled;
+			if (ph.start_ms < 0) {
+				ph.start_ms = 0;
+				ph.clamped = true;
+			}
+			ph.source = PHASE_DURATION;
+			values_build(&ph.values, p, NULL);
+			if (finish_phase(s, &ph)) {
+				s->clamped += ph.clamped;
+				done++;
+			}
+		} else if (!strcmp(f->key, "begin")) {
+			open_phase(s, p, f->text, lane, t_ms);
+		} else if (!strcmp(f->key, "end")) {
+			done += close_phase(s, p, f->text, lane, t_ms);
+		}
+	}
+	return done;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Comparators of phase indices, for qsort_r with the phase array as context. */
+static int cmp_by_name(const void *a, const void *b, void *ctx)
+{
+	const struct phase *ph = ctx;
+	const struct phase *x = &ph[*(const size_t *)a], *y = &ph[*(const size_t *)b];
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return (x->start_ms > y->start_ms) - (x->start_ms < y->start_ms);
+}
+
+static int cmp_by_lane(const void *a, const void *b, void *ctx)
+{
+	const struct phase *ph = ctx;
+	const struct phase *x = &ph[*(const size_t *)a], *y = &ph[*(const size_t *)b];
+	if (x->lane != y->lane)
+		return (x->lane > y->lane) - (x->lane < y->lane);
+	return (x->start_ms > y->start_ms) - (x->start_ms < y->start_ms);
+}
+
+static int cmp_stat_start(const void *a, const void *b)
+{
+	const struct phase_stat *x = a, *y = b;
+	if (x->first_start_ms != y->first_start_ms)
+		return (x->first_start_ms > y->first_start_ms) - (x->first_start_ms < y->first_start_ms);
+	return strcmp(x->name, y->name);
+}
+
+static double median_sorted(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void compute_stats(struct phase_set *s, size_t *idx, double *tmp)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n_phases; i++)
+		if (!s->phases[i].unfinished) /* a cut-off phase has no true duration */
+			idx[n++] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_by_name, s->phases);
+	s->stats = xrealloc(s->stats, (n ? n : 1) * sizeof(*s->stats));
+	s->n_stats = 0;
+	for (size_t i = 0; i < n;) {
+		const struct phase *first = &s->phases[idx[i]];
+		struct phase_stat *st = &s->stats[s->n_stats++];
+		memset(st, 0, sizeof(*st));
+		st->name = first->name;
+		st->first_start_ms = first->start_ms;
+		size_t j = i;
+		while (j < n && !strcmp(s->phases[idx[j]].name, first->name)) {
+			tmp[j - i] = s->phases[idx[j]].duration_ms;
+			st->total_ms += tmp[j - i];
+			j++;
+		}
+		st->count = j - i;
+		qsort(tmp, st->count, sizeof(*tmp), cmp_double);
+		st->min_ms = tmp[0];
+		st->max_ms = tmp[st->count - 1];
+		st->median_ms = median_sorted(tmp, st->count);
+		i = j;
+	}
+	qsort(s->stats, s->n_stats, sizeof(*s->stats), cmp_stat_start);
+}
+
+static void compute_lanes(struct phase_set *s, size_t *idx)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n_phases; i++)
+		if (s->phases[i].lane >= 0)
+			idx[n++] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_by_lane, s->phases);
+	s->lane_stats = xrealloc(s->lane_stats, (n ? n : 1) * sizeof(*s->lane_stats));
+	s->n_lane_stats = 0;
+	for (size_t i = 0; i < n;) {
+		const struct phase *ph = &s->phases[idx[i]];
+		int lane = ph->lane;
+		struct lane_stat *ls = &s->lane_stats[s->n_lane_stats++];
+		memset(ls, 0, sizeof(*ls));
+		ls->lane = s->lanes[lane];
+		ls->start_ms = ph->start_ms;
+		double cur_start = ph->start_ms, cur_end = ph->end_ms, last_end = ph->end_ms;
+		size_t j = i;
+		for (; j < n && s->phases[idx[j]].lane == lane; j++) {
+			const struct phase *q = &s->phases[idx[j]];
+			if (q->end_ms > last_end)
+				last_end = q->end_ms;
+			if (q->start_ms > cur_end) {
+				double gap = q->start_ms - cur_end;
+				ls->gaps++;
+				if (gap > ls->longest_gap_ms)
+					ls->longest_gap_ms = gap;
+				ls->busy_ms += cur_end - cur_start;
+				cur_start = q->start_ms;
+				cur_end = q->end_ms;
+			} else if (q->end_ms > cur_end) {
+				cur_end = q->end_ms;
+			}
+		}
+		ls->busy_ms += cur_end - cur_start;
+		ls->phases = j - i;
+		ls->span_ms = last_end - ls->start_ms;
+		ls->busy_pct = ls->span_ms > 0 ? 100.0 * ls->busy_ms / ls->span_ms : 0;
+		i = j;
+	}
+}
+
+void phase_set_finish(struct phase_set *s, double end_ms)
+{
+	if (!isfinite(end_ms))
+		end_ms = s->last_t_ms;
+	for (size_t i = 0; i < s->n_open; i++) {
+		struct phase ph = s->open[i];
+		ph.end_ms = end_ms < ph.start_ms ? ph.start_ms : end_ms;
+		ph.duration_ms = ph.end_ms - ph.start_ms;
+		ph.unfinished = true;
+		if (finish_phase(s, &ph))
+			s->unfinished++;
+	}
+	s->n_open = 0;
+	size_t *idx = xmalloc((s->n_phases ? s->n_phases : 1) * sizeof(*idx));
+	double *tmp = xmalloc((s->n_phases ? s->n_phases : 1) * sizeof(*tmp));
+	compute_stats(s, idx, tmp);
+	compute_lanes(s, idx);
+	free(idx);
+	free(tmp);
+}
+
+/* Phases overlapping [t0, t1] with start <= t1 and end > t0 (open ones: start <= t1). */
+#define MATCH_MAX 256
+
+static size_t collect(const struct phase_set *s, double t0, double t1,
+		      const struct phase **m, size_t max)
+{
+	size_t k = 0, from = 0;
+	if (s->ends_sorted) {
+		size_t lo = 0, hi = s->n_phases;
+		while (lo < hi) { /* first phase with end > t0 */
+			size_t mid = lo + (hi - lo) / 2;
+			if (s->phases[mid].end_ms > t0)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		from = lo;
+	}
+	for (size_t i = from; i < s->n_phases && k < max; i++) {
+		const struct phase *ph = &s->phases[i];
+		if (ph->start_ms <= t1 && ph->end_ms > t0)
+			m[k++] = ph;
+	}
+	for (size_t i = 0; i < s->n_open && k < max; i++)
+		if (s->open[i].start_ms <= t1)
+			m[k++] = &s->open[i];
+	return k;
+}
+
+static size_t join_names(const struct phase **m, size_t k, char *buf, size_t n)
+{
+	/* outermost (earliest start) first; insertion sort, k is small */
+	for (size_t i = 1; i < k; i++) {
+		const struct phase *x = m[i];
+		size_t j = i;
+		while (j > 0 && (m[j - 1]->start_ms > x->start_ms ||
+				 (m[j - 1]->start_ms == x->start_ms && m[j - 1]->end_ms < x->end_ms))) {
+			m[j] = m[j - 1];
+			j--;
+		}
+		m[j] = x;
+	}
+	size_t len = 0;
+	if (!n)
+		return 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < k; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(m[j]->name, m[i]->name);
+		if (seen)
+			continue;
+		size_t nl = strlen(m[i]->name), sep = len ? 1 : 0;
+		if (len + sep + nl + 1 > n)
+			continue; /* whole names only; a shorter one may still fit */
+		if (sep)
+			buf[len++] = '+';
+		memcpy(buf + len, m[i]->name, nl + 1);
+		len += nl;
+	}
+	return len;
+}
+
+size_t phase_set_active_at(const struct phase_set *s, double t_ms, char *buf, size_t n)
+{
+	const struct phase *m[MATCH_MAX];
+	return join_names(m, collect(s, t_ms, t_ms, m, MATCH_MAX), buf, n);
+}
+
+size_t phase_set_overlapping(const struct phase_set *s, double t0_ms, double t1_ms, char *buf, size_t n)
+{
+	if (t1_ms < t0_ms) {
+		double t = t0_ms;
+		t0_ms = t1_ms;
+		t1_ms = t;
+	}
+	const struct phase *m[MATCH_MAX];
+	return join_names(m, collect(s, t0_ms, t1_ms, m, MATCH_MAX), buf, n);
+}

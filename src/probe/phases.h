@@ -1,0 +1,101 @@
+/* phases: turns timestamped probes into phases, lanes and their statistics.
+ *
+ * A duration field (`pin_abc_ms=5733` arriving at t) is the phase pin_abc over
+ * [t - 5733, t]; `begin=NAME` / `end=NAME` markers open and close a phase; a
+ * lane key on the line (`gpu_tid=0`) puts the phase on that lane. Everything
+ * the set keeps is bounded (probes, phases, open phases, lanes, bytes), and
+ * what does not fit is counted, so a chatty program cannot exhaust memory.
+ */
+#ifndef PERFHUNT_PHASES_H
+#define PERFHUNT_PHASES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "probe/probe.h"
+
+enum phase_source { PHASE_DURATION, PHASE_MARKER };
+
+struct phase {
+	char *name;
+	int lane;                  /* index into phase_set.lanes, -1 for none */
+	double start_ms, end_ms;
+	double duration_ms;        /* as reported for a duration probe (even if clamped); end - start for markers */
+	enum phase_source source;
+	bool clamped;              /* the duration reached before the run's start: start_ms set to 0 */
+	bool unfinished;           /* begin= without end=, closed by phase_set_finish */
+	struct probe values;       /* the line's other fields (not durations, not the lane) */
+};
+
+struct phase_stat {
+	const char *name;          /* points into a phase */
+	size_t count;
+	double total_ms, median_ms, min_ms, max_ms;
+	double first_start_ms;
+};
+
+struct lane_stat {
+	const char *lane;          /* "gpu_tid=0" */
+	size_t phases;
+	double start_ms, span_ms, busy_ms, busy_pct;
+	size_t gaps;
+	double longest_gap_ms;
+};
+
+struct stored_probe {
+	double t_ms;
+	char stream[8];            /* "stdout", "stderr", "fd", "log" */
+	struct probe p;
+};
+
+struct phase_set {
+	/* limits, set by phase_set_init; a caller may lower them before use */
+	size_t max_probes, max_phases, max_open, max_lanes, max_bytes;
+
+	struct stored_probe *probes;
+	size_t n_probes, cap_probes;
+	struct phase *phases;      /* finished phases, in the order they ended */
+	size_t n_phases, cap_phases;
+	struct phase *open;        /* begin= seen, end= not yet: a stack */
+	size_t n_open, cap_open;
+	char **lanes;
+	size_t n_lanes, cap_lanes;
+	size_t bytes;              /* memory held by probes and phases */
+	double last_t_ms;
+	bool ends_sorted;          /* phases[] is sorted by end_ms (t_ms never went back) */
+
+	/* counters of what was not kept or did not match */
+	uint64_t probes_seen, probes_dropped, phases_dropped;
+	uint64_t unmatched_ends, ignored_tokens, clamped, unfinished;
+
+	/* filled by phase_set_finish */
+	struct phase_stat *stats;
+	size_t n_stats;
+	struct lane_stat *lane_stats;
+	size_t n_lane_stats;
+};
+
+#define PHASE_SET_MAX_PROBES 100000
+#define PHASE_SET_MAX_PHASES 100000
+#define PHASE_SET_MAX_OPEN 1024
+#define PHASE_SET_MAX_LANES 4096
+#define PHASE_SET_MAX_BYTES (64u << 20)
+
+void phase_set_init(struct phase_set *s);
+void phase_set_release(struct phase_set *s);
+/* Records p (copied), seen at t_ms since the run's start on stream, and
+ * derives its phases. Returns the number of phases the line completed, or -1
+ * when t_ms is not a finite number (nothing recorded). */
+int phase_set_add_probe(struct phase_set *s, const struct probe *p, double t_ms, const char *stream);
+/* Closes the phases still open at end_ms (marked unfinished) and computes
+ * the per-name and per-lane statistics. */
+void phase_set_finish(struct phase_set *s, double end_ms);
+
+/* Names of the phases covering t_ms (start <= t < end; open phases cover all
+ * t >= start), outermost first, each name once, joined by '+'. Only whole
+ * names are written: buf gets as many as fit in n - 1 bytes. Returns strlen(buf). */
+size_t phase_set_active_at(const struct phase_set *s, double t_ms, char *buf, size_t n);
+/* Same for the phases that overlap the window [t0_ms, t1_ms]. */
+size_t phase_set_overlapping(const struct phase_set *s, double t0_ms, double t1_ms, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,124 @@
+/* phases_json: serialises a phase set with jansson for the run record.
+ *
+ * Numbers keep their written form where it matters to a reader: a probe's
+ * fields and a phase's values are the numbers the program printed
+ * (pin_abc_ms stays 5733), integers stay integers, and times are rounded
+ * to the microsecond so records do not carry float noise.
+ */
+#include "record/phases_json.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "util/xalloc.h"
+
+static json_t *number(double v)
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		return json_integer((json_int_t)v);
+	return json_real(round(v * 1000) / 1000);
+}
+
+/* Numbers as numbers, words as strings. */
+static json_t *fields_json(const struct probe *p)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; i < p->n_fields; i++) {
+		const struct probe_field *f = &p->fields[i];
+		json_object_set_new(o, f->key, f->numeric ? number(f->value) : json_string(f->text));
+	}
+	return o;
+}
+
+/* Phase indices by start, then by arrival (phases[] is in order of ending). */
+static int cmp_start(const void *a, const void *b, void *ctx)
+{
+	const struct phase *ph = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	if (ph[i].start_ms != ph[j].start_ms)
+		return ph[i].start_ms < ph[j].start_ms ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+static json_t *phases_json(const struct phase_set *s)
+{
+	json_t *a = json_array();
+	size_t *idx = xmalloc((s->n_phases ? s->n_phases : 1) * sizeof(*idx));
+	for (size_t i = 0; i < s->n_phases; i++)
+		idx[i] = i;
+	qsort_r(idx, s->n_phases, sizeof(*idx), cmp_start, s->phases);
+	for (size_t i = 0; i < s->n_phases; i++) {
+		const struct phase *ph = &s->phases[idx[i]];
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o, s:o, s:s, s:b, s:b, s:o}",
+			"name", ph->name,
+			"lane", ph->lane >= 0 ? s->lanes[ph->lane] : "",
+			"start_ms", number(ph->start_ms),
+			"end_ms", number(ph->end_ms),
+			"duration_ms", number(ph->duration_ms),
+			"source", ph->source == PHASE_DURATION ? "duration" : "marker",
+			"clamped", ph->clamped,
+			"unfinished", ph->unfinished,
+			"values", fields_json(&ph->values)));
+	}
+	free(idx);
+	return a;
+}
+
+static json_t *stats_json(const struct phase_set *s)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < s->n_stats; i++) {
+		const struct phase_stat *st = &s->stats[i];
+		json_array_append_new(a, json_pack("{s:s, s:I, s:o, s:o, s:o, s:o}",
+			"name", st->name, "count", (json_int_t)st->count,
+			"total_ms", number(st->total_ms), "median_ms", number(st->median_ms),
+			"min_ms", number(st->min_ms), "max_ms", number(st->max_ms)));
+	}
+	return a;
+}
+
+static json_t *lanes_json(const struct phase_set *s)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < s->n_lane_stats; i++) {
+		const struct lane_stat *l = &s->lane_stats[i];
+		json_array_append_new(a, json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:I, s:o}",
+			"lane", l->lane, "phases", (json_int_t)l->phases,
+			"start_ms", number(l->start_ms), "busy_ms", number(l->busy_ms),
+			"busy_pct", number(round(l->busy_pct * 100) / 100),
+			"span_ms", number(l->span_ms), "gaps", (json_int_t)l->gaps,
+			"longest_gap_ms", number(l->longest_gap_ms)));
+	}
+	return a;
+}
+
+static json_t *probes_json(const struct phase_set *s)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < s->n_probes; i++) {
+		const struct stored_probe *sp = &s->probes[i];
+		json_t *o = json_pack("{s:o, s:s, s:s, s:o}",
+			"t_ms", number(sp->t_ms), "prefix", sp->p.prefix ? sp->p.prefix : "",
+			"stream", sp->stream, "fields", fields_json(&sp->p));
+		if (o && sp->p.ignored)
+			json_object_set_new(o, "ignored", json_integer((json_int_t)sp->p.ignored));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+json_t *phase_set_to_json(const struct phase_set *s)
+{
+	json_t *info = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		"probes", (json_int_t)s->probes_seen,
+		"probes_stored", (json_int_t)s->n_probes,
+		"probes_dropped", (json_int_t)s->probes_dropped,
+		"phases_dropped", (json_int_t)s->phases_dropped,
+		"unmatched_ends", (json_int_t)s->unmatched_ends,
+		"ignored_tokens", (json_int_t)s->ignored_tokens,
+		"clamped", (json_int_t)s->clamped,
+		"unfinished", (json_int_t)s->unfinished);
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}",
+		"phases", phases_json(s), "phase_stats", stats_json(s),
+		"lanes", lanes_json(s), "probes", probes_json(s), "probe_info", info);
+}

@@ -1,0 +1,15 @@
+/* phases_json: the run record's "phases", "phase_stats", "lanes", "probes"
+ * and "probe_info" members (docs/FORMATS.md), built from a phase set.
+ */
+#ifndef PERFHUNT_PHASES_JSON_H
+#define PERFHUNT_PHASES_JSON_H
+
+#include <jansson.h>
+#include "probe/phases.h"
+
+/* A new object (caller owns the reference) holding the five members; call
+ * phase_set_finish first so that open phases and statistics are included.
+ * The caller merges it into the record with json_object_update. */
+json_t *phase_set_to_json(const struct phase_set *s);
+
+#endif
