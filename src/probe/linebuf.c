@@ -42,7 +42,15 @@ static void append(struct linebuf *b, const char *data, size_t n)
 	size_t room = b->max_line - b->len;
 	size_t take = n < room ? n : room;
 	if (take) {
-		xgrow((void **)&b->buf, &b->cap, b->len + take, 1);
+		if (b->len + take > b->cap) { /* double, but never past max_line */
+			size_t cap = b->cap ? 2 * b->cap : 256;
+			if (cap < b->len + take)
+				cap = b->len + take;
+			if (cap > b->max_line)
+				cap = b->max_line;
+			b->buf = xrealloc(b->buf, cap);
+			b->cap = cap;
+		}
 		memcpy(b->buf + b->len, data, take);
 		b->len += take;
 	}
