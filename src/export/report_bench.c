@@ -1,0 +1,147 @@
+/* report_bench: the report page of a bench record (perfhunt.bench/1).
+ *
+ * Distributions rather than single numbers: every run is a dot over a box
+ * plot, per command, for wall time and peak RSS; then the per-phase medians
+ * side by side, so a phase that moved between commands stands out.
+ */
+#include "export/report_page.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/report_chart.h"
+#include "stats/stats.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+/* Median of the total_ms of phase name over the runs of command cmd; NaN if none has it. */
+static double report_bench_phase_median(const json_t *cmd, const char *name)
+{
+	const json_t *runs = json_object_get(cmd, "runs");
+	double *v = xcalloc(json_array_size(runs) + 1, sizeof(double));
+	size_t n = 0, i, j;
+	json_t *r, *p;
+	json_array_foreach(runs, i, r) {
+		json_array_foreach(json_object_get(r, "phase_stats"), j, p) {
+			double t = report_page_num(p, "total_ms");
+			if (!strcmp(report_page_str(p, "name"), name) && !isnan(t)) {
+				v[n++] = t;
+				break;
+			}
+		}
+	}
+	double med = stats_median(v, n); /* NaN when no run has the phase */
+	free(v);
+	return med;
+}
+
+static void report_bench_phases(const json_t *cmds, struct svg *s)
+{
+	/* phase names in first-seen order across all runs */
+	size_t cap = 16, nn = 0, i, j, k;
+	const char **names = xcalloc(cap, sizeof(*names));
+	json_t *c, *r, *p;
+	json_array_foreach(cmds, i, c) json_array_foreach(json_object_get(c, "runs"), j, r)
+		json_array_foreach(json_object_get(r, "phase_stats"), k, p) {
+			const char *name = report_page_str(p, "name");
+			size_t x = 0;
+			while (x < nn && strcmp(names[x], name))
+				x++;
+			if (x == nn) {
+				if (nn == cap) {
+					void *b = names;
+					xgrow(&b, &cap, nn + 1, sizeof(*names));
+					names = b;
+				}
+				names[nn++] = name;
+			}
+		}
+	if (nn > 0) {
+		svg_raw(s, "<h2>Phase medians</h2>\n<table><tr><th class=\"l\">phase</th>");
+		json_array_foreach(cmds, i, c) {
+			svg_raw(s, "<th>");
+			svg_text(s, report_page_str(c, "name"));
+			svg_raw(s, "</th>");
+		}
+		svg_raw(s, "</tr>\n");
+		for (size_t x = 0; x < nn; x++) {
+			svg_raw(s, "<tr>");
+			report_page_cell(s, names[x], 1);
+			json_array_foreach(cmds, i, c) {
+				char a[64];
+				double m = report_bench_phase_median(c, names[x]);
+				report_page_cell(s, isnan(m) ? "\u2013" : units_ms(m, a, sizeof(a)), 0);
+			}
+			svg_raw(s, "</tr>\n");
+		}
+		svg_raw(s, "</table>\n");
+	}
+	free(names);
+}
+
+int report_bench_html(const json_t *rec, struct svg *s, struct err *e)
+{
+	const json_t *cmds = json_object_get(rec, "commands");
+	if (!json_is_array(cmds))
+		return err_set(e, "bench record has no \"commands\" array");
+	size_t nc = json_array_size(cmds), i, j;
+	json_t *c, *r;
+	struct report_strip *wall = xcalloc(nc + 1, sizeof(*wall)), *rss = xcalloc(nc + 1, sizeof(*rss));
+	double **vals = xcalloc(2 * nc + 1, sizeof(*vals));
+	json_array_foreach(cmds, i, c) {
+		const json_t *runs = json_object_get(c, "runs");
+		vals[2 * i] = xcalloc(json_array_size(runs) + 1, sizeof(double));
+		vals[2 * i + 1] = xcalloc(json_array_size(runs) + 1, sizeof(double));
+		wall[i] = (struct report_strip){ report_page_str(c, "name"), vals[2 * i], 0 };
+		rss[i] = (struct report_strip){ report_page_str(c, "name"), vals[2 * i + 1], 0 };
+		json_array_foreach(runs, j, r) {
+			const json_t *sum = json_object_get(r, "summary");
+			double w = report_page_num(sum, "wall_s"), m = report_page_num(sum, "peak_rss_kb");
+			if (!isnan(w))
+				vals[2 * i][wall[i].n++] = w * 1000;
+			if (!isnan(m))
+				vals[2 * i + 1][rss[i].n++] = m;
+		}
+	}
+
+	const json_t *host = json_object_get(rec, "host"), *opt = json_object_get(rec, "options");
+	char line[512];
+	report_page_begin(s, "perfhunt bench report");
+	svg_raw(s, "<h1>perfhunt bench report</h1>\n<table class=\"meta\">\n");
+	report_page_row(s, "started", report_page_str(rec, "started_at"));
+	if (json_is_object(host)) {
+		snprintf(line, sizeof(line), "%s \u00b7 Linux %s \u00b7 %s", report_page_str(host, "hostname"),
+			 report_page_str(host, "kernel"), report_page_str(host, "cpu_model"));
+		report_page_row(s, "host", line);
+	}
+	const json_t *git = json_object_get(rec, "git");
+	if (json_is_object(git)) {
+		snprintf(line, sizeof(line), "%.12s%s", report_page_str(git, "commit"),
+			 json_is_true(json_object_get(git, "dirty")) ? " (dirty)" : "");
+		report_page_row(s, "git commit", line);
+	}
+	snprintf(line, sizeof(line), "%.0f runs per command, %.0f warmup", report_page_num(opt, "runs"),
+		 report_page_num(opt, "warmup"));
+	report_page_row(s, "runs", line);
+	json_array_foreach(cmds, i, c) {
+		char *cmd = report_page_command(json_object_get(c, "command"));
+		snprintf(line, sizeof(line), "command %zu", i + 1);
+		report_page_row(s, line, cmd);
+		free(cmd);
+	}
+	svg_raw(s, "</table>\n<figure>\n");
+	report_chart_strips(s, "wall", "Wall time, every run", REPORT_UNIT_MS, wall, nc);
+	svg_raw(s, "</figure>\n<figure>\n");
+	report_chart_strips(s, "peak_rss", "Peak RSS (largest process), every run", REPORT_UNIT_KB, rss, nc);
+	svg_raw(s, "</figure>\n");
+	report_bench_phases(cmds, s);
+	report_page_end(s);
+	for (i = 0; i < 2 * nc; i++)
+		free(vals[i]);
+	free(vals);
+	free(wall);
+	free(rss);
+	return 0;
+}

@@ -1,0 +1,141 @@
+/* report_compare: the report page of a compare record (perfhunt.compare/1).
+ *
+ * One bar per metric for its NEW/BASE change in percent, the bootstrap
+ * confidence interval as a whisker and the verdict as the colour (vermillion
+ * regressed, bluish green improved, grey within the threshold); then the
+ * phases that explain the wall-time change, largest first as recorded.
+ */
+#include "export/report_page.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/report_chart.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+static const char *report_compare_color(const char *verdict)
+{
+	if (!strcmp(verdict, "regressed"))
+		return "#D55E00";
+	if (!strcmp(verdict, "improved"))
+		return "#009E73";
+	return "#999999";
+}
+
+/* A metric's value in its own unit, read from the name's suffix. */
+static char *report_compare_value(const char *metric, double v, char *buf, size_t n)
+{
+	size_t len = strlen(metric);
+	if (len > 3 && !strcmp(metric + len - 3, "_kb"))
+		return units_kb(v, buf, n);
+	if (len > 3 && !strcmp(metric + len - 3, "_ms"))
+		return units_ms(v, buf, n);
+	if (len > 2 && !strcmp(metric + len - 2, "_s"))
+		return units_ms(v * 1000, buf, n);
+	if (len > 4 && !strcmp(metric + len - 4, "_pct")) {
+		snprintf(buf, n, "%.1f %%", v);
+		return buf;
+	}
+	return units_count(v, buf, n);
+}
+
+int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
+{
+	const json_t *metrics = json_object_get(rec, "metrics"), *phases = json_object_get(rec, "phases");
+	if (!json_is_array(metrics))
+		return err_set(e, "compare record has no \"metrics\" array");
+	const json_t *base = json_object_get(rec, "base"), *nw = json_object_get(rec, "new");
+	double threshold = report_page_num(rec, "threshold_pct");
+	size_t nm = json_array_size(metrics), np = json_array_size(phases), i;
+	json_t *m;
+	char line[512], a[64], b[64];
+
+	report_page_begin(s, "perfhunt compare report");
+	svg_raw(s, "<h1>perfhunt compare report</h1>\n<table class=\"meta\">\n");
+	snprintf(line, sizeof(line), "%s (n=%.0f)", report_page_str(base, "label"), report_page_num(base, "n"));
+	report_page_row(s, "base", line);
+	snprintf(line, sizeof(line), "%s (n=%.0f)", report_page_str(nw, "label"), report_page_num(nw, "n"));
+	report_page_row(s, "new", line);
+	snprintf(line, sizeof(line), "\u00b1%.4g %% \u00b7 \u03b1 = %.4g", threshold, report_page_num(rec, "alpha"));
+	report_page_row(s, "threshold", line);
+	double g = report_page_num(json_object_get(rec, "geomean"), "ratio");
+	if (!isnan(g)) {
+		snprintf(line, sizeof(line), "%.4f (%+.2f %%)", g, (g - 1) * 100);
+		report_page_row(s, "geometric mean ratio", line);
+	}
+	svg_raw(s, "</table>\n");
+
+	struct report_hbar *bars = xcalloc(nm + np + 1, sizeof(*bars));
+	char **labels = xcalloc(nm + np + 1, sizeof(*labels));
+	json_array_foreach(metrics, i, m) {
+		const char *verdict = report_page_str(m, "verdict");
+		double d = report_page_num(m, "delta_pct");
+		labels[i] = xasprintf("%+.2f %% %s", d, verdict);
+		bars[i] = (struct report_hbar){ report_page_str(m, "name"), d,
+						 (report_page_num(m, "ci_low") - 1) * 100,
+						 (report_page_num(m, "ci_high") - 1) * 100,
+						 report_compare_color(verdict), labels[i] };
+	}
+	svg_raw(s, "<figure>\n");
+	report_chart_hbars(s, "deltas", "Change NEW vs BASE with 95 % confidence interval", REPORT_UNIT_PCT, bars, nm,
+			   isnan(threshold) ? 0 : threshold);
+	svg_raw(s, "</figure>\n<table><tr><th class=\"l\">metric</th><th>base</th><th>new</th><th>change</th>"
+		   "<th>95 % CI</th><th>p</th><th>p adjusted</th><th class=\"l\">verdict</th></tr>\n");
+	json_array_foreach(metrics, i, m) {
+		const char *verdict = report_page_str(m, "verdict");
+		svg_raw(s, "<tr>");
+		report_page_cell(s, report_page_str(m, "name"), 1);
+		const char *name = report_page_str(m, "name");
+		report_page_cell(s, report_compare_value(name, report_page_num(m, "base"), a, sizeof(a)), 0);
+		report_page_cell(s, report_compare_value(name, report_page_num(m, "new"), a, sizeof(a)), 0);
+		snprintf(a, sizeof(a), "%+.2f %%", report_page_num(m, "delta_pct"));
+		report_page_cell(s, a, 0);
+		snprintf(a, sizeof(a), "%+.2f %% \u2026 %+.2f %%", (report_page_num(m, "ci_low") - 1) * 100,
+			 (report_page_num(m, "ci_high") - 1) * 100);
+		report_page_cell(s, a, 0);
+		snprintf(a, sizeof(a), "%.2g", report_page_num(m, "p_value"));
+		report_page_cell(s, a, 0);
+		snprintf(a, sizeof(a), "%.2g", report_page_num(m, "p_adjusted"));
+		report_page_cell(s, a, 0);
+		svg_printf(s, "<td class=\"l %s\">", !strcmp(verdict, "regressed") ? "regressed"
+						   : !strcmp(verdict, "improved") ? "improved" : "");
+		svg_text(s, verdict);
+		svg_raw(s, "</td></tr>\n");
+	}
+	svg_raw(s, "</table>\n");
+
+	if (np > 0) {
+		json_array_foreach(phases, i, m) {
+			double d = report_page_num(m, "delta_ms");
+			labels[nm + i] = xasprintf("%s%s (%.1f %%)", d > 0 ? "+" : "", units_ms(d, a, sizeof(a)),
+						   report_page_num(m, "share_pct"));
+			bars[nm + i] = (struct report_hbar){ report_page_str(m, "name"), d, NAN, NAN,
+							      d > 0 ? "#D55E00" : "#009E73", labels[nm + i] };
+		}
+		svg_raw(s, "<h2>Per-phase attribution</h2>\n<figure>\n");
+		report_chart_hbars(s, "phases", "Phase time change (share of the wall-time change)", REPORT_UNIT_MS,
+				   bars + nm, np, 0);
+		svg_raw(s, "</figure>\n<table><tr><th class=\"l\">phase</th><th>base</th><th>new</th><th>change</th>"
+			   "<th>share</th></tr>\n");
+		json_array_foreach(phases, i, m) {
+			svg_raw(s, "<tr>");
+			report_page_cell(s, report_page_str(m, "name"), 1);
+			report_page_cell(s, units_ms(report_page_num(m, "base_ms"), a, sizeof(a)), 0);
+			report_page_cell(s, units_ms(report_page_num(m, "new_ms"), b, sizeof(b)), 0);
+			report_page_cell(s, units_ms(report_page_num(m, "delta_ms"), a, sizeof(a)), 0);
+			snprintf(a, sizeof(a), "%.1f %%", report_page_num(m, "share_pct"));
+			report_page_cell(s, a, 0);
+			svg_raw(s, "</tr>\n");
+		}
+		svg_raw(s, "</table>\n");
+	}
+	report_page_end(s);
+	for (i = 0; i < nm + np; i++)
+		free(labels[i]);
+	free(labels);
+	free(bars);
+	return 0;
+}

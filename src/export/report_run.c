@@ -1,0 +1,367 @@
+/* report_run: the report page of one run record (perfhunt.run/1).
+ *
+ * Reads the record's "samples" table by column name (columns may be absent
+ * or null: older records, no --pss, no GPU), turns per-interval deltas into
+ * rates, and lays out header, memory/fault/CPU charts on one time axis, the
+ * phase lanes under them, and the phase and lane tables.
+ */
+#include "export/report_page.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/report_chart.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_N };
+static const char *const report_run_cols[C_N] = {
+	"rss_kb", "anon_kb", "file_kb", "shmem_kb", "swap_kb", "pss_kb", "gpu_mib",
+	"minflt", "majflt", "user_ms", "sys_ms",
+};
+
+struct report_run_data {
+	size_t n;
+	double *t;
+	double *col[C_N];  /* NULL when the column is absent; gpu converted to KB */
+	double t_max_ms, interval_ms;
+};
+
+static void report_run_data_release(struct report_run_data *d)
+{
+	free(d->t);
+	for (int c = 0; c < C_N; c++)
+		free(d->col[c]);
+}
+
+static int report_run_data_load(const json_t *rec, struct report_run_data *d, struct err *e)
+{
+	memset(d, 0, sizeof(*d));
+	const json_t *samples = json_object_get(rec, "samples");
+	const json_t *cols = json_object_get(samples, "columns");
+	const json_t *rows = json_object_get(samples, "rows");
+	const json_t *summary = json_object_get(rec, "summary");
+	if (json_is_array(cols) && json_is_array(rows) && json_array_size(rows) > 0) {
+		long idx_t = -1, idx[C_N];
+		for (int c = 0; c < C_N; c++)
+			idx[c] = -1;
+		size_t i;
+		json_t *v;
+		json_array_foreach(cols, i, v) {
+			const char *name = json_string_value(v);
+			if (!name)
+				continue;
+			if (!strcmp(name, "t_ms"))
+				idx_t = (long)i;
+			for (int c = 0; c < C_N; c++)
+				if (!strcmp(name, report_run_cols[c]))
+					idx[c] = (long)i;
+		}
+		if (idx_t < 0)
+			return err_set(e, "record samples have no \"t_ms\" column");
+		d->n = json_array_size(rows);
+		d->t = xcalloc(d->n, sizeof(double));
+		for (int c = 0; c < C_N; c++)
+			if (idx[c] >= 0)
+				d->col[c] = xcalloc(d->n, sizeof(double));
+		json_array_foreach(rows, i, v) {
+			json_t *tv = json_array_get(v, (size_t)idx_t);
+			if (!json_is_number(tv)) {
+				report_run_data_release(d);
+				return err_set(e, "record sample row %zu has no time", i + 1);
+			}
+			d->t[i] = json_number_value(tv);
+			for (int c = 0; c < C_N; c++) {
+				if (!d->col[c])
+					continue;
+				json_t *x = json_array_get(v, (size_t)idx[c]);
+				d->col[c][i] = json_is_number(x) ? json_number_value(x) : NAN;
+				if (c == C_GPU)
+					d->col[c][i] *= 1024; /* MiB -> KB, one axis for all memory */
+			}
+		}
+	}
+	d->interval_ms = report_page_num(summary, "interval_ms");
+	if (!(d->interval_ms > 0))
+		d->interval_ms = report_page_num(json_object_get(rec, "options"), "interval_ms");
+	if (!(d->interval_ms > 0) && d->n > 1)
+		d->interval_ms = (d->t[d->n - 1] - d->t[0]) / (double)(d->n - 1);
+	if (!(d->interval_ms > 0))
+		d->interval_ms = 100;
+
+	double wall_ms = report_page_num(summary, "wall_s") * 1000;
+	d->t_max_ms = wall_ms > 0 ? wall_ms : 0;
+	if (d->n > 0 && d->t[d->n - 1] > d->t_max_ms)
+		d->t_max_ms = d->t[d->n - 1];
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(rec, "phases"), i, p) {
+		double end = report_page_num(p, "end_ms");
+		if (end > d->t_max_ms)
+			d->t_max_ms = end;
+	}
+	if (!(d->t_max_ms > 0))
+		d->t_max_ms = 1000;
+	return 0;
+}
+
+/* A column worth drawing: present and not zero or empty throughout. */
+static int report_run_has(const struct report_run_data *d, int c)
+{
+	if (!d->col[c])
+		return 0;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->col[c][i] > 0)
+			return 1;
+	return 0;
+}
+
+static void report_run_add(struct report_chart *c, const char *name, const char *key, const char *color,
+			   const double *v)
+{
+	c->series[c->nseries++] = (struct report_series){ name, key, color, v };
+}
+
+static void report_run_memory_chart(const json_t *rec, const struct report_run_data *d,
+				    struct report_chart *c, char *label, size_t label_n)
+{
+	static const struct { int col; const char *name, *key; int color; } mem[] = {
+		{ C_RSS, "RSS", "rss", 0 }, { C_ANON, "anon", "anon", 1 }, { C_FILE, "file", "file", 2 },
+		{ C_SHMEM, "shmem", "shmem", 4 }, { C_SWAP, "swap", "swap", 5 }, { C_PSS, "PSS", "pss", 3 },
+		{ C_GPU, "GPU", "gpu", 6 },
+	};
+	memset(c, 0, sizeof(*c));
+	c->id = "memory";
+	c->title = "Memory (whole process tree)";
+	c->unit = REPORT_UNIT_KB;
+	c->t_max_ms = d->t_max_ms;
+	c->n = d->n;
+	c->t_ms = d->t;
+	for (size_t k = 0; k < sizeof(mem) / sizeof(mem[0]); k++)
+		if (report_run_has(d, mem[k].col) || (mem[k].col == C_RSS && d->col[C_RSS]))
+			report_run_add(c, mem[k].name, mem[k].key, report_chart_palette[mem[k].color],
+				       d->col[mem[k].col]);
+
+	const json_t *summary = json_object_get(rec, "summary");
+	double peak_kb = report_page_num(summary, "peak_tree_rss_kb");
+	double at_ms = report_page_num(summary, "peak_at_ms");
+	const char *phase = report_page_str(summary, "peak_phase");
+	if (!(peak_kb > 0) || isnan(at_ms)) { /* older record: the largest sampled sum */
+		peak_kb = NAN;
+		for (size_t i = 0; d->col[C_RSS] && i < d->n; i++)
+			if (isnan(peak_kb) || d->col[C_RSS][i] > peak_kb) {
+				peak_kb = d->col[C_RSS][i];
+				at_ms = d->t[i];
+			}
+	}
+	if (!isnan(peak_kb)) {
+		char v[48], t[48];
+		snprintf(label, label_n, "peak %s at %s%s%s", units_kb(peak_kb, v, sizeof(v)),
+			 units_ms(at_ms, t, sizeof(t)), *phase ? " in " : "", phase);
+		c->marker = 1;
+		c->marker_t_ms = at_ms;
+		c->marker_v = peak_kb;
+		c->marker_label = label;
+	}
+}
+
+int report_run_memory_svg(const json_t *rec, struct svg *s, struct err *e)
+{
+	struct report_run_data d;
+	if (report_run_data_load(rec, &d, e) < 0)
+		return -1;
+	struct report_chart c;
+	char label[256];
+	report_run_memory_chart(rec, &d, &c, label, sizeof(label));
+	c.style = report_page_chart_css;
+	svg_raw(s, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	report_chart_draw(s, &c);
+	report_run_data_release(&d);
+	return 0;
+}
+
+static void report_run_header(const json_t *rec, struct svg *s)
+{
+	char a[64], b[64], c[64], line[512];
+	const json_t *summary = json_object_get(rec, "summary");
+	const json_t *host = json_object_get(rec, "host");
+	const json_t *git = json_object_get(rec, "git");
+	const json_t *ex = json_object_get(rec, "exit");
+	char *cmd = report_page_command(json_object_get(rec, "command"));
+
+	svg_raw(s, "<h1>perfhunt run report</h1>\n<p><code>");
+	svg_text(s, cmd);
+	svg_raw(s, "</code></p>\n<table class=\"meta\">\n");
+	free(cmd);
+	report_page_row(s, "started", report_page_str(rec, "started_at"));
+	if (json_is_object(host)) {
+		units_kb(report_page_num(host, "memory_kb"), a, sizeof(a));
+		snprintf(line, sizeof(line), "%s \u00b7 Linux %s \u00b7 %s \u00b7 %.0f cores \u00b7 %s",
+			 report_page_str(host, "hostname"), report_page_str(host, "kernel"),
+			 report_page_str(host, "cpu_model"), report_page_num(host, "cores"), a);
+		report_page_row(s, "host", line);
+	}
+	if (json_is_object(git)) {
+		snprintf(line, sizeof(line), "%.12s%s", report_page_str(git, "commit"),
+			 json_is_true(json_object_get(git, "dirty")) ? " (dirty)" : "");
+		report_page_row(s, "git commit", line);
+	}
+	if (json_is_object(ex)) {
+		const char *sig = report_page_str(ex, "signal_name");
+		snprintf(line, sizeof(line), "%.0f%s%s%s", report_page_num(ex, "status"), *sig ? " (killed by " : "",
+			 sig, *sig ? ")" : "");
+		report_page_row(s, "exit status", line);
+	}
+	snprintf(line, sizeof(line), "wall %s \u00b7 user %s \u00b7 sys %s \u00b7 CPU %.0f %%",
+		 units_ms(report_page_num(summary, "wall_s") * 1000, a, sizeof(a)),
+		 units_ms(report_page_num(summary, "user_s") * 1000, b, sizeof(b)),
+		 units_ms(report_page_num(summary, "sys_s") * 1000, c, sizeof(c)),
+		 report_page_num(summary, "cpu_pct"));
+	report_page_row(s, "time", line);
+
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(rec, "peaks"), i, p) {
+		const char *note = report_page_str(p, "note"), *comm = report_page_str(p, "comm");
+		double at = report_page_num(p, "at_ms");
+		snprintf(line, sizeof(line), "%s \u2014 %s, %s%s%s%s%s%s%s",
+			 units_kb(report_page_num(p, "kb"), a, sizeof(a)), report_page_str(p, "method"),
+			 json_is_true(json_object_get(p, "exact")) ? "exact" : "sampled",
+			 *comm ? ", " : "", comm, *note ? ", " : "", note,
+			 isnan(at) ? "" : " at ", isnan(at) ? "" : units_ms(at, b, sizeof(b)));
+		snprintf(c, sizeof(c), "peak (%s)", report_page_str(p, "scope"));
+		report_page_row(s, c, line);
+	}
+	if (!json_array_size(json_object_get(rec, "peaks"))) {
+		snprintf(line, sizeof(line), "%s \u2014 %s", units_kb(report_page_num(summary, "peak_rss_kb"), a, sizeof(a)),
+			 report_page_str(summary, "peak_rss_method"));
+		report_page_row(s, "peak (process)", line);
+	}
+	snprintf(line, sizeof(line), "%s minor \u00b7 %s major",
+		 units_count(report_page_num(summary, "minflt"), a, sizeof(a)),
+		 units_count(report_page_num(summary, "majflt"), b, sizeof(b)));
+	report_page_row(s, "page faults", line);
+	snprintf(line, sizeof(line), "%.0f processes \u00b7 %.0f threads (max)",
+		 report_page_num(summary, "max_procs"), report_page_num(summary, "max_threads"));
+	report_page_row(s, "tree", line);
+	snprintf(line, sizeof(line), "%.0f every %s", report_page_num(summary, "samples"),
+		 units_ms(report_page_num(summary, "interval_ms"), a, sizeof(a)));
+	report_page_row(s, "samples", line);
+	json_array_foreach(json_object_get(rec, "notes"), i, p)
+		if (json_is_string(p))
+			report_page_row(s, "note", json_string_value(p));
+	svg_raw(s, "</table>\n");
+}
+
+static void report_run_tables(const json_t *rec, struct svg *s)
+{
+	char a[64];
+	size_t i;
+	json_t *p;
+	const json_t *stats = json_object_get(rec, "phase_stats");
+	if (json_array_size(stats)) {
+		svg_raw(s, "<h2>Phases</h2>\n<table><tr><th class=\"l\">phase</th><th>count</th><th>total</th>"
+			   "<th>median</th><th>min</th><th>max</th></tr>\n");
+		json_array_foreach(stats, i, p) {
+			svg_raw(s, "<tr>");
+			report_page_cell(s, report_page_str(p, "name"), 1);
+			snprintf(a, sizeof(a), "%.0f", report_page_num(p, "count"));
+			report_page_cell(s, a, 0);
+			static const char *k[] = { "total_ms", "median_ms", "min_ms", "max_ms" };
+			for (int j = 0; j < 4; j++)
+				report_page_cell(s, units_ms(report_page_num(p, k[j]), a, sizeof(a)), 0);
+			svg_raw(s, "</tr>\n");
+		}
+		svg_raw(s, "</table>\n");
+	}
+	const json_t *lanes = json_object_get(rec, "lanes");
+	if (json_array_size(lanes)) {
+		svg_raw(s, "<h2>Lanes</h2>\n<table><tr><th class=\"l\">lane</th><th>busy</th><th>busy %</th>"
+			   "<th>span</th><th>gaps</th><th>longest gap</th></tr>\n");
+		json_array_foreach(lanes, i, p) {
+			svg_raw(s, "<tr>");
+			report_page_cell(s, report_page_str(p, "lane"), 1);
+			report_page_cell(s, units_ms(report_page_num(p, "busy_ms"), a, sizeof(a)), 0);
+			snprintf(a, sizeof(a), "%.1f %%", report_page_num(p, "busy_pct"));
+			report_page_cell(s, a, 0);
+			report_page_cell(s, units_ms(report_page_num(p, "span_ms"), a, sizeof(a)), 0);
+			snprintf(a, sizeof(a), "%.0f", report_page_num(p, "gaps"));
+			report_page_cell(s, a, 0);
+			report_page_cell(s, units_ms(report_page_num(p, "longest_gap_ms"), a, sizeof(a)), 0);
+			svg_raw(s, "</tr>\n");
+		}
+		svg_raw(s, "</table>\n");
+	}
+}
+
+int report_run_html(const json_t *rec, struct svg *s, struct err *e)
+{
+	struct report_run_data d;
+	if (report_run_data_load(rec, &d, e) < 0)
+		return -1;
+	char label[256];
+	char *cmd = report_page_command(json_object_get(rec, "command"));
+	char *title = xasprintf("perfhunt report: %s", cmd);
+	free(cmd);
+	report_page_begin(s, title);
+	free(title);
+	report_run_header(rec, s);
+
+	struct report_chart c;
+	report_run_memory_chart(rec, &d, &c, label, sizeof(label));
+	c.hover = 1;
+	svg_raw(s, "<figure>\n");
+	report_chart_draw(s, &c);
+
+	/* rates: per-interval deltas over the sampling interval */
+	double *rate[3] = { NULL, NULL, NULL };
+	for (int k = 0; k < 3; k++)
+		rate[k] = xcalloc(d.n + 1, sizeof(double));
+	for (size_t i = 0; i < d.n; i++) {
+		double sec = d.interval_ms / 1000;
+		rate[0][i] = d.col[C_MINFLT] ? d.col[C_MINFLT][i] / sec : NAN;
+		rate[1][i] = d.col[C_MAJFLT] ? d.col[C_MAJFLT][i] / sec : NAN;
+		double cpu = (d.col[C_USER] ? d.col[C_USER][i] : NAN) + (d.col[C_SYS] ? d.col[C_SYS][i] : 0);
+		rate[2][i] = 100 * cpu / d.interval_ms;
+	}
+	if (d.col[C_MINFLT] || d.col[C_MAJFLT]) {
+		memset(&c, 0, sizeof(c));
+		c = (struct report_chart){ .id = "faults", .title = "Page faults per second", .unit = REPORT_UNIT_RATE,
+					   .t_max_ms = d.t_max_ms, .n = d.n, .t_ms = d.t, .hover = 1 };
+		report_run_add(&c, "minor", "minflt", report_chart_palette[1], rate[0]);
+		report_run_add(&c, "major", "majflt", report_chart_palette[5], rate[1]);
+		report_chart_draw(s, &c);
+	}
+	if (d.col[C_USER]) {
+		c = (struct report_chart){ .id = "cpu", .title = "CPU (user + sys, 100 % = one core)",
+					   .unit = REPORT_UNIT_PCT, .t_max_ms = d.t_max_ms, .n = d.n, .t_ms = d.t,
+					   .hover = 1 };
+		report_run_add(&c, "CPU", "cpu", report_chart_palette[3], rate[2]);
+		report_chart_draw(s, &c);
+	}
+	for (int k = 0; k < 3; k++)
+		free(rate[k]);
+
+	const json_t *phases = json_object_get(rec, "phases");
+	size_t np = json_array_size(phases), nb = 0, i;
+	json_t *p;
+	struct report_bar *bars = xcalloc(np + 1, sizeof(*bars));
+	json_array_foreach(phases, i, p) {
+		double a = report_page_num(p, "start_ms"), b = report_page_num(p, "end_ms");
+		if (isnan(a) || isnan(b))
+			continue;
+		bars[nb++] = (struct report_bar){ report_page_str(p, "name"), report_page_str(p, "lane"), a, b };
+	}
+	if (nb > 0)
+		report_chart_lanes(s, bars, nb, d.t_max_ms);
+	free(bars);
+	svg_raw(s, "</figure>\n");
+	if (d.n == 0)
+		svg_raw(s, "<p class=\"note\">This record holds no samples.</p>\n");
+	report_run_tables(rec, s);
+	report_page_end(s);
+	report_run_data_release(&d);
+	return 0;
+}

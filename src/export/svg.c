@@ -1,0 +1,137 @@
+/* svg: markup buffer, XML escaping and atomic saving (see svg.h). */
+#include "export/svg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/jsonio.h"
+#include "util/xalloc.h"
+
+void svg_init(struct svg *s)
+{
+	s->cap = 4096;
+	s->buf = xmalloc(s->cap);
+	s->buf[0] = '\0';
+	s->len = 0;
+}
+
+void svg_release(struct svg *s)
+{
+	free(s->buf);
+	s->buf = NULL;
+	s->len = s->cap = 0;
+}
+
+static void svg_append(struct svg *s, const char *p, size_t n)
+{
+	if (s->len + n + 1 > s->cap) {
+		size_t cap = s->cap;
+		void *b = s->buf;
+		xgrow(&b, &cap, s->len + n + 1, 1);
+		s->buf = b;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+	s->buf[s->len] = '\0';
+}
+
+void svg_raw(struct svg *s, const char *markup)
+{
+	svg_append(s, markup, strlen(markup));
+}
+
+static char *svg_vformat(const char *fmt, va_list ap)
+{
+	char *out = NULL;
+	if (vasprintf(&out, fmt, ap) < 0)
+		out = xstrdup("");
+	return out;
+}
+
+void svg_printf(struct svg *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *t = svg_vformat(fmt, ap);
+	va_end(ap);
+	svg_raw(s, t);
+	free(t);
+}
+
+void svg_text(struct svg *s, const char *text)
+{
+	const char *run = text;
+	for (const char *p = text; *p; p++) {
+		const char *rep;
+		unsigned char c = (unsigned char)*p;
+		switch (c) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
+		default:
+			if (c >= 0x20 || c == '\n' || c == '\t')
+				continue;
+			rep = "?"; /* not allowed in XML 1.0 */
+		}
+		svg_append(s, run, (size_t)(p - run));
+		svg_raw(s, rep);
+		run = p + 1;
+	}
+	svg_raw(s, run);
+}
+
+void svg_textf(struct svg *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *t = svg_vformat(fmt, ap);
+	va_end(ap);
+	svg_text(s, t);
+	free(t);
+}
+
+static int svg_write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int svg_save_in_place(const struct svg *s, const char *path, struct err *e)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(e, "cannot open '%s'", path);
+	int rc = svg_write_all(fd, s->buf, s->len);
+	if (rc < 0)
+		err_sys(e, "cannot write '%s'", path);
+	if (close(fd) != 0 && rc == 0)
+		rc = err_sys(e, "cannot write '%s'", path);
+	return rc;
+}
+
+int svg_save(const struct svg *s, const char *path, struct err *e)
+{
+	struct stat st;
+	/* Renaming over /dev/full or a FIFO would replace the node itself. */
+	if (strcmp(path, "-") && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return svg_save_in_place(s, path, e);
+	return jsonio_write_bytes(path, s->buf, s->len, e);
+}
