@@ -396,8 +396,7 @@ static void store_shell_quote(char **buf, size_t *len, size_t *cap, const char *
 	*len = (size_t)(o - *buf);
 }
 
-/* The command as text: an argv array shell-quoted, or a shell string as is. */
-static char *store_command_text(json_t *cmd)
+char *store_command_text(json_t *cmd)
 {
 	if (json_is_string(cmd))
 		return xstrdup(json_string_value(cmd));
