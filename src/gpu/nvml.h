@@ -10,8 +10,9 @@
  *   - once, before the child starts: gpu_open(&g, NULL, &e). It returns
  *     GPU_UNAVAILABLE with e.msg saying why (no library, no driver, no device):
  *     record e.msg as one note ("GPU memory not sampled: ..."), print nothing,
- *     leave gpu_mib/gpu_util_pct empty. It costs ~100 ms with a driver
- *     (nvmlInit), ~1 ms without; do it before the clock starts.
+ *     leave gpu_mib/gpu_util_pct empty. Without a driver it costs ~0.3 ms;
+ *     with one, nvmlInit takes much longer (not yet measured here): call it
+ *     before the run's clock starts.
  *   - every interval: gpu_sample(g, pids, npids, &s, &e) with the PIDs of the
  *     tree. It makes 4 NVML calls per device (each an ioctl, typically tens
  *     of µs), allocates nothing unless a device lists more processes than ever
