@@ -1,9 +1,115 @@
-/* run: perfhunt run [options] -- CMD [ARG...] (being written) */
+/* run: perfhunt run [options] -- CMD [ARG...]
+ *
+ * Parses options, runs the monitor over the command, turns the result into
+ * the run record, writes the record files and prints the summary. The exit
+ * status is the command's own (128+N for signal N), or 126/127 when it could
+ * not be started, or 2 for a usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmd/cmd.h"
+#include "cmd/record_opts.h"
+#include "export/summary.h"
+#include "monitor/monitor.h"
+#include "monitor/probefeed.h"
+#include "record/csv.h"
+#include "record/jsonio.h"
+#include "record/phases_json.h"
+#include "record/runrec.h"
+#include "util/xalloc.h"
+
+static const char usage_text[] =
+	"usage: perfhunt run [options] [--] CMD [ARG...]\n"
+	"\n"
+	"Runs CMD (directly, no shell) and records its whole process tree: wall and\n"
+	"CPU time, memory with exact peaks, page faults, phases. Prints a summary on\n"
+	"stderr and exits with CMD's status (128+N if a signal N killed it).\n"
+	"\n"
+	RECORD_OPTS_HELP
+	"      --shell            run CMD as a shell command: sh -c \"CMD ARG...\"\n"
+	"      --memory-limit MIB with the cgroup: kill the tree past this size\n"
+	"  -h, --help             show this help\n";
 
 int cmd_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return PH_EXIT_USAGE;
+	struct record_opts ro;
+	record_opts_init(&ro);
+	bool shell = false;
+	uint64_t limit_mib = 0;
+	enum { OPT_SHELL = 1000, OPT_LIMIT };
+	static const struct option extra[] = {
+		{ "shell", no_argument, NULL, OPT_SHELL },
+		{ "memory-limit", required_argument, NULL, OPT_LIMIT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct option *longopts = record_opts_longopts(extra);
+	int status = PH_EXIT_USAGE;
+	optind = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+" RECORD_OPTS_SHORT "h", longopts, NULL)) != -1) {
+		struct err e;
+		int rc = record_opts_parse(&ro, c, optarg, &e);
+		if (rc < 0) {
+			cmd_usage_error("run", "%s", e.msg);
+			goto out;
+		}
+		if (rc > 0)
+			continue;
+		switch (c) {
+		case OPT_SHELL:
+			shell = true;
+			break;
+		case OPT_LIMIT: {
+			int64_t v;
+			if (parse_i64(optarg, 1, INT64_MAX / (1 << 20), &v, "--memory-limit", &e) < 0) {
+				cmd_usage_error("run", "%s", e.msg);
+				goto out;
+			}
+			limit_mib = (uint64_t)v;
+			break;
+		}
+		case 'h':
+			fputs(usage_text, stdout);
+			status = cmd_finish_stdout(PH_EXIT_OK);
+			goto out;
+		default:
+			fprintf(stderr, "(see 'perfhunt run --help')\n");
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		cmd_usage_error("run", "no command given");
+		goto out;
+	}
+	char **cmd = argv + optind;
+	char *script = NULL;
+	char *shell_argv[2] = { NULL, NULL };
+	if (shell) {
+		/* hyperfine style: the words after -- form one shell command */
+		size_t len = 1;
+		for (char **a = cmd; *a; a++)
+			len += strlen(*a) + 1;
+		script = xcalloc(1, len);
+		for (char **a = cmd; *a; a++) {
+			if (a != cmd)
+				strcat(script, " ");
+			strcat(script, *a);
+		}
+		shell_argv[0] = script;
+	}
+	struct launch_opts lo = { .argv = shell ? shell_argv : cmd, .shell = shell,
+				  .capture = ro.probes, .probe_fd = ro.probes };
+	status = record_opts_execute(&ro, &lo, NULL, limit_mib << 20, shell ? shell_argv : cmd);
+	free(script);
+out:
+	free(longopts);
+	record_opts_release(&ro);
+	return status;
 }

@@ -1,0 +1,261 @@
+/* record_opts: parse the shared recording options, run the monitor, write
+ * the records and print the summary, for `run` and `watch` alike.
+ */
+#include "cmd/record_opts.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "export/summary.h"
+#include "monitor/monitor.h"
+#include "monitor/probefeed.h"
+#include "record/jsonio.h"
+#include "record/phases_json.h"
+#include "record/runrec.h"
+#include "util/xalloc.h"
+
+enum {
+	OPT_INTERVAL = 500, OPT_CSV, OPT_CSV_FORMAT, OPT_PSS, OPT_CGROUP, OPT_PROBE, OPT_LANE_KEY,
+	OPT_NO_PROBES, OPT_TAG, OPT_NO_SAVE,
+};
+
+static const struct option shared[] = {
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "output", required_argument, NULL, 'o' },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "csv-format", required_argument, NULL, OPT_CSV_FORMAT },
+	{ "pss", no_argument, NULL, OPT_PSS },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "probe", required_argument, NULL, OPT_PROBE },
+	{ "lane-key", required_argument, NULL, OPT_LANE_KEY },
+	{ "no-probes", no_argument, NULL, OPT_NO_PROBES },
+	{ "tag", required_argument, NULL, OPT_TAG },
+	{ "no-save", no_argument, NULL, OPT_NO_SAVE },
+};
+
+void record_opts_init(struct record_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->interval_ms = 100;
+	o->csv_format = CSV_FULL;
+	o->cgroup = true;
+	o->probes = true;
+	o->save = true;
+	o->kind = "run";
+	o->tags = xcalloc(1, sizeof(*o->tags));
+	probe_config_init(&o->probe_cfg);
+}
+
+void record_opts_release(struct record_opts *o)
+{
+	free(o->tags);
+	probe_config_release(&o->probe_cfg);
+}
+
+struct option *record_opts_longopts(const struct option *extra)
+{
+	size_t ne = 0;
+	while (extra[ne].name)
+		ne++;
+	size_t ns = sizeof(shared) / sizeof(shared[0]);
+	struct option *all = xcalloc(ns + ne + 1, sizeof(*all));
+	memcpy(all, shared, sizeof(shared));
+	memcpy(all + ns, extra, ne * sizeof(*extra));
+	return all;
+}
+
+int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err *e)
+{
+	int64_t v;
+	switch (c) {
+	case OPT_INTERVAL:
+		if (parse_i64(arg, 1, 3600000, &v, "--interval", e) < 0)
+			return -1;
+		o->interval_ms = (int)v;
+		return 1;
+	case 'o':
+		o->json_path = arg;
+		return 1;
+	case OPT_CSV:
+		o->csv_path = arg;
+		return 1;
+	case OPT_CSV_FORMAT:
+		if (!strcmp(arg, "full"))
+			o->csv_format = CSV_FULL;
+		else if (!strcmp(arg, "seed"))
+			o->csv_format = CSV_SEED;
+		else
+			return err_set(e, "--csv-format: expected full or seed, got '%s'", arg);
+		return 1;
+	case OPT_PSS:
+		o->pss = true;
+		return 1;
+	case OPT_CGROUP:
+		if (!strcmp(arg, "auto"))
+			o->cgroup = true;
+		else if (!strcmp(arg, "off"))
+			o->cgroup = false;
+		else
+			return err_set(e, "--cgroup: expected auto or off, got '%s'", arg);
+		return 1;
+	case 'q':
+		o->quiet = true;
+		return 1;
+	case OPT_PROBE:
+		return probe_config_add_prefix(&o->probe_cfg, arg, e) < 0 ? -1 : 1;
+	case OPT_LANE_KEY:
+		return probe_config_add_lane_key(&o->probe_cfg, arg, e) < 0 ? -1 : 1;
+	case OPT_NO_PROBES:
+		o->probes = false;
+		return 1;
+	case OPT_TAG:
+		if (!*arg)
+			return err_set(e, "--tag: empty tag");
+		o->tags = xrealloc(o->tags, (o->ntags + 2) * sizeof(*o->tags));
+		o->tags[o->ntags++] = arg;
+		o->tags[o->ntags] = NULL;
+		return 1;
+	case OPT_NO_SAVE:
+		o->save = false;
+		return 1;
+	}
+	return 0;
+}
+
+static int csv_hook(void *arg, const struct sample *s)
+{
+	return csv_write(arg, s);
+}
+
+struct hooks_ctx {
+	struct csv_writer *csv;
+	struct probefeed *feed;
+};
+
+static int ctx_sample(void *arg, const struct sample *s)
+{
+	struct hooks_ctx *c = arg;
+	return c->csv ? csv_hook(c->csv, s) : 0;
+}
+
+static void ctx_label(void *arg, struct sample *s)
+{
+	struct hooks_ctx *c = arg;
+	if (c->feed)
+		probefeed_label(c->feed, s);
+}
+
+static void ctx_output(void *arg, enum monitor_stream s, const char *buf, size_t n, double t_ms)
+{
+	struct hooks_ctx *c = arg;
+	if (c->feed)
+		probefeed_on_output(c->feed, s, buf, n, t_ms);
+}
+
+int record_opts_execute(struct record_opts *o, const struct launch_opts *launch, const char *stop_note,
+			uint64_t memory_limit_bytes, char *const *record_argv)
+{
+	struct err e;
+	struct csv_writer csv = { .fd = -1 };
+	struct probefeed feed;
+	struct hooks_ctx ctx = { NULL, NULL };
+	struct monitor_result r;
+	int status = PH_EXIT_FAIL;
+	bool have_result = false;
+	json_t *rec = NULL, *phases = NULL;
+	(void)stop_note;
+
+	if (o->csv_path) {
+		if (csv_open(&csv, o->csv_path, o->csv_format, &e) < 0)
+			return cmd_fail(PH_EXIT_FAIL, &e);
+		ctx.csv = &csv;
+	}
+	probefeed_init(&feed, &o->probe_cfg);
+	if (o->probes)
+		ctx.feed = &feed;
+
+	struct monitor_opts mo = {
+		.interval_ms = o->interval_ms,
+		.pss = o->pss,
+		.cgroup = o->cgroup && launch,
+		.memory_limit_bytes = memory_limit_bytes,
+		.launch = launch,
+		.attach_pid = o->attach_pid,
+		.duration_ms = o->duration_ms,
+		.procfs = "/proc",
+		.hooks = { .arg = &ctx, .on_output = ctx_output, .label = ctx_label, .on_sample = ctx_sample },
+	};
+	if (monitor_run(&mo, &r, &e) < 0) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	have_result = true;
+	if (launch && !r.started) {
+		/* Nothing ran: no record, and no CSV that looks like one. */
+		if (o->csv_path) {
+			csv_close(&csv, NULL);
+			unlink(o->csv_path);
+		}
+		const char *what = launch->shell ? "/bin/sh" : launch->argv[0];
+		if (r.exec_errno == ENOENT) {
+			fprintf(stderr, "perfhunt: command not found: %s\n", what);
+			status = PH_EXIT_NOTFOUND;
+		} else {
+			fprintf(stderr, "perfhunt: cannot execute '%s': %s\n", what, strerror(r.exec_errno));
+			status = PH_EXIT_NOEXEC;
+		}
+		goto out;
+	}
+
+	probefeed_finish(&feed, r.wall_ms);
+	char peak_phase[256] = "";
+	phase_set_active_at(&feed.phases, r.peak_at_ms, peak_phase, sizeof(peak_phase));
+	phases = phase_set_to_json(&feed.phases);
+
+	status = r.exit_signal ? 128 + r.exit_signal : r.exit_code;
+	if (!launch)
+		status = PH_EXIT_OK;
+	struct runrec_input in = {
+		.kind = o->kind, .argv = record_argv, .tags = o->tags, .opts = &mo,
+		.cgroup_mode = o->cgroup ? "auto" : "off", .r = &r, .csv_path = o->csv_path,
+		.phases = phases, .peak_phase = peak_phase, .exit_status = status,
+	};
+	rec = runrec_build(&in);
+
+	int write_failed = 0;
+	if (o->csv_path) {
+		if (r.write_errno) {
+			fprintf(stderr, "perfhunt: cannot write '%s': %s (the timeline is incomplete)\n",
+				o->csv_path, strerror(r.write_errno));
+			write_failed = 1;
+		}
+		if (csv_close(&csv, &e) < 0) {
+			cmd_fail(PH_EXIT_FAIL, &e);
+			write_failed = 1;
+		}
+	}
+	if (o->json_path && jsonio_write(o->json_path, rec, &e) < 0) {
+		cmd_fail(PH_EXIT_FAIL, &e);
+		write_failed = 1;
+	}
+	if (!o->quiet) {
+		fflush(stdout);
+		summary_print(rec, stderr);
+	}
+	if (write_failed && status == 0)
+		status = PH_EXIT_FAIL;
+out:
+	if (ctx.csv && csv.fd >= 0)
+		csv_close(&csv, NULL);
+	json_decref(rec);
+	json_decref(phases);
+	probefeed_release(&feed);
+	if (have_result)
+		monitor_result_release(&r);
+	return status;
+}

@@ -1,0 +1,63 @@
+/* record_opts: the options and the orchestration shared by every command that
+ * records a tree (run, watch): sampling, output files, probes, history.
+ * One parser and one executor, so `run` and `watch` cannot drift apart.
+ */
+#ifndef PERFHUNT_RECORD_OPTS_H
+#define PERFHUNT_RECORD_OPTS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "monitor/launch.h"
+#include "probe/probe.h"
+#include "record/csv.h"
+#include "util/err.h"
+#include "util/parse.h"
+
+struct record_opts {
+	int interval_ms;
+	const char *json_path;
+	const char *csv_path;
+	enum csv_format csv_format;
+	bool pss;
+	bool cgroup;
+	bool quiet;
+	bool probes;
+	struct probe_config probe_cfg;
+	const char **tags;   /* NULL-terminated */
+	size_t ntags;
+	bool save;
+	const char *kind;    /* "run" or "watch" */
+	pid_t attach_pid;    /* watch */
+	double duration_ms;  /* watch */
+};
+
+#define RECORD_OPTS_SHORT "o:q"
+#define RECORD_OPTS_HELP \
+	"      --interval MS      sampling interval (default 100, minimum 1)\n" \
+	"  -o, --output FILE      write the JSON run record to FILE\n" \
+	"      --csv FILE         write the timeline CSV (every sample) to FILE\n" \
+	"      --csv-format F     full (default) or seed (epoch_ms,rss_kb,rss_gib, no header)\n" \
+	"      --pss              also sample PSS (smaps_rollup; costlier, time-budgeted)\n" \
+	"      --cgroup MODE      auto (default): exact whole-tree peak from a memory cgroup; off\n" \
+	"  -q, --quiet            no summary\n" \
+	"      --probe PREFIX     also parse lines starting 'PREFIX:' (default PERFHUNT, CUZK_TIMING)\n" \
+	"      --lane-key KEY     a probe key that names a lane (default gpu_tid, tid, worker)\n" \
+	"      --no-probes        leave the command's stdout/stderr untouched, no probe parsing\n" \
+	"      --tag NAME         tag the run in the history (repeatable)\n" \
+	"      --no-save          do not store the run in the history\n"
+
+void record_opts_init(struct record_opts *o);
+void record_opts_release(struct record_opts *o);
+/* getopt_long table: the shared options followed by extra (terminated); caller frees. */
+struct option *record_opts_longopts(const struct option *extra);
+/* Handles option c if it is a shared one: 1 handled, 0 not ours, -1 bad value (e filled). */
+int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err *e);
+/* Runs the monitor (launch != NULL: run mode; else watch o->attach_pid), writes
+ * the records, prints the summary; returns the exit status. */
+int record_opts_execute(struct record_opts *o, const struct launch_opts *launch, const char *stop_note,
+			uint64_t memory_limit_bytes, char *const *record_argv);
+
+#endif

@@ -1,0 +1,92 @@
+/* summary: a readable `time -v` — every figure named with how it was obtained. */
+#include "export/summary.h"
+
+#include <string.h>
+
+#include "export/phases_text.h"
+#include "util/units.h"
+
+static double num(const json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+void summary_print(const json_t *rec, FILE *out)
+{
+	const json_t *sum = json_object_get(rec, "summary");
+	const json_t *ex = json_object_get(rec, "exit");
+	char a[48], b[48], c[48];
+
+	fputs("perfhunt:", out);
+	size_t i;
+	json_t *arg;
+	json_array_foreach(json_object_get(rec, "command"), i, arg)
+		fprintf(out, " %s", json_string_value(arg));
+	fputc('\n', out);
+
+	if (!strcmp(str(rec, "kind"), "watch"))
+		fprintf(out, "  %-17s %s\n", "ended", str(rec, "ended"));
+	else if (num(ex, "signal") > 0)
+		fprintf(out, "  %-17s killed by %s (status %d)%s\n", "exit", str(ex, "signal_name"),
+			(int)num(ex, "status"),
+			json_is_true(json_object_get(ex, "core_dumped")) ? ", core dumped" : "");
+	else
+		fprintf(out, "  %-17s %d\n", "exit status", (int)num(ex, "code"));
+
+	double wall = num(sum, "wall_s");
+	fprintf(out, "  %-17s %s   user %s   sys %s   CPU %.0f %%\n", "wall",
+		units_ms(wall * 1000, a, sizeof a), units_ms(num(sum, "user_s") * 1000, b, sizeof b),
+		units_ms(num(sum, "sys_s") * 1000, c, sizeof c), num(sum, "cpu_pct"));
+
+	json_t *pk;
+	json_array_foreach(json_object_get(rec, "peaks"), i, pk) {
+		units_kb(num(pk, "kb"), a, sizeof a);
+		const char *scope = str(pk, "scope");
+		if (!strcmp(scope, "process")) {
+			fprintf(out, "  %-17s %-12s largest single process", "peak RSS", a);
+			if (num(pk, "pid") > 0)
+				fprintf(out, " (%s, pid %d)", str(pk, "comm"), (int)num(pk, "pid"));
+			fprintf(out, "; exact: %s\n", str(pk, "method"));
+		} else if (json_is_true(json_object_get(pk, "exact"))) {
+			fprintf(out, "  %-17s %-12s whole tree; exact: %s (%s)\n", "peak tree", a,
+				str(pk, "method"), str(pk, "note"));
+		} else {
+			fprintf(out, "  %-17s %-12s sum of the tree's RSS at %s", "sampled peak", a,
+				units_ms(num(pk, "at_ms"), b, sizeof b));
+			const char *ph = str(pk, "phase");
+			if (*ph)
+				fprintf(out, ", in phase %s", ph);
+			fprintf(out, " (%d samples every %d ms)\n", (int)num(sum, "samples"),
+				(int)num(sum, "interval_ms"));
+		}
+	}
+	if (json_object_get(sum, "pss_peak_kb"))
+		fprintf(out, "  %-17s %s\n", "peak PSS", units_kb(num(sum, "pss_peak_kb"), a, sizeof a));
+	if (json_object_get(sum, "gpu_peak_mib"))
+		fprintf(out, "  %-17s %s (includes the CUDA context)\n", "peak GPU memory",
+			units_kb(num(sum, "gpu_peak_mib") * 1024, a, sizeof a));
+	fprintf(out, "  %-17s %s minor, %s major\n", "page faults",
+		units_count(num(sum, "minflt"), a, sizeof a), units_count(num(sum, "majflt"), b, sizeof b));
+	fprintf(out, "  %-17s %s voluntary, %s involuntary\n", "context switches",
+		units_count(num(sum, "vcsw"), a, sizeof a), units_count(num(sum, "ivcsw"), b, sizeof b));
+	fprintf(out, "  %-17s %d processes, %d threads at most\n", "tree",
+		(int)num(sum, "max_procs"), (int)num(sum, "max_threads"));
+	fprintf(out, "  %-17s %s read, %s written\n", "I/O",
+		units_kb(num(sum, "read_bytes") / 1024, a, sizeof a),
+		units_kb(num(sum, "write_bytes") / 1024, b, sizeof b));
+	double samples = num(sum, "samples");
+	fprintf(out, "  %-17s %s CPU for %d samples (%s per sample)\n", "monitor",
+		units_ms(num(sum, "monitor_cpu_s") * 1000, a, sizeof a), (int)samples,
+		units_ms(samples > 0 ? num(sum, "monitor_cpu_s") * 1000 / samples : 0, b, sizeof b));
+
+	json_t *n;
+	json_array_foreach(json_object_get(rec, "notes"), i, n)
+		fprintf(out, "  note: %s\n", json_string_value(n));
+	phases_text_print(rec, out, NULL);
+}

@@ -1,0 +1,13 @@
+/* summary: the end-of-run summary on the terminal, from a run record.
+ * Used by `run` and `watch` at exit and by `show` for a stored record, so the
+ * three always print the same figures with the same words.
+ */
+#ifndef PERFHUNT_SUMMARY_H
+#define PERFHUNT_SUMMARY_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+void summary_print(const json_t *record, FILE *out);
+
+#endif

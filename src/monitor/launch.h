@@ -1,0 +1,39 @@
+/* launch: starting the measured command, held at the gate until we are ready.
+ *
+ * The child is forked, joins its process group plumbing, then blocks on a
+ * pipe until the parent has put it in the cgroup, opened counters on it and
+ * registered it as a tree member; only then does it exec. A second,
+ * close-on-exec pipe carries exec's errno back, so "not found" (127) and
+ * "not executable" (126) are told apart from the command's own exit status.
+ */
+#ifndef PERFHUNT_LAUNCH_H
+#define PERFHUNT_LAUNCH_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "util/err.h"
+
+struct launch_opts {
+	char *const *argv;     /* command and arguments; with shell, argv[0] is the script */
+	bool shell;            /* run sh -c argv[0] */
+	bool capture;          /* stdout/stderr through pipes (for probes) */
+	bool probe_fd;         /* open a pipe whose write end the child finds in $PERFHUNT_FD */
+};
+
+struct launch_child {
+	pid_t pid;
+	int out_fd, err_fd;    /* read ends of the child's stdout/stderr, or -1 */
+	int probe_fd;          /* read end of $PERFHUNT_FD, or -1 */
+	int gate_fd;           /* write end: closing it lets the child exec */
+	int exec_err_fd;       /* read end: exec's errno, or EOF on success */
+};
+
+/* Forks the child and leaves it waiting at the gate. */
+int launch_spawn(const struct launch_opts *o, struct launch_child *c, struct err *e);
+/* Opens the gate and waits for exec: 0 when it ran, else the errno of the failed exec. */
+int launch_release(struct launch_child *c);
+/* Closes every fd still open in c. */
+void launch_close(struct launch_child *c);
+
+#endif

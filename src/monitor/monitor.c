@@ -1,0 +1,494 @@
+/* monitor: the poll loop that samples a process tree.
+ *
+ * One thread, one poll(): a timerfd paces the samples on the monotonic clock,
+ * a signalfd delivers SIGCHLD (reap with wait4, per child) and the signals we
+ * forward, the child's stdout/stderr pipes are copied through as bytes arrive,
+ * and netlink sockets push forks (discovery) and exits (taskstats hiwater).
+ * Nothing here sleeps in a way that could delay the child's output or exit.
+ */
+#include "monitor/monitor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc/cgroup.h"
+#include "proc/netlink.h"
+#include "util/clock.h"
+
+struct loop {
+	const struct monitor_opts *o;
+	struct monitor_result *r;
+	struct proctree tree;
+	struct proctree_totals prev;
+	bool have_prev;
+	int64_t t0_ns;
+	long ticks_per_s;
+	pid_t root;                 /* run mode: the command */
+	bool root_done;
+	pid_t self;
+	int stream_fd[4];           /* index by enum monitor_stream */
+	bool out_broken[3];         /* our stdout/stderr closed: keep draining, stop copying */
+	struct exitstats xs;
+	int events_fd;
+	bool rescan;                /* events were lost or unavailable: pull discovery */
+};
+
+static void note(struct monitor_result *r, const char *fmt, ...)
+{
+	if (r->nnotes >= (int)(sizeof(r->notes) / sizeof(r->notes[0])))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->notes[r->nnotes++], sizeof(r->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+static double now_ms(const struct loop *l)
+{
+	return (double)(clock_mono_ns() - l->t0_ns) / 1e6;
+}
+
+static uint64_t delta(uint64_t now, uint64_t before)
+{
+	return now > before ? now - before : 0;
+}
+
+static void take_sample(struct loop *l)
+{
+	struct monitor_result *r = l->r;
+	if (l->rescan)
+		proctree_scan(&l->tree);
+	struct proctree_totals t;
+	proctree_sample(&l->tree, &t);
+	struct sample s;
+	memset(&s, 0, sizeof(s));
+	s.t_ms = now_ms(l);
+	s.epoch_ms = r->start_epoch_ms + (int64_t)s.t_ms;
+	s.rss_kb = t.rss_kb;
+	s.anon_kb = t.anon_kb;
+	s.file_kb = t.file_kb;
+	s.shmem_kb = t.shmem_kb;
+	s.swap_kb = t.swap_kb;
+	s.pss_kb = t.pss_kb;
+	s.pss_valid = t.pss_valid;
+	s.procs = t.procs;
+	s.threads = t.threads;
+	s.minflt_total = t.minflt;
+	s.majflt_total = t.majflt;
+	if (l->have_prev) {
+		s.user_ms = (double)delta(t.utime_ticks, l->prev.utime_ticks) * 1000.0 / (double)l->ticks_per_s;
+		s.sys_ms = (double)delta(t.stime_ticks, l->prev.stime_ticks) * 1000.0 / (double)l->ticks_per_s;
+		s.minflt = delta(t.minflt, l->prev.minflt);
+		s.majflt = delta(t.majflt, l->prev.majflt);
+		s.vcsw = delta(t.vcsw, l->prev.vcsw);
+		s.ivcsw = delta(t.ivcsw, l->prev.ivcsw);
+		s.read_bytes = delta(t.rchar, l->prev.rchar);
+		s.write_bytes = delta(t.wchar, l->prev.wchar);
+	} else {
+		s.user_ms = (double)t.utime_ticks * 1000.0 / (double)l->ticks_per_s;
+		s.sys_ms = (double)t.stime_ticks * 1000.0 / (double)l->ticks_per_s;
+		s.minflt = t.minflt;
+		s.majflt = t.majflt;
+		s.vcsw = t.vcsw;
+		s.ivcsw = t.ivcsw;
+		s.read_bytes = t.rchar;
+		s.write_bytes = t.wchar;
+	}
+	l->prev = t;
+	l->have_prev = true;
+	if (l->o->hooks.on_tick)
+		l->o->hooks.on_tick(l->o->hooks.arg, &l->tree, &s);
+	if (l->o->hooks.label)
+		l->o->hooks.label(l->o->hooks.arg, &s);
+
+	r->last = t;
+	r->samples++;
+	if (t.hwm_kb > r->hwm_kb) {
+		r->hwm_kb = t.hwm_kb;
+		r->hwm_pid = t.hwm_pid;
+		memcpy(r->hwm_comm, t.hwm_comm, sizeof(r->hwm_comm));
+	}
+	if (s.rss_kb > r->peak_tree_rss_kb || r->samples == 1) {
+		r->peak_tree_rss_kb = s.rss_kb;
+		r->peak_at_ms = s.t_ms;
+		memcpy(r->peak_phase, s.phase, sizeof(r->peak_phase));
+	}
+	if (s.pss_valid && s.pss_kb > r->peak_pss_kb)
+		r->peak_pss_kb = s.pss_kb;
+	if (s.gpu_valid && s.gpu_mib > r->peak_gpu_mib)
+		r->peak_gpu_mib = s.gpu_mib;
+	if (t.procs > r->max_procs)
+		r->max_procs = t.procs;
+	if (t.threads > r->max_threads)
+		r->max_threads = t.threads;
+	timeline_push(&r->tl, &s);
+	if (l->o->hooks.on_sample && !r->write_errno && l->o->hooks.on_sample(l->o->hooks.arg, &s) < 0)
+		r->write_errno = errno ? errno : EIO;
+}
+
+/* ---- kernel events ---- */
+
+static void on_fork(pid_t parent, pid_t child, void *arg)
+{
+	struct loop *l = arg;
+	if (parent == l->self || proctree_has(&l->tree, parent))
+		proctree_add(&l->tree, child, NULL);
+}
+
+static void on_exit_record(const struct exit_record *x, void *arg)
+{
+	struct loop *l = arg;
+	/* A task of the tree: still a member (retired only at the next read),
+	 * or a child of one that lived too briefly to be seen. */
+	if (!proctree_has(&l->tree, x->tgid) && !proctree_has(&l->tree, x->ppid) && x->ppid != l->self &&
+	    !(l->root > 0 && (x->tgid == l->root || x->ppid == l->root)))
+		return;
+	if (x->hiwater_rss_kb > l->r->taskstats_kb) {
+		l->r->taskstats_kb = x->hiwater_rss_kb;
+		l->r->taskstats_pid = x->tgid ? x->tgid : x->pid;
+		memcpy(l->r->taskstats_comm, x->comm, sizeof(l->r->taskstats_comm));
+	}
+}
+
+/* ---- children ---- */
+
+static void add_rusage(struct rusage *a, const struct rusage *b)
+{
+	timeradd(&a->ru_utime, &b->ru_utime, &a->ru_utime);
+	timeradd(&a->ru_stime, &b->ru_stime, &a->ru_stime);
+	a->ru_minflt += b->ru_minflt;
+	a->ru_majflt += b->ru_majflt;
+	a->ru_nvcsw += b->ru_nvcsw;
+	a->ru_nivcsw += b->ru_nivcsw;
+	a->ru_inblock += b->ru_inblock;
+	a->ru_oublock += b->ru_oublock;
+	if (b->ru_maxrss > a->ru_maxrss)
+		a->ru_maxrss = b->ru_maxrss;
+}
+
+static void reap(struct loop *l)
+{
+	for (;;) {
+		int st;
+		struct rusage ru;
+		pid_t pid = wait4(-1, &st, WNOHANG, &ru);
+		if (pid <= 0)
+			break;
+		add_rusage(&l->r->ru, &ru);
+		if ((uint64_t)ru.ru_maxrss > l->r->maxrss_kb)
+			l->r->maxrss_kb = (uint64_t)ru.ru_maxrss;
+		if (pid == l->root) {
+			l->r->wall_ms = now_ms(l);
+			l->root_done = true;
+			if (WIFEXITED(st))
+				l->r->exit_code = WEXITSTATUS(st);
+			else if (WIFSIGNALED(st)) {
+				l->r->exit_signal = WTERMSIG(st);
+				l->r->core_dumped = WCOREDUMP(st);
+			}
+		}
+	}
+}
+
+/* ---- output passthrough ---- */
+
+static void write_all(struct loop *l, int stream, const char *buf, size_t n)
+{
+	int fd = stream == MONITOR_STDOUT ? STDOUT_FILENO : STDERR_FILENO;
+	while (n && !l->out_broken[stream]) {
+		ssize_t w = write(fd, buf, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				struct pollfd p = { .fd = fd, .events = POLLOUT };
+				poll(&p, 1, 100);
+				continue;
+			}
+			l->out_broken[stream] = true; /* reader gone: keep draining the child */
+			break;
+		}
+		buf += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Reads what is available on one stream; returns false at EOF. */
+static bool pump(struct loop *l, int stream)
+{
+	char buf[65536];
+	ssize_t n = read(l->stream_fd[stream], buf, sizeof(buf));
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN;
+	if (n == 0)
+		return false;
+	if (stream != MONITOR_PROBE_FD)
+		write_all(l, stream, buf, (size_t)n);
+	if (l->o->hooks.on_output)
+		l->o->hooks.on_output(l->o->hooks.arg, stream, buf, (size_t)n, now_ms(l));
+	return true;
+}
+
+static void close_stream(struct loop *l, int stream)
+{
+	if (l->stream_fd[stream] >= 0)
+		close(l->stream_fd[stream]);
+	l->stream_fd[stream] = -1;
+}
+
+/* ---- setup and loop ---- */
+
+static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
+{
+	const struct monitor_opts *o = l->o;
+	struct launch_child c;
+	if (launch_spawn(o->launch, &c, e) < 0)
+		return -1;
+	l->root = c.pid;
+	if (cg->version) {
+		struct err ce;
+		if (cgroup_add_pid(cg, c.pid, &ce) < 0) {
+			note(l->r, "no cgroup peak: %s", ce.msg);
+			cgroup_destroy(cg);
+		} else if (o->memory_limit_bytes && cgroup_set_limit(cg, o->memory_limit_bytes, &ce) < 0) {
+			note(l->r, "%s", ce.msg);
+		}
+	}
+	proctree_add(&l->tree, c.pid, NULL);
+	if (o->hooks.on_spawn)
+		o->hooks.on_spawn(o->hooks.arg, c.pid);
+	l->stream_fd[MONITOR_STDOUT] = c.out_fd;
+	l->stream_fd[MONITOR_STDERR] = c.err_fd;
+	l->stream_fd[MONITOR_PROBE_FD] = c.probe_fd;
+	c.out_fd = c.err_fd = c.probe_fd = -1;
+	l->r->start_epoch_ms = clock_epoch_ms();
+	l->t0_ns = clock_mono_ns();
+	int xerr = launch_release(&c);
+	launch_close(&c);
+	if (xerr) {
+		l->r->exec_errno = xerr;
+		int st;
+		waitpid(l->root, &st, 0);
+		l->root_done = true;
+		return 0;
+	}
+	l->r->started = true;
+	return 0;
+}
+
+int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct err *e)
+{
+	memset(r, 0, sizeof(*r));
+	timeline_init(&r->tl, o->timeline_rows ? o->timeline_rows : 2048);
+	struct loop l;
+	memset(&l, 0, sizeof(l));
+	l.o = o;
+	l.r = r;
+	l.self = getpid();
+	l.ticks_per_s = sysconf(_SC_CLK_TCK);
+	l.events_fd = -1;
+	l.xs.fd = -1;
+	for (int i = 0; i < 4; i++)
+		l.stream_fd[i] = -1;
+	int sfd = -1, tfd = -1, ret = -1;
+	struct cgroup cg = { 0 };
+	int64_t cpu0 = clock_self_cpu_ns();
+
+	if (proctree_init(&l.tree, o->procfs ? o->procfs : "/proc", e) < 0)
+		goto out;
+	l.tree.pss = o->pss;
+
+	sigset_t mask, oldmask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		err_sys(e, "signalfd");
+		goto out;
+	}
+
+	struct err ne;
+	l.events_fd = procevents_open(&ne);
+	r->proc_events = l.events_fd >= 0;
+	l.rescan = !r->proc_events;
+	if (exitstats_open(&l.xs, &ne) == 0)
+		r->taskstats = true;
+
+	if (o->launch) {
+		/* Daemonizing grandchildren are re-parented to us, so they stay measured. */
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		l.tree.anchor = l.self;
+		if (o->cgroup) {
+			struct err ce;
+			if (cgroup_create(&cg, &ce) < 0)
+				note(r, "no cgroup peak: %s", ce.msg);
+		}
+		if (start_command(&l, &cg, e) < 0)
+			goto out;
+		if (!r->started)
+			goto done;
+	} else {
+		if (proctree_add(&l.tree, o->attach_pid, e) < 0)
+			goto out;
+		proctree_scan(&l.tree);
+		r->start_epoch_ms = clock_epoch_ms();
+		l.t0_ns = clock_mono_ns();
+	}
+
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	struct itimerspec its = { 0 };
+	its.it_interval.tv_sec = o->interval_ms / 1000;
+	its.it_interval.tv_nsec = (long)(o->interval_ms % 1000) * 1000000L;
+	its.it_value = its.it_interval;
+	if (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) < 0) {
+		err_sys(e, "timerfd");
+		goto out;
+	}
+	take_sample(&l);
+
+	bool stop = false;
+	while (!stop) {
+		struct pollfd p[8];
+		int np = 0, idx_sig, idx_tim, idx_ev = -1, idx_xs = -1, idx_st[4] = { -1, -1, -1, -1 };
+		p[np] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		idx_sig = np++;
+		p[np] = (struct pollfd){ .fd = tfd, .events = POLLIN };
+		idx_tim = np++;
+		if (l.events_fd >= 0) {
+			p[np] = (struct pollfd){ .fd = l.events_fd, .events = POLLIN };
+			idx_ev = np++;
+		}
+		if (l.xs.fd >= 0) {
+			p[np] = (struct pollfd){ .fd = l.xs.fd, .events = POLLIN };
+			idx_xs = np++;
+		}
+		for (int s = 1; s <= 3; s++)
+			if (l.stream_fd[s] >= 0) {
+				p[np] = (struct pollfd){ .fd = l.stream_fd[s], .events = POLLIN };
+				idx_st[s] = np++;
+			}
+		int timeout = -1;
+		if (o->duration_ms > 0) {
+			double left = o->duration_ms - now_ms(&l);
+			if (left <= 0)
+				break;
+			timeout = (int)left + 1;
+		}
+		int n = poll(p, (nfds_t)np, timeout);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err_sys(e, "poll");
+			goto out;
+		}
+		/* Kernel events first, so a fork is a member before the next read. */
+		if (idx_ev >= 0 && p[idx_ev].revents) {
+			struct procevents_handler h = { on_fork, NULL, &l };
+			if (procevents_read(l.events_fd, &h) < 0)
+				proctree_scan(&l.tree); /* events lost: catch up by pulling */
+		}
+		if (idx_xs >= 0 && p[idx_xs].revents)
+			exitstats_read(&l.xs, on_exit_record, &l);
+		for (int s = 1; s <= 3; s++)
+			if (idx_st[s] >= 0 && p[idx_st[s]].revents && !pump(&l, s))
+				close_stream(&l, s);
+		if (p[idx_sig].revents) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				int sig = (int)si.ssi_signo;
+				if (sig == SIGCHLD)
+					continue;
+				if (o->launch && !l.root_done) {
+					kill(l.root, sig);
+					r->forwarded_signal = sig;
+				} else if (!o->launch) {
+					r->stop_signal = sig;
+					stop = true;
+				}
+			}
+			if (o->launch)
+				reap(&l);
+		}
+		if (p[idx_tim].revents) {
+			uint64_t expirations;
+			if (read(tfd, &expirations, sizeof(expirations)) > 0)
+				take_sample(&l);
+			if (!o->launch && l.tree.nprocs == 0) {
+				r->target_exited = true;
+				stop = true;
+			}
+		}
+		if (o->launch && l.root_done)
+			stop = true;
+	}
+	/* The last look: the tree as the command left it, then what is still in the pipes. */
+	if (l.xs.fd >= 0)
+		exitstats_read(&l.xs, on_exit_record, &l);
+	take_sample(&l);
+	for (int s = 1; s <= 3; s++) {
+		if (l.stream_fd[s] < 0)
+			continue;
+		/* Leftover processes may hold the pipe open: read what is there, never wait for EOF. */
+		fcntl(l.stream_fd[s], F_SETFL, fcntl(l.stream_fd[s], F_GETFL) | O_NONBLOCK);
+		while (pump(&l, s)) {
+			struct pollfd pp = { .fd = l.stream_fd[s], .events = POLLIN };
+			if (poll(&pp, 1, 0) <= 0)
+				break;
+		}
+	}
+	if (!o->launch)
+		r->wall_ms = now_ms(&l);
+	r->leftover_procs = l.tree.nprocs;
+done:
+	if (cg.version) {
+		struct err ce;
+		if (cgroup_peak_kb(&cg, &r->cgroup_peak_kb, &ce) == 0) {
+			r->cgroup_ok = true;
+			snprintf(r->cgroup_method, sizeof(r->cgroup_method), "%s", cgroup_method(&cg));
+		} else {
+			note(r, "no cgroup peak: %s", ce.msg);
+		}
+	}
+	timeline_flush(&r->tl);
+	r->vanished = l.tree.vanished;
+	r->unreadable = l.tree.unreadable;
+	ret = 0;
+out:
+	for (int s = 1; s <= 3; s++)
+		close_stream(&l, s);
+	cgroup_destroy(&cg);
+	if (l.events_fd >= 0)
+		close(l.events_fd);
+	exitstats_close(&l.xs);
+	if (tfd >= 0)
+		close(tfd);
+	if (sfd >= 0) {
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	}
+	proctree_release(&l.tree);
+	r->monitor_cpu_ms = (double)(clock_self_cpu_ns() - cpu0) / 1e6;
+	return ret;
+}
+
+void monitor_result_release(struct monitor_result *r)
+{
+	timeline_release(&r->tl);
+}

@@ -1,0 +1,98 @@
+/* monitor: the sampling loop — one poll() over the timer, signals, the
+ * child's output, and kernel process events — that turns a running process
+ * tree into samples, exact peaks and an exit status.
+ *
+ * It measures and never prints: the child's output is copied through
+ * unchanged, and everything else reaches the caller through hooks (CSV rows,
+ * probe lines) or the result struct.
+ */
+#ifndef PERFHUNT_MONITOR_H
+#define PERFHUNT_MONITOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "monitor/launch.h"
+#include "monitor/sample.h"
+#include "proc/proctree.h"
+#include "util/err.h"
+
+enum monitor_stream { MONITOR_STDOUT = 1, MONITOR_STDERR = 2, MONITOR_PROBE_FD = 3 };
+
+struct monitor_hooks {
+	void *arg;
+	/* bytes the child wrote (already copied through to our stdout/stderr) */
+	void (*on_output)(void *arg, enum monitor_stream s, const char *buf, size_t n, double t_ms);
+	/* sets s->phase before the sample is stored and written */
+	void (*label)(void *arg, struct sample *s);
+	/* every sample in order; a negative return is a write error, reported once */
+	int (*on_sample)(void *arg, const struct sample *s);
+	/* the command is forked but not yet exec'd (open counters on it here) */
+	void (*on_spawn)(void *arg, pid_t pid);
+	/* called after each sample with the tree's PIDs, for GPU attribution */
+	void (*on_tick)(void *arg, const struct proctree *t, struct sample *s);
+};
+
+struct monitor_opts {
+	int interval_ms;
+	bool pss;
+	bool cgroup;                 /* try to put the command in its own memory cgroup */
+	uint64_t memory_limit_bytes; /* with cgroup: a hard limit (0 = none) */
+	const struct launch_opts *launch; /* run mode: the command to start */
+	pid_t attach_pid;            /* watch mode: the root of an existing tree */
+	double duration_ms;          /* watch mode: stop after this long (0 = until it exits) */
+	const char *procfs;          /* "/proc" */
+	size_t timeline_rows;        /* bound of the in-memory timeline */
+	struct monitor_hooks hooks;
+};
+
+struct monitor_result {
+	int64_t start_epoch_ms;
+	double wall_ms;
+	bool started;                /* the command ran (exec succeeded) */
+	int exec_errno;              /* exec failed with this */
+	int exit_code, exit_signal;  /* run mode */
+	bool core_dumped;
+	int forwarded_signal;        /* last signal passed on to the command */
+	int stop_signal;             /* watch mode: the signal that stopped us */
+	bool target_exited;          /* watch mode: the tree ended on its own */
+	struct rusage ru;            /* the command and every orphan we reaped, from wait4 */
+	uint64_t maxrss_kb;          /* largest ru_maxrss of any waited process */
+	/* exact largest single process, by method */
+	uint64_t hwm_kb;             /* VmHWM of members while alive */
+	pid_t hwm_pid;
+	char hwm_comm[64];
+	uint64_t taskstats_kb;       /* hiwater_rss from taskstats exit records */
+	pid_t taskstats_pid;
+	char taskstats_comm[32];
+	bool taskstats;              /* exit records were being received */
+	bool proc_events;            /* discovery by the process-events connector */
+	bool cgroup_ok;
+	uint64_t cgroup_peak_kb;
+	char cgroup_method[64];
+	/* sampled */
+	struct proctree_totals last; /* cumulative counters at the last sample */
+	uint64_t peak_tree_rss_kb;
+	double peak_at_ms;
+	char peak_phase[96];         /* phase label of the peak sample when it was taken */
+	uint64_t peak_pss_kb;
+	double peak_gpu_mib;
+	uint64_t samples;
+	uint32_t max_procs, max_threads;
+	uint64_t vanished, unreadable, leftover_procs;
+	double monitor_cpu_ms;
+	int write_errno;             /* on_sample failed with this */
+	struct timeline tl;
+	char notes[8][160];
+	int nnotes;
+};
+
+/* Runs until the command exits (run mode) or the watched tree ends, the
+ * duration passes, or SIGINT/SIGTERM/SIGHUP/SIGQUIT arrives (watch mode).
+ * Returns 0 with r filled (release with monitor_result_release), or -1. */
+int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct err *e);
+void monitor_result_release(struct monitor_result *r);
+
+#endif

@@ -1,0 +1,32 @@
+/* probefeed: the bridge from the child's output streams to phases.
+ *
+ * The monitor hands over raw bytes per stream with their arrival time; this
+ * splits them into lines (one splitter per stream, so stdout and stderr never
+ * interleave mid-line), parses probe lines and feeds the phase set. It also
+ * labels each sample with the phases open at that moment.
+ */
+#ifndef PERFHUNT_PROBEFEED_H
+#define PERFHUNT_PROBEFEED_H
+
+#include "monitor/monitor.h"
+#include "probe/linebuf.h"
+#include "probe/phases.h"
+#include "probe/probe.h"
+
+struct probefeed {
+	struct probe_config *config;   /* borrowed */
+	struct phase_set phases;
+	struct linebuf lines[4];       /* by enum monitor_stream */
+	double now_ms;                 /* arrival time of the bytes being split */
+	int stream;
+};
+
+void probefeed_init(struct probefeed *f, struct probe_config *config);
+void probefeed_release(struct probefeed *f);
+/* monitor hooks */
+void probefeed_on_output(void *arg, enum monitor_stream s, const char *buf, size_t n, double t_ms);
+void probefeed_label(void *arg, struct sample *s);
+/* Ends open lines and phases at end_ms and computes the statistics. */
+void probefeed_finish(struct probefeed *f, double end_ms);
+
+#endif

@@ -1,0 +1,45 @@
+/* sample: one interval of the measured tree, the row of every timeline.
+ * Instantaneous fields are summed over the live tree at the sample time;
+ * "delta" fields cover the interval since the previous sample.
+ */
+#ifndef PERFHUNT_SAMPLE_H
+#define PERFHUNT_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sample {
+	int64_t epoch_ms;
+	double t_ms;
+	uint64_t rss_kb, anon_kb, file_kb, shmem_kb, swap_kb, pss_kb;
+	double user_ms, sys_ms;                   /* delta */
+	uint64_t minflt, majflt;                  /* delta */
+	uint64_t minflt_total, majflt_total;      /* cumulative */
+	uint64_t vcsw, ivcsw, read_bytes, write_bytes; /* delta */
+	uint32_t procs, threads;
+	double gpu_mib, gpu_util_pct;
+	bool pss_valid, gpu_valid;
+	char phase[96];                           /* active phases joined by '+' */
+};
+
+/* A bounded in-memory timeline: when full, neighbouring rows merge in pairs
+ * (keeping the row with the larger rss, summing the deltas) and the stride
+ * doubles, so memory stays constant however long the run. */
+struct timeline {
+	struct sample *rows;
+	size_t n, cap;
+	uint64_t stride;       /* sampled intervals per kept row */
+	struct sample pending; /* partial bucket being filled */
+	uint64_t pending_n;
+};
+
+void timeline_init(struct timeline *tl, size_t cap);
+void timeline_release(struct timeline *tl);
+void timeline_push(struct timeline *tl, const struct sample *s);
+/* Moves a partial bucket into rows (call once at the end). */
+void timeline_flush(struct timeline *tl);
+/* Folds b into a: max-rss row wins for instantaneous fields, deltas add. */
+void sample_merge(struct sample *a, const struct sample *b);
+
+#endif

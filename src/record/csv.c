@@ -1,0 +1,100 @@
+/* csv: writing timeline rows whole, one write(2) each. */
+#include "record/csv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const char csv_header[] =
+	"epoch_ms,rss_kb,rss_gib,t_ms,anon_kb,file_kb,shmem_kb,swap_kb,pss_kb,user_ms,sys_ms,"
+	"minflt,majflt,minflt_total,majflt_total,vcsw,ivcsw,read_bytes,write_bytes,procs,threads,"
+	"gpu_mib,gpu_util_pct,phase\n";
+
+static int write_whole(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int csv_open(struct csv_writer *w, const char *path, enum csv_format format, struct err *e)
+{
+	w->format = format;
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0)
+		return err_sys(e, "cannot create '%s'", path);
+	if (format == CSV_FULL && write_whole(w->fd, csv_header, sizeof(csv_header) - 1) < 0) {
+		err_sys(e, "cannot write '%s'", path);
+		close(w->fd);
+		w->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+size_t csv_format_row(enum csv_format format, const struct sample *s, char *buf, size_t n)
+{
+	int len;
+	if (format == CSV_SEED) {
+		len = snprintf(buf, n, "%lld,%llu,%.2f\n", (long long)s->epoch_ms,
+			       (unsigned long long)s->rss_kb, (double)s->rss_kb / 1048576.0);
+	} else {
+		char pss[24] = "", gpu[24] = "", util[24] = "";
+		if (s->pss_valid)
+			snprintf(pss, sizeof(pss), "%llu", (unsigned long long)s->pss_kb);
+		if (s->gpu_valid) {
+			snprintf(gpu, sizeof(gpu), "%.1f", s->gpu_mib);
+			snprintf(util, sizeof(util), "%.0f", s->gpu_util_pct);
+		}
+		/* Phase names are [A-Za-z0-9_.-+=]: nothing that needs CSV quoting. */
+		len = snprintf(buf, n,
+			       "%lld,%llu,%.2f,%.1f,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%llu,%llu,%llu,%llu,"
+			       "%llu,%llu,%llu,%llu,%u,%u,%s,%s,%s\n",
+			       (long long)s->epoch_ms, (unsigned long long)s->rss_kb,
+			       (double)s->rss_kb / 1048576.0, s->t_ms, (unsigned long long)s->anon_kb,
+			       (unsigned long long)s->file_kb, (unsigned long long)s->shmem_kb,
+			       (unsigned long long)s->swap_kb, pss, s->user_ms, s->sys_ms,
+			       (unsigned long long)s->minflt, (unsigned long long)s->majflt,
+			       (unsigned long long)s->minflt_total, (unsigned long long)s->majflt_total,
+			       (unsigned long long)s->vcsw, (unsigned long long)s->ivcsw,
+			       (unsigned long long)s->read_bytes, (unsigned long long)s->write_bytes,
+			       s->procs, s->threads, gpu, util, s->phase);
+	}
+	if (len < 0)
+		return 0;
+	if ((size_t)len >= n) { /* never write a cut row: end it where it was cut */
+		buf[n - 2] = '\n';
+		buf[n - 1] = 0;
+		return n - 1;
+	}
+	return (size_t)len;
+}
+
+int csv_write(struct csv_writer *w, const struct sample *s)
+{
+	char buf[1024];
+	size_t len = csv_format_row(w->format, s, buf, sizeof(buf));
+	return write_whole(w->fd, buf, len);
+}
+
+int csv_close(struct csv_writer *w, struct err *e)
+{
+	if (w->fd < 0)
+		return 0;
+	int rc = close(w->fd);
+	w->fd = -1;
+	if (rc < 0)
+		return err_sys(e, "cannot write '%s'", w->path);
+	return 0;
+}

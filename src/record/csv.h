@@ -1,0 +1,32 @@
+/* csv: the timeline CSV writer (format in docs/FORMATS.md).
+ *
+ * Each row is formatted into one buffer and written with a single write(2),
+ * unbuffered: a monitor killed with SIGKILL leaves only whole rows behind,
+ * and a full disk is noticed at the row that did not fit.
+ */
+#ifndef PERFHUNT_CSV_H
+#define PERFHUNT_CSV_H
+
+#include <stdbool.h>
+
+#include "monitor/sample.h"
+#include "util/err.h"
+
+enum csv_format { CSV_FULL, CSV_SEED };
+
+struct csv_writer {
+	int fd;
+	enum csv_format format;
+	char path[4096];
+};
+
+int csv_open(struct csv_writer *w, const char *path, enum csv_format format, struct err *e);
+/* Returns 0, or -1 with errno set when the row could not be written whole. */
+int csv_write(struct csv_writer *w, const struct sample *s);
+/* Closes; returns -1 (e filled) if the data could not be committed. */
+int csv_close(struct csv_writer *w, struct err *e);
+/* Formats one row into buf (with newline); returns its length. Exposed for tests. */
+size_t csv_format_row(enum csv_format format, const struct sample *s, char *buf, size_t n);
+extern const char csv_header[];
+
+#endif

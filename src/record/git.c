@@ -1,0 +1,117 @@
+/* git: HEAD's commit read from .git directly; dirtiness asked of git itself.
+ *
+ * Reading HEAD, a loose ref or packed-refs needs no process; whether the work
+ * tree is dirty does (the index format is git's business), so that one answer
+ * comes from `git status --porcelain --untracked-files=no`, and is "unknown"
+ * when git is not installed.
+ */
+#include "record/git.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int read_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	int ok = fgets(buf, (int)n, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\r\n")] = 0;
+	return 0;
+}
+
+static void resolve_ref(const char *gitdir, const char *ref, char *out, size_t n)
+{
+	char path[PATH_MAX + 1024], line[512];
+	snprintf(path, sizeof(path), "%s/%s", gitdir, ref);
+	if (read_line(path, line, sizeof(line)) == 0) {
+		snprintf(out, n, "%.63s", line);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/packed-refs", gitdir);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = 0;
+		char *sp = strchr(line, ' ');
+		if (sp && !strcmp(sp + 1, ref)) {
+			*sp = 0;
+			snprintf(out, n, "%.63s", line);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static int git_dirty(const char *top)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -1;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	char *argv[] = { "git", "-C", (char *)top, "status", "--porcelain", "--untracked-files=no", NULL };
+	pid_t pid;
+	int rc = posix_spawnp(&pid, "git", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	if (rc != 0) {
+		close(pfd[0]);
+		return -1;
+	}
+	char buf[256];
+	ssize_t total = 0, r;
+	while ((r = read(pfd[0], buf, sizeof(buf))) > 0)
+		total += r;
+	close(pfd[0]);
+	int st;
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return -1;
+	return total > 0;
+}
+
+void git_info_read(struct git_info *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->dirty = -1;
+	char dir[PATH_MAX];
+	if (!getcwd(dir, sizeof(dir)))
+		return;
+	for (;;) {
+		char gitdir[PATH_MAX + 8];
+		struct stat st;
+		snprintf(gitdir, sizeof(gitdir), "%s/.git", dir);
+		if (stat(gitdir, &st) == 0 && S_ISDIR(st.st_mode)) {
+			g->present = true;
+			snprintf(g->toplevel, sizeof(g->toplevel), "%s", dir);
+			char head[512], head_path[PATH_MAX + 16];
+			snprintf(head_path, sizeof(head_path), "%s/HEAD", gitdir);
+			if (read_line(head_path, head, sizeof(head)) == 0) {
+				if (!strncmp(head, "ref: ", 5))
+					resolve_ref(gitdir, head + 5, g->commit, sizeof(g->commit));
+				else
+					snprintf(g->commit, sizeof(g->commit), "%.63s", head);
+			}
+			g->dirty = git_dirty(dir);
+			return;
+		}
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			return;
+		*slash = 0;
+	}
+}

@@ -1,0 +1,22 @@
+/* jsonio: reading and writing perfhunt's JSON records as whole files.
+ *
+ * Writes are atomic (a temporary file in the target's directory, then
+ * rename), so a reader never sees half a record and a failed write leaves
+ * no partial file behind. Reads check the "schema" field.
+ */
+#ifndef PERFHUNT_JSONIO_H
+#define PERFHUNT_JSONIO_H
+
+#include <jansson.h>
+
+#include "util/err.h"
+
+/* Writes the JSON value (indented) to path; "-" means stdout. */
+int jsonio_write(const char *path, const json_t *v, struct err *e);
+/* Reads path ("-" for stdin); when schema_prefix is non-NULL the record's
+ * "schema" must start with it. *out is owned by the caller (json_decref). */
+int jsonio_read(const char *path, const char *schema_prefix, json_t **out, struct err *e);
+/* Writes bytes to path atomically (temp file + rename); "-" means stdout. */
+int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *e);
+
+#endif

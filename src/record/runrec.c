@@ -1,0 +1,191 @@
+/* runrec: assembling the run record — meta, summary, peaks, samples. */
+#include "record/runrec.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "proc/host.h"
+#include "record/git.h"
+#include "util/clock.h"
+
+void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const char **method,
+			 pid_t *pid, const char **comm)
+{
+	/* Exact sources first; VmHWM read while alive is exact up to the last read. */
+	*kb = r->maxrss_kb;
+	*method = "wait4 ru_maxrss";
+	*pid = 0;
+	*comm = "";
+	if (r->taskstats_kb > *kb) {
+		*kb = r->taskstats_kb;
+		*method = "taskstats hiwater_rss";
+		*pid = r->taskstats_pid;
+		*comm = r->taskstats_comm;
+	}
+	if (r->hwm_kb > *kb) {
+		*kb = r->hwm_kb;
+		*method = "VmHWM (read while alive)";
+		*pid = r->hwm_pid;
+		*comm = r->hwm_comm;
+	}
+	if (*kb == r->maxrss_kb && !*pid && r->hwm_kb == r->maxrss_kb) {
+		*pid = r->hwm_pid;
+		*comm = r->hwm_comm;
+	}
+}
+
+static json_t *host_json(void)
+{
+	struct host_info h;
+	host_info_read(&h);
+	return json_pack("{s:s, s:s, s:s, s:i, s:I}", "hostname", h.hostname, "kernel", h.kernel,
+			 "cpu_model", h.cpu_model, "cores", h.cores, "memory_kb", (json_int_t)h.memory_kb);
+}
+
+static json_t *git_json(void)
+{
+	struct git_info g;
+	git_info_read(&g);
+	if (!g.present)
+		return json_null();
+	return json_pack("{s:s, s:o}", "commit", g.commit, "dirty",
+			 g.dirty < 0 ? json_null() : json_boolean(g.dirty));
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static json_t *samples_json(const struct monitor_result *r, int interval_ms, const char *csv_path)
+{
+	static const char *const cols[] = {
+		"t_ms", "rss_kb", "anon_kb", "file_kb", "shmem_kb", "swap_kb", "pss_kb", "user_ms",
+		"sys_ms", "minflt", "majflt", "vcsw", "ivcsw", "read_bytes", "write_bytes", "procs",
+		"threads", "gpu_mib", "gpu_util_pct", "phase",
+	};
+	json_t *columns = json_array();
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		json_array_append_new(columns, json_string(cols[i]));
+	json_t *rows = json_array();
+	for (size_t i = 0; i < r->tl.n; i++) {
+		const struct sample *s = &r->tl.rows[i];
+		json_array_append_new(rows, json_pack(
+			"[f,I,I,I,I,I,o,f,f,I,I,I,I,I,I,i,i,o,o,s]", s->t_ms, (json_int_t)s->rss_kb,
+			(json_int_t)s->anon_kb, (json_int_t)s->file_kb, (json_int_t)s->shmem_kb,
+			(json_int_t)s->swap_kb,
+			s->pss_valid ? json_integer((json_int_t)s->pss_kb) : json_null(), s->user_ms,
+			s->sys_ms, (json_int_t)s->minflt, (json_int_t)s->majflt, (json_int_t)s->vcsw,
+			(json_int_t)s->ivcsw, (json_int_t)s->read_bytes, (json_int_t)s->write_bytes,
+			(int)s->procs, (int)s->threads, s->gpu_valid ? json_real(s->gpu_mib) : json_null(),
+			s->gpu_valid ? json_real(s->gpu_util_pct) : json_null(), s->phase));
+	}
+	return json_pack("{s:o, s:I, s:i, s:o, s:o}", "csv", csv_path ? json_string(csv_path) : json_null(),
+			 "stride", (json_int_t)r->tl.stride, "interval_ms", interval_ms, "columns", columns,
+			 "rows", rows);
+}
+
+json_t *runrec_build(const struct runrec_input *in)
+{
+	const struct monitor_result *r = in->r;
+	char started[40];
+	clock_format_rfc3339(r->start_epoch_ms, started, sizeof(started));
+
+	json_t *cmd = json_array();
+	for (char *const *a = in->argv; a && *a; a++)
+		json_array_append_new(cmd, json_string(*a));
+	json_t *tags = json_array();
+	for (const char *const *t = in->tags; t && *t; t++)
+		json_array_append_new(tags, json_string(*t));
+
+	const char *signame = r->exit_signal ? sigabbrev_np(r->exit_signal) : NULL;
+	char sigbuf[32];
+	if (signame) {
+		snprintf(sigbuf, sizeof(sigbuf), "SIG%s", signame);
+		signame = sigbuf;
+	}
+	json_t *exit = json_pack("{s:i, s:i, s:o, s:b, s:i}", "code", r->exit_signal ? 0 : r->exit_code,
+				 "signal", r->exit_signal, "signal_name",
+				 signame ? json_string(signame) : json_null(), "core_dumped", r->core_dumped,
+				 "status", in->exit_status);
+
+	/* CPU and faults: exact from wait4 for a command we ran; sampled when attached. */
+	bool run = r->ru.ru_utime.tv_sec || r->ru.ru_utime.tv_usec || r->ru.ru_stime.tv_sec ||
+		   r->ru.ru_stime.tv_usec || r->ru.ru_minflt || !strcmp(in->kind, "run");
+	long tck = 100;
+	double user_s = run ? tv_s(r->ru.ru_utime) : (double)r->last.utime_ticks / (double)tck;
+	double sys_s = run ? tv_s(r->ru.ru_stime) : (double)r->last.stime_ticks / (double)tck;
+	uint64_t minflt = run ? (uint64_t)r->ru.ru_minflt : r->last.minflt;
+	uint64_t majflt = run ? (uint64_t)r->ru.ru_majflt : r->last.majflt;
+	uint64_t vcsw = run ? (uint64_t)r->ru.ru_nvcsw : r->last.vcsw;
+	uint64_t ivcsw = run ? (uint64_t)r->ru.ru_nivcsw : r->last.ivcsw;
+	double wall_s = r->wall_ms / 1000.0;
+
+	uint64_t proc_kb;
+	const char *method, *comm;
+	pid_t pid;
+	runrec_process_peak(r, &proc_kb, &method, &pid, &comm);
+
+	json_t *summary = json_pack(
+		"{s:f, s:f, s:f, s:f, s:I, s:s, s:i, s:s, s:I, s:f, s:s}", "wall_s", wall_s, "user_s",
+		user_s, "sys_s", sys_s, "cpu_pct", wall_s > 0 ? 100.0 * (user_s + sys_s) / wall_s : 0.0,
+		"peak_rss_kb", (json_int_t)proc_kb, "peak_rss_method", method, "peak_rss_pid", (int)pid,
+		"peak_rss_comm", comm, "peak_tree_rss_kb", (json_int_t)r->peak_tree_rss_kb, "peak_at_ms",
+		r->peak_at_ms, "peak_phase", in->peak_phase ? in->peak_phase : "");
+	if (r->cgroup_ok) {
+		json_object_set_new(summary, "cgroup_peak_kb", json_integer((json_int_t)r->cgroup_peak_kb));
+		json_object_set_new(summary, "cgroup_method", json_string(r->cgroup_method));
+	}
+	if (in->opts->pss)
+		json_object_set_new(summary, "pss_peak_kb", json_integer((json_int_t)r->peak_pss_kb));
+	if (r->peak_gpu_mib > 0)
+		json_object_set_new(summary, "gpu_peak_mib", json_real(r->peak_gpu_mib));
+	json_object_update_new(summary, json_pack(
+		"{s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:I, s:i, s:f}", "minflt", (json_int_t)minflt,
+		"majflt", (json_int_t)majflt, "vcsw", (json_int_t)vcsw, "ivcsw", (json_int_t)ivcsw,
+		"read_bytes", (json_int_t)r->last.rchar, "write_bytes", (json_int_t)r->last.wchar,
+		"max_procs", (int)r->max_procs, "max_threads", (int)r->max_threads, "samples",
+		(json_int_t)r->samples, "interval_ms", in->opts->interval_ms, "monitor_cpu_s",
+		r->monitor_cpu_ms / 1000.0));
+
+	json_t *peaks = json_array();
+	json_t *pp = json_pack("{s:s, s:I, s:s, s:b}", "scope", "process", "kb", (json_int_t)proc_kb,
+			       "method", method, "exact", 1);
+	if (pid) {
+		json_object_set_new(pp, "pid", json_integer(pid));
+		json_object_set_new(pp, "comm", json_string(comm));
+	}
+	json_array_append_new(peaks, pp);
+	if (r->cgroup_ok)
+		json_array_append_new(peaks, json_pack("{s:s, s:I, s:s, s:b, s:s}", "scope", "tree", "kb",
+						       (json_int_t)r->cgroup_peak_kb, "method",
+						       r->cgroup_method, "exact", 1, "note",
+						       "includes page cache"));
+	json_array_append_new(peaks, json_pack("{s:s, s:I, s:s, s:b, s:f, s:s}", "scope", "tree", "kb",
+					       (json_int_t)r->peak_tree_rss_kb, "method", "sampled sum",
+					       "exact", 0, "at_ms", r->peak_at_ms, "phase",
+					       in->peak_phase ? in->peak_phase : ""));
+
+	json_t *notes = json_array();
+	for (int i = 0; i < r->nnotes; i++)
+		json_array_append_new(notes, json_string(r->notes[i]));
+	if (in->extra_notes)
+		json_array_extend(notes, in->extra_notes);
+
+	json_t *rec = json_pack(
+		"{s:s, s:s, s:o, s:s, s:I, s:o, s:o, s:o, s:o, s:{s:i, s:b, s:s}, s:o, s:o}", "schema",
+		"perfhunt.run/1", "kind", in->kind, "command", cmd, "started_at", started,
+		"started_epoch_ms", (json_int_t)r->start_epoch_ms, "host", host_json(), "git", git_json(),
+		"tags", tags, "exit", exit, "options", "interval_ms", in->opts->interval_ms, "pss",
+		in->opts->pss, "cgroup", in->cgroup_mode ? in->cgroup_mode : "off", "summary", summary,
+		"peaks", peaks);
+	static const char *const phase_keys[] = { "phases", "phase_stats", "lanes", "probes" };
+	for (size_t i = 0; i < 4; i++) {
+		json_t *v = in->phases ? json_object_get(in->phases, phase_keys[i]) : NULL;
+		json_object_set_new(rec, phase_keys[i], v ? json_incref(v) : json_array());
+	}
+	json_object_set_new(rec, "counters", in->counters ? json_incref(in->counters) : json_object());
+	json_object_set_new(rec, "notes", notes);
+	json_object_set_new(rec, "samples", samples_json(r, in->opts->interval_ms, in->csv_path));
+	return rec;
+}

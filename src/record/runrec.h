@@ -1,0 +1,34 @@
+/* runrec: the perfhunt.run/1 record (docs/FORMATS.md) built from a monitor
+ * result — the one place that decides which peak figure is reported with
+ * which method, so the summary, the JSON and the history agree.
+ */
+#ifndef PERFHUNT_RUNREC_H
+#define PERFHUNT_RUNREC_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "monitor/monitor.h"
+
+struct runrec_input {
+	const char *kind;                 /* "run" or "watch" */
+	char *const *argv;                /* command (NULL-terminated) */
+	const char *const *tags;          /* NULL-terminated, may be NULL */
+	const struct monitor_opts *opts;
+	const char *cgroup_mode;          /* "auto" or "off" */
+	const struct monitor_result *r;
+	const char *csv_path;             /* NULL when no CSV was written */
+	json_t *phases;                   /* borrowed: {"phases","phase_stats","lanes","probes"} or NULL */
+	json_t *counters;                 /* borrowed, or NULL */
+	json_t *extra_notes;              /* borrowed array of strings, or NULL */
+	const char *peak_phase;           /* phase(s) at the sampled peak */
+	int exit_status;                  /* what perfhunt exits with for this run */
+};
+
+/* Returns a new record (caller json_decref's it). */
+json_t *runrec_build(const struct runrec_input *in);
+/* The "largest single process" figure and its method, chosen from r. */
+void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const char **method,
+			 pid_t *pid, const char **comm);
+
+#endif
