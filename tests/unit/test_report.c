@@ -1,0 +1,399 @@
+/* test_report: the report's SVG builder, chart primitives and pages.
+ *
+ * Golden checks on the SVG of the fixture run record (tests/cli/data/report,
+ * made by gen.py there): elements and labels present, the peak marker placed
+ * where the data puts it, the page-fault storm inside pin_abc, record strings
+ * escaped; plus min/max downsampling keeping a one-sample spike among 1 M points.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export/report.h"
+#include "export/report_chart.h"
+#include "export/svg.h"
+#include "util/xalloc.h"
+
+#define FIXTURES "../cli/data/report/"
+
+static json_t *load(const char *name)
+{
+	json_error_t je;
+	json_t *v = json_load_file(name, 0, &je);
+	if (!v)
+		fail_msg("cannot load %s: %s", name, je.text);
+	return v;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Points of the polyline of series key, parsed into xs/ys; returns how many. */
+static size_t polyline(const char *doc, const char *key, double *xs, double *ys, size_t cap)
+{
+	char pat[64];
+	snprintf(pat, sizeof(pat), "data-series=\"%s\"", key);
+	const char *p = strstr(doc, pat);
+	assert_non_null(p);
+	p = strstr(p, "points=\"");
+	assert_non_null(p);
+	p += 8;
+	size_t n = 0;
+	while (*p != '"' && n < cap) {
+		char *end;
+		xs[n] = strtod(p, &end);
+		assert_int_equal(*end, ',');
+		ys[n] = strtod(end + 1, &end);
+		n++;
+		p = *end == ' ' ? end + 1 : end;
+	}
+	return n;
+}
+
+static double attr(const char *doc, const char *elem_prefix, const char *name)
+{
+	const char *p = strstr(doc, elem_prefix);
+	assert_non_null(p);
+	char pat[32];
+	snprintf(pat, sizeof(pat), " %s=\"", name);
+	p = strstr(p, pat);
+	assert_non_null(p);
+	return strtod(p + strlen(pat), NULL);
+}
+
+static void test_escape(void **state)
+{
+	(void)state;
+	struct svg s;
+	svg_init(&s);
+	svg_text(&s, "<script>alert('x') & \"y\"</script>\x01");
+	assert_string_equal(s.buf, "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;?");
+	svg_release(&s);
+	svg_init(&s);
+	for (int i = 0; i < 2000; i++) /* growth past the first allocation */
+		svg_textf(&s, "%d<", i % 10);
+	assert_int_equal(s.len, 2000 * 5);
+	assert_int_equal(strlen(s.buf), s.len);
+	svg_release(&s);
+}
+
+static void test_downsample_keeps_spike(void **state)
+{
+	(void)state;
+	const size_t n = 1000000;
+	double *t = xmalloc(n * sizeof(double)), *v = xmalloc(n * sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		t[i] = (double)i;
+		v[i] = 100 + (double)(i % 7);
+	}
+	v[654321] = 5000; /* one-sample spike */
+	v[123457] = 1;    /* one-sample dip */
+	struct report_point *out = xcalloc(1600, sizeof(*out));
+	size_t m = report_chart_downsample(t, v, n, 0, (double)n, 800, out);
+	assert_true(m <= 1600);
+	assert_true(m >= 800);
+	double max = 0, min = 1e9, t_max = -1;
+	for (size_t i = 0; i < m; i++) {
+		if (out[i].v > max) {
+			max = out[i].v;
+			t_max = out[i].t;
+		}
+		min = fmin(min, out[i].v);
+		if (i)
+			assert_true(out[i].t > out[i - 1].t);
+	}
+	assert_true(max == 5000);
+	assert_true(t_max == 654321);
+	assert_true(min == 1);
+	/* NaN samples (missing values) are skipped, not drawn */
+	v[10] = NAN;
+	m = report_chart_downsample(t, v, 20, 0, 20, 20, out);
+	assert_int_equal(m, 19);
+	free(t);
+	free(v);
+	free(out);
+}
+
+static void test_ticks(void **state)
+{
+	(void)state;
+	char b[64];
+	assert_true(report_chart_nice_step(10, 5) == 2);
+	assert_true(report_chart_nice_step(37, 5) == 10);
+	assert_true(fabs(report_chart_nice_step(0.9, 4) - 0.5) < 1e-12);
+	assert_true(report_chart_step(REPORT_UNIT_MS, 60012, 8) == 10000);
+	assert_true(report_chart_step(REPORT_UNIT_MS, 86400000, 8) == 10800000); /* 24 h: every 3 h */
+	assert_true(report_chart_step(REPORT_UNIT_MS, 900, 8) == 200);
+	assert_true(report_chart_step(REPORT_UNIT_KB, 217267039, 5) == 50.0 * 1048576);
+	assert_string_equal(report_chart_tick_label(REPORT_UNIT_KB, 50.0 * 1048576, 250.0 * 1048576, b, sizeof(b)),
+			    "50 GiB");
+	assert_string_equal(report_chart_tick_label(REPORT_UNIT_KB, 512, 1536, b, sizeof(b)), "0.5 MiB");
+	assert_string_equal(report_chart_tick_label(REPORT_UNIT_MS, 30000, 60012, b, sizeof(b)), "30 s");
+	assert_string_equal(report_chart_tick_label(REPORT_UNIT_MS, 10800000, 86400000, b, sizeof(b)), "3 h");
+	assert_string_equal(report_chart_tick_label(REPORT_UNIT_MS, 600000, 3600000, b, sizeof(b)), "10 min");
+	assert_string_equal(report_chart_tick_label(REPORT_UNIT_RATE, 2e6, 4e6, b, sizeof(b)), "2 M/s");
+	assert_string_equal(report_chart_tick_label(REPORT_UNIT_MS, 0, 4e6, b, sizeof(b)), "0");
+}
+
+static void test_memory_svg_golden(void **state)
+{
+	(void)state;
+	json_t *rec = load(FIXTURES "run.json");
+	struct svg s;
+	svg_init(&s);
+	struct err e;
+	assert_int_equal(report_memory_svg(rec, &s, &e), 0);
+	const char *d = s.buf;
+	assert_true(!strncmp(d, "<?xml", 5));
+	assert_non_null(strstr(d, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"memory\""));
+	assert_non_null(strstr(d, "<style>"));
+	assert_null(strstr(d, "<script"));
+	static const char *series[] = { "rss", "anon", "file", "shmem", "pss", "gpu" };
+	for (size_t i = 0; i < 6; i++) {
+		char pat[64];
+		snprintf(pat, sizeof(pat), "data-series=\"%s\"", series[i]);
+		assert_int_equal(count(d, pat), 1);
+	}
+	assert_null(strstr(d, "data-series=\"swap\"")); /* all zero in the record: not drawn */
+	assert_non_null(strstr(d, ">RSS</text>"));
+	assert_non_null(strstr(d, ">GPU</text>"));
+	assert_non_null(strstr(d, ">250 GiB</text>"));
+	assert_non_null(strstr(d, ">30 s</text>"));
+	assert_non_null(strstr(d, ">peak 207.20 GiB at 33.40 s in verify</text>"));
+
+	/* the marker sits where the record's sampled peak is */
+	json_t *sum = json_object_get(rec, "summary");
+	double peak_kb = json_number_value(json_object_get(sum, "peak_tree_rss_kb"));
+	double at_ms = json_number_value(json_object_get(sum, "peak_at_ms"));
+	double t_max = json_number_value(json_object_get(sum, "wall_s")) * 1000;
+	double step = report_chart_step(REPORT_UNIT_KB, peak_kb, 5);
+	double y_max = ceil(peak_kb / step) * step;
+	double want_x = REPORT_CHART_LEFT + at_ms / t_max * REPORT_CHART_PLOT_W;
+	double want_y = REPORT_CHART_TOP + (1 - peak_kb / y_max) *
+				(REPORT_CHART_H - REPORT_CHART_TOP - REPORT_CHART_BOTTOM);
+	double cx = attr(d, "<circle class=\"peak\"", "cx"), cy = attr(d, "<circle class=\"peak\"", "cy");
+	assert_true(fabs(cx - want_x) < 0.06);
+	assert_true(fabs(cy - want_y) < 0.06);
+	/* ... and the RSS line's highest point is that same spike */
+	double xs[2000], ys[2000];
+	size_t n = polyline(d, "rss", xs, ys, 2000);
+	assert_true(n >= 590);
+	size_t top = 0;
+	for (size_t i = 1; i < n; i++)
+		if (ys[i] < ys[top])
+			top = i;
+	assert_true(fabs(xs[top] - cx) < 0.06 && fabs(ys[top] - cy) < 0.06);
+	svg_release(&s);
+	json_decref(rec);
+}
+
+static void test_run_page(void **state)
+{
+	(void)state;
+	json_t *rec = load(FIXTURES "run.json");
+	struct svg s;
+	svg_init(&s);
+	struct err e;
+	assert_int_equal(report_html(rec, &s, &e), 0);
+	const char *d = s.buf;
+	assert_true(!strncmp(d, "<!DOCTYPE html>", 15));
+	/* self-contained: the only URL is the SVG namespace */
+	assert_int_equal(count(d, "://"), count(d, "http://www.w3.org/2000/svg\""));
+	assert_null(strstr(d, "<link"));
+	assert_null(strstr(d, " src="));
+	for (const char *id = "memory\0faults\0cpu\0lanes\0"; *id; id += strlen(id) + 1) {
+		char pat[64];
+		snprintf(pat, sizeof(pat), "id=\"%s\"", id);
+		assert_int_equal(count(d, pat), 1);
+	}
+	assert_non_null(strstr(d, "./prover --circuits 10 --pin-host-memory"));
+	assert_non_null(strstr(d, "9f3c2a1d5e7b (dirty)"));
+	assert_non_null(strstr(d, "cgroup v2 memory.peak, exact, includes page cache"));
+	assert_non_null(strstr(d, "wait4 ru_maxrss, exact"));
+	/* lanes: one row per lane, durations on hover */
+	assert_non_null(strstr(d, "class=\"lane\" x=\"70\" y=\"47.0\">main</text>"));
+	assert_non_null(strstr(d, ">gpu_tid=0</text>"));
+	assert_non_null(strstr(d, ">gpu_tid=1</text>"));
+	assert_non_null(strstr(d, "<title>ntt_msm_h @ gpu_tid=0: 21.42 s (7555 ms \u2192 28972 ms)</title>"));
+	assert_non_null(strstr(d, "<title>pin_abc: 5.733 s"));
+	/* the page-fault storm: the highest minor-fault rate falls inside pin_abc */
+	double xs[2000], ys[2000];
+	size_t n = polyline(d, "minflt", xs, ys, 2000);
+	size_t top = 0;
+	for (size_t i = 1; i < n; i++)
+		if (ys[i] < ys[top])
+			top = i;
+	assert_true(xs[top] >= report_chart_x(100, 60012) && xs[top] <= report_chart_x(5833, 60012));
+	assert_non_null(strstr(d, ">3 M/s</text>"));
+	/* tables */
+	assert_non_null(strstr(d, "<td class=\"l\">b_g2_msm</td><td>1</td><td>22.85 s</td>"));
+	assert_non_null(strstr(d, "<td class=\"l\">gpu_tid=0</td><td>24.12 s</td><td>99.8 %</td>"));
+	svg_release(&s);
+	json_decref(rec);
+}
+
+static void test_hostile_strings_stay_text(void **state)
+{
+	(void)state;
+	json_t *rec = load(FIXTURES "hostile.json");
+	struct svg s;
+	svg_init(&s);
+	struct err e;
+	assert_int_equal(report_html(rec, &s, &e), 0);
+	const char *d = s.buf;
+	assert_null(strstr(d, "<script>alert"));
+	assert_null(strstr(d, "<img"));
+	assert_null(strstr(d, "<b>x"));
+	assert_non_null(strstr(d, "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_non_null(strstr(d, "&lt;img src=x onerror=alert(2)&gt;"));
+	assert_non_null(strstr(d, ">&lt;script&gt;alert(3)&lt;/script&gt;</text>"));
+	assert_non_null(strstr(d, ">w=&quot;1&quot;</text>"));
+	assert_non_null(strstr(d, "in &lt;script&gt;alert(3)&lt;/script&gt;</text>"));
+	/* every script element is one perfhunt wrote */
+	size_t ours = 0;
+	for (const char *p = d; (p = strstr(p, "<script")); p++)
+	{
+		static const char *const known[] = {
+			"<script>window.onerror=",
+			"<script type=\"application/json\" class=\"hover-data\">{\"t\":",
+			"<script>\n(function(){",
+		};
+		size_t k = 0;
+		while (k < 3 && strncmp(p, known[k], strlen(known[k])))
+			k++;
+		if (k == 3)
+			fail_msg("unexpected script element: %.60s", p);
+		ours++;
+	}
+	assert_int_equal(ours, 5);
+	assert_int_equal(count(d, "</script>"), 5);
+	svg_release(&s);
+	json_decref(rec);
+}
+
+static void test_bench_and_compare_pages(void **state)
+{
+	(void)state;
+	struct svg s;
+	struct err e;
+	json_t *rec = load(FIXTURES "bench.json");
+	svg_init(&s);
+	assert_int_equal(report_html(rec, &s, &e), 0);
+	assert_int_equal(count(s.buf, "<circle class=\"dot\""), 40); /* 2 commands x 10 runs x 2 plots */
+	assert_int_equal(count(s.buf, "<rect class=\"box\""), 4);
+	assert_non_null(strstr(s.buf, "id=\"wall\""));
+	assert_non_null(strstr(s.buf, "id=\"peak_rss\""));
+	assert_non_null(strstr(s.buf, "<td class=\"l\">pin_abc</td>"));
+	svg_release(&s);
+	json_decref(rec);
+
+	rec = load(FIXTURES "compare.json");
+	svg_init(&s);
+	assert_int_equal(report_html(rec, &s, &e), 0);
+	assert_int_equal(count(s.buf, "<g class=\"hbar\">"), 6 + 3);
+	assert_int_equal(count(s.buf, "<path class=\"whisker\""), 6);
+	assert_int_equal(count(s.buf, "fill=\"#D55E00\""), 2 + 2); /* two regressed metrics, two slower phases */
+	assert_int_equal(count(s.buf, "fill=\"#009E73\""), 1 + 1);
+	assert_non_null(strstr(s.buf, ">+6.19 % regressed</text>"));
+	assert_non_null(strstr(s.buf, "<td>1 min 28 s</td><td>1 min 34 s</td>"));
+	assert_non_null(strstr(s.buf, "<td class=\"l\">pin_abc</td><td>30.0 ms</td><td>5.733 s</td>"));
+	svg_release(&s);
+	json_decref(rec);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	struct svg s;
+	struct err e;
+	svg_init(&s);
+	json_t *rec = json_pack("{s:s}", "schema", "perfhunt.nope/9");
+	assert_int_equal(report_html(rec, &s, &e), -1);
+	assert_non_null(strstr(e.msg, "unsupported record schema 'perfhunt.nope/9'"));
+	json_decref(rec);
+	rec = json_object();
+	assert_int_equal(report_html(rec, &s, &e), -1);
+	assert_non_null(strstr(e.msg, "no \"schema\""));
+	json_decref(rec);
+	rec = load(FIXTURES "bench.json");
+	assert_int_equal(report_memory_svg(rec, &s, &e), -1);
+	assert_non_null(strstr(e.msg, "needs a run record"));
+	json_decref(rec);
+	/* samples without time */
+	rec = json_pack("{s:s, s:{s:[s], s:[[i]]}}", "schema", "perfhunt.run/1", "samples", "columns", "rss_kb",
+			"rows", 5);
+	assert_int_equal(report_html(rec, &s, &e), -1);
+	assert_non_null(strstr(e.msg, "t_ms"));
+	json_decref(rec);
+	/* a run with no samples, summary or phases still renders */
+	rec = json_pack("{s:s}", "schema", "perfhunt.run/1");
+	svg_release(&s);
+	svg_init(&s);
+	assert_int_equal(report_html(rec, &s, &e), 0);
+	assert_non_null(strstr(s.buf, "holds no samples"));
+	json_decref(rec);
+	svg_release(&s);
+}
+
+static void test_save(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_report.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *path = xasprintf("%s/out.html", dir);
+	struct svg s;
+	struct err e;
+	svg_init(&s);
+	svg_raw(&s, "<p>hello</p>\n");
+	assert_int_equal(svg_save(&s, path, &e), 0);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char buf[64] = { 0 };
+	assert_int_equal(fread(buf, 1, sizeof(buf) - 1, f), 13);
+	fclose(f);
+	assert_string_equal(buf, "<p>hello</p>\n");
+	struct stat st;
+	if (stat("/dev/full", &st) == 0) {
+		assert_int_equal(svg_save(&s, "/dev/full", &e), -1);
+		assert_non_null(strstr(e.msg, "cannot write '/dev/full'"));
+		assert_int_equal(stat("/dev/full", &st), 0);
+		assert_true(S_ISCHR(st.st_mode)); /* never replaced by a regular file */
+	}
+	char *missing = xasprintf("%s/no/such/dir/x.html", dir);
+	assert_int_equal(svg_save(&s, missing, &e), -1);
+	unlink(path);
+	rmdir(dir);
+	free(missing);
+	free(path);
+	svg_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_downsample_keeps_spike),
+		cmocka_unit_test(test_ticks),
+		cmocka_unit_test(test_memory_svg_golden),
+		cmocka_unit_test(test_run_page),
+		cmocka_unit_test(test_hostile_strings_stay_text),
+		cmocka_unit_test(test_bench_and_compare_pages),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_save),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
