@@ -1,5 +1,122 @@
 #!/bin/sh
-# End-to-end tests of `perfhunt run`.
+# End-to-end tests of `perfhunt run` on real workloads (tests/workloads/phwork).
 . ./lib.sh
-t "help"; "$PERFHUNT" --help >"$TMP/out" && expect_grep 'run' "$TMP/out" && ok
+W="$WORKLOADS/phwork"
+P="$PERFHUNT"
+
+t "exit status is the command's own"
+"$P" run -q --no-save -- "$W" exit:3; expect_status 3 $? && ok
+
+t "a signal gives 128+N and the summary says killed"
+"$P" run --no-save -o "$TMP/sig.json" -- "$W" raise:9 2>"$TMP/err"; st=$?
+expect_status 137 $st && expect_grep 'killed by SIGKILL' "$TMP/err" &&
+	[ "$(jget "$TMP/sig.json" exit.signal_name)" = SIGKILL ] && ok
+
+t "command not found is 127 with one line"
+"$P" run -q --no-save -- /nonexistent/cmd 2>"$TMP/err"; st=$?
+expect_status 127 $st && expect_grep '^perfhunt: command not found: /nonexistent/cmd$' "$TMP/err" &&
+	[ "$(wc -l <"$TMP/err")" = 1 ] && ok
+
+t "a file that is not executable is 126"
+printf 'x' >"$TMP/noexec"; chmod 644 "$TMP/noexec"
+"$P" run -q --no-save -- "$TMP/noexec" 2>"$TMP/err"; st=$?
+expect_status 126 $st && expect_grep 'cannot execute' "$TMP/err" && ok
+
+t "exec failure leaves no CSV behind"
+"$P" run -q --no-save --csv "$TMP/none.csv" -- /nonexistent/cmd 2>/dev/null
+[ ! -e "$TMP/none.csv" ] && ok || fail "CSV left behind"
+
+for args in "" "--interval 0 -- true" "--interval -5 -- true" "--interval abc -- true" \
+	"--interval 99999999999 -- true" "--csv-format xml -- true" "--cgroup maybe -- true" "--bogus -- true"; do
+	t "usage error: run $args"
+	# shellcheck disable=SC2086
+	"$P" run $args 2>"$TMP/err" >/dev/null; st=$?
+	expect_status 2 $st && [ "$(wc -l <"$TMP/err")" -le 2 ] && ok
+done
+
+t "--help prints usage and exits 0"
+"$P" run --help >"$TMP/out"; expect_status 0 $? && expect_grep '^usage: perfhunt run' "$TMP/out" && ok
+
+t "exact peak of a 64 MiB process, with its method"
+"$P" run -q --no-save -o "$TMP/a.json" -- "$W" alloc:64 sleep:150
+pk=$(jget "$TMP/a.json" summary.peak_rss_kb)
+between 65536 "$pk" 80000 && expect_grep '"peak_rss_method": "(wait4 ru_maxrss|VmHWM|taskstats)' "$TMP/a.json" &&
+	[ "$(jget "$TMP/a.json" schema)" = perfhunt.run/1 ] && ok
+
+t "a 50 ms spike is exact at a 1 s interval"
+"$P" run -q --no-save --interval 1000 -o "$TMP/s.json" -- "$W" sleep:20 alloc:96 sleep:50 free sleep:300
+pk=$(jget "$TMP/s.json" summary.peak_rss_kb)
+between 98304 "$pk" 120000 && ok || fail "peak $pk KiB"
+
+t "grandchildren are in the tree and their peak is exact"
+"$P" run -q --no-save --interval 20 -o "$TMP/g.json" -- "$W" grandchild:48:300
+pk=$(jget "$TMP/g.json" summary.peak_rss_kb); procs=$(jget "$TMP/g.json" summary.max_procs)
+between 49152 "$pk" 70000 && [ "$procs" -ge 3 ] && ok || fail "peak $pk procs $procs"
+
+t "children are summed in the sampled tree peak"
+"$P" run -q --no-save --interval 20 -o "$TMP/c.json" -- "$W" children:3:16:400
+tree=$(jget "$TMP/c.json" summary.peak_tree_rss_kb); procs=$(jget "$TMP/c.json" summary.max_procs)
+between 49152 "$tree" 80000 && [ "$procs" -ge 4 ] && ok || fail "tree $tree procs $procs"
+
+t "a daemonized grandchild stays in the measured tree"
+"$P" run -q --no-save --interval 20 -o "$TMP/d.json" -- "$W" daemon:32:300 sleep:400
+tree=$(jget "$TMP/d.json" summary.peak_tree_rss_kb)
+between 32768 "$tree" 60000 && ok || fail "tree $tree"
+
+t "threads are counted"
+"$P" run -q --no-save --interval 20 -o "$TMP/t.json" -- "$W" threads:20:300
+th=$(jget "$TMP/t.json" summary.max_threads)
+[ "$th" -ge 21 ] && ok || fail "threads $th"
+
+t "CSV: header with the seed's first three columns, rows whole"
+"$P" run -q --no-save --interval 20 --csv "$TMP/f.csv" -- "$W" alloc:16 sleep:200
+head -1 "$TMP/f.csv" | grep -q '^epoch_ms,rss_kb,rss_gib,t_ms,' &&
+	awk -F, 'NR>1 && NF!=24 {bad=1} NR>1 && ($3+0) != sprintf("%.2f", $2/1048576)+0 {bad=1} END{exit bad}' "$TMP/f.csv" &&
+	[ "$(wc -l <"$TMP/f.csv")" -ge 5 ] && ok || fail "$(head -3 "$TMP/f.csv")"
+
+t "CSV seed format: exactly epoch_ms,rss_kb,rss_gib, no header"
+"$P" run -q --no-save --interval 20 --csv "$TMP/seed.csv" --csv-format seed -- "$W" alloc:8 sleep:100
+awk -F, 'NF!=3 || $1 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+\.[0-9][0-9]$/ {bad=1} END{exit bad}' "$TMP/seed.csv" && ok ||
+	fail "$(head -3 "$TMP/seed.csv")"
+
+t "output passes through unchanged, streams kept apart"
+"$P" run -q --no-save -- "$W" out:hello err:world 'out:PERFHUNT: x_ms=1' >"$TMP/o" 2>"$TMP/e"
+printf 'hello\nPERFHUNT: x_ms=1\n' | cmp -s - "$TMP/o" && printf 'world\n' | cmp -s - "$TMP/e" && ok ||
+	fail "stdout=$(cat "$TMP/o") stderr=$(cat "$TMP/e")"
+
+t "binary output passes through byte for byte"
+head -c 300000 /dev/urandom >"$TMP/bin"
+"$P" run -q --no-save -- cat "$TMP/bin" >"$TMP/bin.out"
+cmp -s "$TMP/bin" "$TMP/bin.out" && ok || fail "binary output differs"
+
+t "probe lines become phases; markers on \$PERFHUNT_FD too"
+"$P" run -q --no-save -o "$TMP/p.json" -- "$W" 'out:CUZK_TIMING: pin_abc_ms=50 num_circuits=10' \
+	fd:begin=load sleep:100 fd:end=load >/dev/null
+/usr/bin/python3 - "$TMP/p.json" <<'PY' && ok || fail "phases wrong: $(jget "$TMP/p.json" phases)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+ph = {p["name"]: p for p in r["phases"]}
+assert ph["pin_abc"]["values"]["num_circuits"] == 10
+assert 90 <= ph["load"]["end_ms"] - ph["load"]["start_ms"] <= 1000
+PY
+
+t "--shell runs a shell string"
+"$P" run -q --no-save --shell -- 'exit 7'; expect_status 7 $? && ok
+
+t "SIGTERM to perfhunt is forwarded; the record is still written"
+"$P" run -q --no-save -o "$TMP/term.json" -- "$W" sleep:5000 &
+pid=$!
+sleep 0.5; kill -TERM $pid; wait $pid; st=$?
+expect_status 143 $st && [ "$(jget "$TMP/term.json" exit.signal_name)" = SIGTERM ] && ok
+
+t "a CSV on a full disk is reported and the status is non-zero"
+if [ -w /dev/full ]; then
+	"$P" run -q --no-save --csv /dev/full -- "$W" sleep:50 2>"$TMP/err"; st=$?
+	[ "$st" != 0 ] && expect_grep "cannot (write|create) '/dev/full'" "$TMP/err" && ok
+else ok; fi
+
+t "a record that cannot be written is reported; nothing partial left"
+"$P" run -q --no-save -o "$TMP/nodir/x.json" -- true 2>"$TMP/err"; st=$?
+[ "$st" = 1 ] && expect_grep "cannot create '$TMP/nodir/x.json'" "$TMP/err" && ok
+
 done_testing
