@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run a command and record its whole process tree" },
 	{ "report", cmd_report, "self-contained HTML report (inline SVG) of a run, bench or compare record" },
 	{ "peak", cmd_peak, "peak row of a timeline CSV, in one pass" },
+	{ "compare", cmd_compare, "compare runs: medians, CI, p-value, verdict, phase attribution" },
 };
 
 static void usage(FILE *f)

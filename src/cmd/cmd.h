@@ -34,5 +34,6 @@ int cmd_use_color(int fd);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_peak(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

@@ -1,0 +1,62 @@
+/* compare_markdown: the comparison as a markdown table plus the phase list.
+ *
+ * Cells come from compare_text_cells so numbers match the terminal exactly;
+ * "|" in names (phase names come from the program) is escaped so a phase
+ * cannot break the table.
+ */
+#include "export/compare_markdown.h"
+
+#include <math.h>
+
+#include "export/compare_text.h"
+
+static void cell(FILE *out, const char *s)
+{
+	fputs("| ", out);
+	for (; *s; s++) {
+		if (*s == '|' || *s == '\\')
+			fputc('\\', out);
+		fputc(*s == '\n' ? ' ' : *s, out);
+	}
+	fputc(' ', out);
+}
+
+int compare_markdown_write(const struct comparison *c, const char *base_label, const char *new_label,
+			   FILE *out)
+{
+	char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL], buf[64], buf2[64];
+	fputs("## perfhunt compare\n\n", out);
+	fputs("Base: `", out);
+	fputs(base_label, out);
+	fprintf(out, "` (%zu runs), new: `", c->base_runs);
+	fputs(new_label, out);
+	fprintf(out, "` (%zu runs); threshold %g %%, alpha %g.\n\n", c->new_runs, c->threshold * 100, c->alpha);
+	for (int k = 0; k < COMPARE_TEXT_COLS; k++)
+		cell(out, compare_text_titles[k]);
+	fputs("|\n|:--|--:|--:|--:|--:|--:|:--|\n", out);
+	for (size_t i = 0; i < c->n_metrics; i++) {
+		compare_text_cells(&c->metrics[i], cells);
+		for (int k = 0; k < COMPARE_TEXT_COLS; k++)
+			cell(out, cells[k]);
+		fputs("|\n", out);
+	}
+	fprintf(out, "| **geomean** | | | %s | | | |\n", compare_text_pct(100 * (c->geomean - 1), buf, sizeof(buf)));
+	if (c->n_phases) {
+		fputs("\n### Phases\n\n| phase | base | new | delta | share of wall-time delta |\n"
+		      "|:--|--:|--:|--:|--:|\n", out);
+		for (size_t i = 0; i < c->n_phases; i++) {
+			const struct comparison_phase *p = &c->phases[i];
+			cell(out, p->name);
+			cell(out, compare_text_value("phase:", p->base_ms, buf, sizeof(buf)));
+			cell(out, compare_text_value("phase:", p->new_ms, buf, sizeof(buf)));
+			cell(out, compare_text_delta_ms(p->delta_ms, buf, sizeof(buf)));
+			if (isfinite(p->share_pct))
+				snprintf(buf2, sizeof(buf2), "%.0f %%", compare_text_round(p->share_pct));
+			else
+				snprintf(buf2, sizeof(buf2), "n/a");
+			cell(out, buf2);
+			fputs("|\n", out);
+		}
+	}
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,188 @@
+/* compare_text: the comparison table for a terminal.
+ *
+ * Columns are padded by display width (UTF-8 code points, since units print
+ * "µs" and verdicts "—"), and colour codes are added after padding so they
+ * never shift a column. Phases follow the table, largest delta first, each
+ * with the share of the wall-time delta it explains.
+ */
+#include "export/compare_text.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/units.h"
+
+const char *const compare_text_titles[COMPARE_TEXT_COLS] = {
+	"metric", "base", "new", "delta", "CI of ratio", "p (Holm)", "verdict",
+};
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* units_ms, but seconds stay seconds past a minute: "88.95 s" compares at a
+ * glance with "94.50 s", "1 min 28 s" does not. */
+static void duration(double ms, char *buf, size_t n)
+{
+	if (fabs(ms) >= 60000)
+		snprintf(buf, n, "%.2f s", ms / 1000);
+	else
+		units_ms(ms, buf, n);
+}
+
+char *compare_text_value(const char *name, double v, char *buf, size_t n)
+{
+	if (isnan(v))
+		snprintf(buf, n, "n/a");
+	else if (!strncmp(name, "phase:", 6))
+		duration(v, buf, n);
+	else if (ends_with(name, "_s"))
+		duration(v * 1000, buf, n);
+	else if (ends_with(name, "_kb"))
+		units_kb(v, buf, n);
+	else if (ends_with(name, "_mib"))
+		units_kb(v * 1024, buf, n);
+	else
+		units_count(v, buf, n);
+	return buf;
+}
+
+char *compare_text_pct(double pct, char *buf, size_t n)
+{
+	if (!isfinite(pct))
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, "%+.2f %%", pct);
+	return buf;
+}
+
+char *compare_text_delta_ms(double ms, char *buf, size_t n)
+{
+	char u[48];
+	duration(fabs(ms), u, sizeof(u));
+	snprintf(buf, n, "%s%s", ms < 0 ? "-" : "+", u);
+	return buf;
+}
+
+double compare_text_round(double v)
+{
+	v = round(v);
+	return v == 0 ? 0 : v; /* no "-0" */
+}
+
+static void ratio_str(double r, char *buf, size_t n)
+{
+	if (isinf(r))
+		snprintf(buf, n, "inf");
+	else
+		snprintf(buf, n, "%.3f", r);
+}
+
+void compare_text_cells(const struct comparison_metric *m, char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL])
+{
+	snprintf(cells[0], COMPARE_TEXT_CELL, "%s", m->name);
+	compare_text_value(m->name, m->base_median, cells[1], COMPARE_TEXT_CELL);
+	compare_text_value(m->name, m->new_median, cells[2], COMPARE_TEXT_CELL);
+	compare_text_pct(m->delta_pct, cells[3], COMPARE_TEXT_CELL);
+	if (isnan(m->ci_low)) {
+		snprintf(cells[4], COMPARE_TEXT_CELL, "-");
+		snprintf(cells[5], COMPARE_TEXT_CELL, "-");
+	} else {
+		char lo[24], hi[24];
+		ratio_str(m->ci_low, lo, sizeof(lo));
+		ratio_str(m->ci_high, hi, sizeof(hi));
+		snprintf(cells[4], COMPARE_TEXT_CELL, "%s..%s", lo, hi);
+		snprintf(cells[5], COMPARE_TEXT_CELL, "%.2g", m->p_adjusted);
+	}
+	snprintf(cells[6], COMPARE_TEXT_CELL, "%s", stats_verdict_label(m->verdict));
+}
+
+/* Display width of UTF-8 text: one column per code point. */
+static size_t display_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void pad(FILE *out, const char *s, size_t width, bool right)
+{
+	size_t w = display_width(s);
+	if (right)
+		fprintf(out, "%*s%s", (int)(width > w ? width - w : 0), "", s);
+	else
+		fprintf(out, "%s%*s", s, (int)(width > w ? width - w : 0), "");
+}
+
+int compare_text_write(const struct comparison *c, const char *base_label, const char *new_label,
+		       bool color, FILE *out)
+{
+	size_t width[COMPARE_TEXT_COLS];
+	char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL];
+	for (int k = 0; k < COMPARE_TEXT_COLS; k++)
+		width[k] = display_width(compare_text_titles[k]);
+	for (size_t i = 0; i < c->n_metrics; i++) {
+		compare_text_cells(&c->metrics[i], cells);
+		for (int k = 0; k < COMPARE_TEXT_COLS; k++)
+			if (display_width(cells[k]) > width[k])
+				width[k] = display_width(cells[k]);
+	}
+	fprintf(out, "base: %s (%zu run%s)\nnew:  %s (%zu run%s)\nthreshold %g %%, alpha %g\n\n",
+		base_label, c->base_runs, c->base_runs == 1 ? "" : "s",
+		new_label, c->new_runs, c->new_runs == 1 ? "" : "s", c->threshold * 100, c->alpha);
+	for (int k = 0; k < COMPARE_TEXT_COLS; k++) {
+		pad(out, compare_text_titles[k], k == COMPARE_TEXT_COLS - 1 ? 0 : width[k], k > 0 && k < 6);
+		fputs(k == COMPARE_TEXT_COLS - 1 ? "\n" : "  ", out);
+	}
+	bool any_n1 = false;
+	for (size_t i = 0; i < c->n_metrics; i++) {
+		const struct comparison_metric *m = &c->metrics[i];
+		compare_text_cells(m, cells);
+		for (int k = 0; k < COMPARE_TEXT_COLS - 1; k++) {
+			pad(out, cells[k], width[k], k > 0);
+			fputs("  ", out);
+		}
+		const char *on = !color ? NULL : m->verdict == STATS_REGRESSED ? "\033[31m"
+			: m->verdict == STATS_IMPROVED ? "\033[32m" : NULL;
+		fprintf(out, "%s%s%s\n", on ? on : "", cells[6], on ? "\033[0m" : "");
+		any_n1 |= m->verdict == STATS_NO_SIGNIFICANCE;
+	}
+	char buf[64];
+	pad(out, "geomean", width[0], false);
+	fputs("  ", out);
+	pad(out, "", width[1] + 2 + width[2], true);
+	fputs("  ", out);
+	pad(out, compare_text_pct(100 * (c->geomean - 1), buf, sizeof(buf)), width[3], true);
+	fputs("\n", out);
+	if (any_n1)
+		fputs("\nOne run on a side: deltas only, no significance is claimed; run more (perfhunt bench -n 10).\n", out);
+	else
+		fprintf(out, "\n%zu regressed, %zu improved.\n", c->regressed, c->improved);
+
+	if (c->n_phases) {
+		char delta[64];
+		if (isfinite(c->wall_delta_ms))
+			fprintf(out, "\nphases, by size of change (wall-time delta %s):\n",
+				compare_text_delta_ms(c->wall_delta_ms, delta, sizeof(delta)));
+		else
+			fputs("\nphases, by size of change:\n", out);
+		size_t name_w = 0;
+		for (size_t i = 0; i < c->n_phases; i++)
+			if (display_width(c->phases[i].name) > name_w)
+				name_w = display_width(c->phases[i].name);
+		for (size_t i = 0; i < c->n_phases; i++) {
+			const struct comparison_phase *p = &c->phases[i];
+			fputs("  ", out);
+			pad(out, p->name, name_w, false);
+			fputs("  ", out);
+			pad(out, compare_text_delta_ms(p->delta_ms, delta, sizeof(delta)), 12, true);
+			if (isfinite(p->share_pct))
+				fprintf(out, "  explains %.0f %% of the wall-time delta", compare_text_round(p->share_pct));
+			fputs("\n", out);
+		}
+	}
+	return ferror(out) ? -1 : 0;
+}

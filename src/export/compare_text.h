@@ -1,0 +1,36 @@
+/* compare_text: the terminal table of a comparison (perfhunt compare).
+ *
+ * Also the one place that turns a compared metric into display cells (human
+ * units from the metric's name suffix, delta, CI, p), so the markdown export
+ * shows exactly the same strings as the terminal.
+ */
+#ifndef PERFHUNT_COMPARE_TEXT_H
+#define PERFHUNT_COMPARE_TEXT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "stats/comparison.h"
+
+enum { COMPARE_TEXT_COLS = 7, COMPARE_TEXT_CELL = 64 };
+/* Column titles: metric, base, new, delta, CI of ratio, p (Holm), verdict. */
+extern const char *const compare_text_titles[COMPARE_TEXT_COLS];
+
+/* Fills the display cells of one metric row. */
+void compare_text_cells(const struct comparison_metric *m, char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL]);
+/* "+6.19 %", "n/a" for a NAN */
+char *compare_text_pct(double pct, char *buf, size_t n);
+/* A value in the unit its name implies: "_s" seconds, "_kb" KiB, "_mib" MiB,
+ * "phase:" milliseconds, anything else a count. */
+char *compare_text_value(const char *name, double v, char *buf, size_t n);
+/* Rounds to an integer, never -0 (for "%.0f %%" shares). */
+double compare_text_round(double v);
+/* "+5.700 s" for a phase's delta in ms */
+char *compare_text_delta_ms(double ms, char *buf, size_t n);
+
+/* Writes the table, the geomean and the phase attribution to out; colour
+ * (red regressed, green improved) only when color. -1 when writing failed. */
+int compare_text_write(const struct comparison *c, const char *base_label, const char *new_label,
+		       bool color, FILE *out);
+
+#endif
