@@ -1,0 +1,207 @@
+/* Unit tests of src/proc: /proc parsers on captured and live text, and the
+ * process tree on real forked processes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc/procfs.h"
+#include "proc/proctree.h"
+
+static void test_stat_comm_with_parens(void **state)
+{
+	(void)state;
+	const char *s = "4242 (a) b (c)) S 1 4242 4242 0 -1 4194560 1234 0 5 0 77 12 0 0 20 0 3 0 98765 "
+			"10000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+	struct procfs_stat st;
+	assert_int_equal(procfs_parse_stat(s, strlen(s), &st), 0);
+	assert_string_equal(st.comm, "a) b (c)");
+	assert_int_equal(st.state, 'S');
+	assert_int_equal(st.ppid, 1);
+	assert_int_equal(st.minflt, 1234);
+	assert_int_equal(st.majflt, 5);
+	assert_int_equal(st.utime_ticks, 77);
+	assert_int_equal(st.stime_ticks, 12);
+	assert_int_equal(st.num_threads, 3);
+	assert_int_equal(st.starttime_ticks, 98765);
+}
+
+static void test_stat_truncated(void **state)
+{
+	(void)state;
+	struct procfs_stat st;
+	const char *s = "4242 (x) S 1 2 3";
+	assert_int_equal(procfs_parse_stat(s, strlen(s), &st), -1);
+	assert_int_equal(procfs_parse_stat("", 0, &st), -1);
+	assert_int_equal(procfs_parse_stat("no parens at all", 16, &st), -1);
+}
+
+static void test_status_fixture(void **state)
+{
+	(void)state;
+	const char *s = "Name:\tprover\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t1000\t1000\t1000\t1000\n"
+			"VmPeak:\t  300 kB\nVmHWM:\t  212987636 kB\nVmRSS:\t  212987468 kB\n"
+			"RssAnon:\t  200000000 kB\nRssFile:\t  12000000 kB\nRssShmem:\t  987468 kB\n"
+			"VmSwap:\t       12 kB\nThreads:\t64\nvoluntary_ctxt_switches:\t10\n"
+			"nonvoluntary_ctxt_switches:\t3\n";
+	struct procfs_status ss;
+	assert_int_equal(procfs_parse_status(s, strlen(s), &ss), 0);
+	assert_int_equal(ss.hwm_kb, 212987636);
+	assert_int_equal(ss.rss_kb, 212987468);
+	assert_int_equal(ss.anon_kb, 200000000);
+	assert_int_equal(ss.file_kb, 12000000);
+	assert_int_equal(ss.shmem_kb, 987468);
+	assert_int_equal(ss.swap_kb, 12);
+	assert_int_equal(ss.threads, 64);
+	assert_int_equal(ss.vcsw, 10);
+	assert_int_equal(ss.ivcsw, 3);
+	assert_int_equal(ss.uid, 1000);
+}
+
+static void test_status_live(void **state)
+{
+	(void)state;
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY);
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	struct procfs_status ss;
+	assert_int_equal(procfs_parse_status(buf, (size_t)n, &ss), 0);
+	assert_true(ss.rss_kb > 0);
+	assert_true(ss.hwm_kb >= ss.rss_kb);
+	assert_true(ss.anon_kb + ss.file_kb + ss.shmem_kb == ss.rss_kb);
+	assert_true(ss.threads >= 1);
+}
+
+static void test_io_and_smaps(void **state)
+{
+	(void)state;
+	const char *io = "rchar: 100\nwchar: 200\nsyscr: 1\nsyscw: 2\nread_bytes: 0\n";
+	struct procfs_io x;
+	assert_int_equal(procfs_parse_io(io, strlen(io), &x), 0);
+	assert_int_equal(x.rchar, 100);
+	assert_int_equal(x.wchar, 200);
+	const char *sm = "55d0-7ffd ---p 00000000 00:00 0 [rollup]\nRss:  1000 kB\nPss:  750 kB\n";
+	uint64_t pss;
+	assert_int_equal(procfs_parse_smaps_rollup(sm, strlen(sm), &pss), 0);
+	assert_int_equal(pss, 750);
+	assert_int_equal(procfs_parse_io("garbage", 7, &x), -1);
+}
+
+static void collect(pid_t pid, void *arg)
+{
+	int *v = arg;
+	v[v[0] + 1] = pid;
+	v[0]++;
+}
+
+static void test_children(void **state)
+{
+	(void)state;
+	int v[8] = { 0 };
+	const char *s = "12 345 6789 ";
+	assert_int_equal(procfs_parse_children(s, strlen(s), collect, v), 3);
+	assert_int_equal(v[1], 12);
+	assert_int_equal(v[3], 6789);
+	assert_int_equal(procfs_parse_children("12 x", 4, collect, v), -1);
+	assert_int_equal(procfs_parse_children("", 0, collect, v), 0);
+}
+
+/* A child that touches mib MiB, optionally forks a grandchild, then waits for the pipe to close. */
+static pid_t spawn_holder(int mib, int grandchild, int *release_fd)
+{
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		size_t n = (size_t)mib << 20;
+		char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		for (size_t i = 0; i < n; i += 4096)
+			m[i] = 1;
+		if (grandchild && fork() == 0) {
+			char b;
+			while (read(p[0], &b, 1) > 0)
+				;
+			_exit(0);
+		}
+		char b;
+		while (read(p[0], &b, 1) > 0)
+			;
+		while (wait(NULL) > 0)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	*release_fd = p[1];
+	return pid;
+}
+
+static void test_tree_real_processes(void **state)
+{
+	(void)state;
+	struct proctree t;
+	struct err e;
+	assert_int_equal(proctree_init(&t, "/proc", &e), 0);
+	int rel;
+	pid_t child = spawn_holder(8, 1, &rel);
+	usleep(200000);
+	assert_int_equal(proctree_add(&t, child, &e), 1);
+	assert_int_equal(proctree_add(&t, child, &e), 0);
+	assert_true(proctree_scan(&t) >= 1); /* the grandchild */
+	struct proctree_totals tot;
+	proctree_sample(&t, &tot);
+	assert_int_equal(tot.procs, 2);
+	/* the grandchild shares the child's pages copy-on-write: both count in RSS */
+	assert_true(tot.rss_kb >= 2 * 8192);
+	assert_true(tot.hwm_kb >= 8192);
+	assert_true(tot.minflt >= 2048);
+	uint64_t faults = tot.minflt;
+
+	close(rel);
+	waitpid(child, NULL, 0);
+	proctree_sample(&t, &tot);
+	assert_int_equal(tot.procs, 0);
+	assert_true(t.vanished >= 1);
+	/* counters of exited members are kept, so totals never go backwards */
+	assert_true(tot.minflt >= faults);
+	assert_true(tot.hwm_kb >= 8192);
+	proctree_release(&t);
+}
+
+static void test_tree_missing_pid(void **state)
+{
+	(void)state;
+	struct proctree t;
+	struct err e;
+	assert_int_equal(proctree_init(&t, "/proc", &e), 0);
+	assert_int_equal(proctree_add(&t, 0x7ffffff0, &e), -1);
+	assert_non_null(strstr(e.msg, "cannot open /proc/"));
+	proctree_release(&t);
+	assert_int_equal(proctree_init(&t, "/nonexistent-procfs", &e), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stat_comm_with_parens),
+		cmocka_unit_test(test_stat_truncated),
+		cmocka_unit_test(test_status_fixture),
+		cmocka_unit_test(test_status_live),
+		cmocka_unit_test(test_io_and_smaps),
+		cmocka_unit_test(test_children),
+		cmocka_unit_test(test_tree_real_processes),
+		cmocka_unit_test(test_tree_missing_pid),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
