@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "self-contained HTML report (inline SVG) of a run, bench or compare record" },
 	{ "peak", cmd_peak, "peak row of a timeline CSV, in one pass" },
 	{ "compare", cmd_compare, "compare runs: medians, CI, p-value, verdict, phase attribution" },
+	{ "history", cmd_history, "stored runs: list, show, trend of a metric per commit, import" },
 };
 
 static void usage(FILE *f)
