@@ -188,6 +188,12 @@ static int open_software_group(struct counters *c, pid_t pid, struct err *e)
 	return 0;
 }
 
+int counters_check_events(const char *event_list, struct err *e)
+{
+	struct counters c = { 0 };
+	return parse_events(&c, event_list ? event_list : COUNTERS_DEFAULT_EVENTS, e);
+}
+
 int counters_open(struct counters **out, pid_t pid, const char *event_list, struct err *e)
 {
 	*out = NULL;

@@ -70,6 +70,9 @@ struct counter_values {
 
 struct counters;
 
+/* Checks an -e LIST without opening anything, so that a command can refuse a
+ * bad list as a usage error before it starts the child. Returns 0 or -1. */
+int counters_check_events(const char *event_list, struct err *e);
 /* Opens the events of event_list (comma-separated perf names; NULL = default)
  * on pid, which must not have exec'd yet. Returns 0, or -1 for an unknown or
  * repeated event name, a vanished pid, or no fds left. *out is owned by the

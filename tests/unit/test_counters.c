@@ -183,6 +183,12 @@ static void test_bad_event_lists(void **state)
 	assert_int_equal(counters_open(&c, 1, "", &e), -1);
 	assert_int_equal(counters_open(&c, 1, "cs,context-switches", &e), -1);
 	assert_string_equal(e.msg, "event 'context-switches' listed twice");
+	assert_int_equal(counters_check_events("cs,context-switches", &e), -1);
+	assert_string_equal(e.msg, "event 'context-switches' listed twice");
+	assert_int_equal(counters_check_events("task-clock,x", &e), -1);
+	assert_non_null(strstr(e.msg, "unknown event 'x'"));
+	assert_int_equal(counters_check_events(NULL, &e), 0);
+	assert_int_equal(counters_check_events("cycles,instructions,ref-cycles,cpu-clock", &e), 0);
 }
 
 static void test_vanished_pid_is_an_error(void **state)
