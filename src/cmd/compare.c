@@ -19,6 +19,7 @@
 #include "export/compare_text.h"
 #include "stats/comparison.h"
 #include "stats/metrics.h"
+#include "store/store.h"
 #include "util/parse.h"
 #include "util/xalloc.h"
 
@@ -32,6 +33,8 @@ static const char usage_text[] =
 	"\n"
 	"BASE and NEW are run records (perfhunt.run/1), bench records\n"
 	"(perfhunt.bench/1), or comma-separated lists of record files (a,b,c).\n"
+	"They may also be history references: @last, @last~N, @tag:NAME,\n"
+	"@bench:ID, @commit:PREFIX or a run ID (see 'perfhunt history').\n"
 	"\n"
 	"options:\n"
 	"      --threshold PCT       smallest change that matters, in percent (default 2)\n"
@@ -51,14 +54,26 @@ static const char usage_text[] =
 	"Exit status: 0, 1 on an unreadable record or (with --fail-on-regression) a\n"
 	"regression, 2 on a usage error.\n";
 
-/* Loads one side: a record file or a comma-separated list of them. History
- * references (@last, @tag:NAME, run IDs) are resolved here too, once the
- * history store provides them. */
+/* Loads one side: a record file or a comma-separated list of them, or a
+ * history reference (@last, @tag:NAME, a run ID ...) resolved by the store. */
 static int load_side(const char *arg, const char *command, struct metrics_set *out, struct err *e)
 {
 	metrics_set_init(out);
-	if (arg[0] == '@')
-		return err_set(e, "cannot read '%s': history references are not available in this build", arg);
+	if (arg[0] == '@' || (arg[0] && strspn(arg, "0123456789") == strlen(arg))) {
+		struct store *s = NULL;
+		json_t **recs = NULL;
+		size_t n = 0;
+		int rc = store_open_existing(&s, NULL, e);
+		if (rc == 0)
+			rc = store_resolve(s, arg, &recs, &n, e);
+		if (rc == 0)
+			rc = metrics_add_records(out, recs, n, e);
+		store_records_free(recs, n);
+		store_close(s);
+		if (rc < 0)
+			metrics_set_release(out);
+		return rc;
+	}
 	char *list = xstrdup(arg), *save = NULL;
 	int rc = 0;
 	size_t files = 0;

@@ -90,6 +90,15 @@ H trend phase:pin_abc --command prover; expect_status 0 $? &&
 t "trend of an unknown metric names the known ones"
 H trend wall_ms; expect_status 1 $? && expect_grep "no stored run has metric 'wall_ms'; known: .*wall_s" "$TMP/err" && ok
 
+t "compare reads history references"
+"$PERFHUNT" compare @tag:baseline 4 >"$TMP/out" 2>"$TMP/err"; expect_status 0 $? &&
+	expect_grep '^base: @tag:baseline \(3 runs\)' "$TMP/out" &&
+	expect_grep 'pin_abc +\+5\.703 s +explains 104 %' "$TMP/out" &&
+"$PERFHUNT" compare @last~1 @last >"$TMP/out" 2>"$TMP/err"; expect_status 0 $? &&
+	expect_grep '^new: +@last \(2 runs\)' "$TMP/out" &&
+"$PERFHUNT" compare @tag:baseline @last~99 >"$TMP/out" 2>"$TMP/err"; expect_status 1 $? &&
+	expect_grep "no stored run matches '@last~99'" "$TMP/err" && ok
+
 t "import --tag tags every run"
 H import --tag ci --tag nightly "$D/base-1.json" && H list --tag nightly &&
 	check "1 row" [ "$(rows)" = 1 ] && expect_grep ' baseline,ci,nightly ' "$TMP/out" && ok
