@@ -88,22 +88,22 @@ static void print_info(const json_t *info, FILE *out)
 	static const struct {
 		const char *key, *label;
 	} items[] = {
-		{ "probes_dropped", "probes not stored (limit)" },
-		{ "phases_dropped", "phases dropped (limit)" },
-		{ "unmatched_ends", "end markers without begin" },
-		{ "unfinished", "phases unfinished at exit" },
-		{ "clamped", "durations clamped to the start" },
-		{ "ignored_tokens", "probe tokens ignored" },
+		{ "probes_dropped", "probes over the limit" },
+		{ "phases_dropped", "phases over the limit" },
+		{ "unmatched_ends", "end= without begin=" },
+		{ "unfinished", "unfinished at exit" },
+		{ "clamped", "clamped to the start" },
+		{ "ignored_tokens", "ignored tokens" },
 	};
-	const char *sep = "note: ";
+	const char *sep = "probes: ";
 	for (size_t i = 0; i < sizeof(items) / sizeof(*items); i++) {
 		double v = num(info, items[i].key);
 		if (v > 0) {
-			fprintf(out, "%s%.0f %s", sep, v, items[i].label);
+			fprintf(out, "%s%s %.0f", sep, items[i].label, v);
 			sep = ", ";
 		}
 	}
-	if (strcmp(sep, "note: "))
+	if (strcmp(sep, "probes: "))
 		fputc('\n', out);
 }
 

@@ -249,17 +249,16 @@ static int parse(const struct probe_config *c, const char *line, size_t n,
 		while (p < end && !blank(*p))
 			p++;
 		*p++ = '\0'; /* p may now be end + 1: the loop condition stops it */
-		struct probe_field *f = &out->fields[out->n_fields];
-		memset(f, 0, sizeof(*f));
+		struct probe_field f;
+		memset(&f, 0, sizeof(f));
 		/* an embedded NUL ends the token early: the rest is not printable */
-		if (strlen(tok) != (size_t)(p - 1 - tok) || out->n_fields == n_eq ||
-		    !parse_token(c, tok, f)) {
+		if (strlen(tok) != (size_t)(p - 1 - tok) || !parse_token(c, tok, &f)) {
 			out->ignored++;
 			continue;
 		}
-		if (out->lane < 0 && list_has(c->lane_keys, c->n_lane_keys, f->key, strlen(f->key)))
+		if (out->lane < 0 && list_has(c->lane_keys, c->n_lane_keys, f.key, strlen(f.key)))
 			out->lane = (int)out->n_fields;
-		out->n_fields++;
+		out->fields[out->n_fields++] = f; /* each usable token holds an '=': n_fields <= n_eq */
 	}
 	if (!out->n_fields) {
 		probe_release(out);

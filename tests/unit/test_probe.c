@@ -1,0 +1,348 @@
+/* Unit tests of src/probe/probe.c (probe-line parsing) and of the
+ * header-only include/perfhunt/probe.h, whose lines must parse back. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <cmocka.h>
+
+#include "probe/probe.h"
+#include "perfhunt/probe.h"
+
+/* The six lines of the proving engine's seed-timing.log. */
+static const char *const seed[] = {
+	"CUZK_TIMING: pin_abc_ms=5733 num_circuits=10 abc_bytes_each=4168923808",
+	"CUZK_TIMING: prep_msm_ms=1722",
+	"CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=21417",
+	"CUZK_TIMING: gpu_tid=0 batch_add_ms=1446",
+	"CUZK_TIMING: gpu_tid=0 tail_msm_ms=1259 gpu_total_ms=24123",
+	"CUZK_TIMING: b_g2_msm_ms=22849 num_circuits=10",
+};
+
+static struct probe_config cfg;
+
+static int setup(void **state)
+{
+	(void)state;
+	probe_config_init(&cfg);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	probe_config_release(&cfg);
+	return 0;
+}
+
+static int parse(const char *line, struct probe *p)
+{
+	return probe_parse_line(&cfg, line, strlen(line), p);
+}
+
+static void test_seed_lines(void **state)
+{
+	(void)state;
+	struct probe p;
+	assert_int_equal(parse(seed[0], &p), 1);
+	assert_string_equal(p.prefix, "CUZK_TIMING");
+	assert_int_equal(p.n_fields, 3);
+	assert_int_equal(p.ignored, 0);
+	assert_int_equal(p.lane, -1);
+	assert_string_equal(p.fields[0].key, "pin_abc_ms");
+	assert_int_equal(p.fields[0].kind, PROBE_DURATION);
+	assert_true(p.fields[0].scaled == 5733);
+	assert_int_equal(p.fields[0].unit_len, 3);
+	assert_string_equal(p.fields[1].key, "num_circuits");
+	assert_int_equal(p.fields[1].kind, PROBE_VALUE);
+	assert_true(p.fields[1].numeric);
+	assert_true(p.fields[1].value == 10);
+	/* abc_bytes_each ends in _each: a value, not a size */
+	assert_int_equal(p.fields[2].kind, PROBE_VALUE);
+	assert_true(p.fields[2].value == 4168923808.0);
+	assert_string_equal(p.fields[2].text, "4168923808");
+	probe_release(&p);
+
+	assert_int_equal(parse(seed[2], &p), 1);
+	assert_int_equal(p.lane, 0);
+	assert_string_equal(p.fields[0].key, "gpu_tid");
+	assert_string_equal(p.fields[0].text, "0");
+	assert_int_equal(p.fields[0].kind, PROBE_VALUE);
+	assert_int_equal(p.fields[1].kind, PROBE_DURATION);
+	assert_true(p.fields[1].scaled == 21417);
+	probe_release(&p);
+
+	assert_int_equal(parse(seed[4], &p), 1);
+	assert_int_equal(p.n_fields, 3);
+	assert_int_equal(p.fields[1].kind, PROBE_DURATION);
+	assert_int_equal(p.fields[2].kind, PROBE_DURATION);
+	assert_true(p.fields[2].scaled == 24123);
+	probe_release(&p);
+
+	for (size_t i = 0; i < sizeof(seed) / sizeof(*seed); i++) {
+		assert_int_equal(parse(seed[i], &p), 1);
+		assert_int_equal(p.ignored, 0);
+		probe_release(&p);
+	}
+}
+
+static void test_units(void **state)
+{
+	(void)state;
+	struct probe p;
+	assert_int_equal(parse("PERFHUNT: a_ns=2500000 b_us=1500 c_s=1.5 d_kb=2 e_mib=1 f_gib=0.5 g_bytes=7", &p), 1);
+	assert_int_equal(p.n_fields, 7);
+	const double want[] = { 2.5, 1.5, 1500, 2048, 1048576, 536870912, 7 };
+	const enum probe_kind kinds[] = { PROBE_DURATION, PROBE_DURATION, PROBE_DURATION,
+		PROBE_SIZE, PROBE_SIZE, PROBE_SIZE, PROBE_SIZE };
+	for (size_t i = 0; i < 7; i++) {
+		assert_int_equal(p.fields[i].kind, kinds[i]);
+		assert_true(fabs(p.fields[i].scaled - want[i]) <= 1e-9 * want[i]);
+	}
+	probe_release(&p);
+
+	/* a suffix alone is no unit; capitals are not units; "ms" has no '_' */
+	size_t unit;
+	double scale;
+	assert_int_equal(probe_key_kind("_ms", 3, &unit, &scale), PROBE_VALUE);
+	assert_int_equal(probe_key_kind("x_MS", 4, &unit, &scale), PROBE_VALUE);
+	assert_int_equal(probe_key_kind("ms", 2, &unit, &scale), PROBE_VALUE);
+	assert_int_equal(probe_key_kind("x_s", 3, &unit, &scale), PROBE_DURATION);
+	assert_int_equal(unit, 2);
+	assert_true(scale == 1000);
+	assert_int_equal(probe_key_kind("rss_kb", 6, &unit, &scale), PROBE_SIZE);
+	assert_true(scale == 1024);
+}
+
+static void test_values(void **state)
+{
+	(void)state;
+	struct probe p;
+	assert_int_equal(parse("PERFHUNT: a=1e3 b=-2.5 c=0x10 d=nan e=1e999 f=.5 g=5. h=word i=1e", &p), 1);
+	assert_int_equal(p.n_fields, 9);
+	assert_true(p.fields[0].numeric && p.fields[0].value == 1000);
+	assert_true(p.fields[1].numeric && p.fields[1].value == -2.5);
+	assert_false(p.fields[2].numeric);
+	assert_string_equal(p.fields[2].text, "0x10");
+	assert_false(p.fields[3].numeric);
+	assert_false(p.fields[4].numeric);
+	assert_true(p.fields[5].numeric && p.fields[5].value == 0.5);
+	assert_true(p.fields[6].numeric && p.fields[6].value == 5);
+	assert_false(p.fields[7].numeric);
+	assert_string_equal(p.fields[7].text, "word");
+	assert_false(p.fields[8].numeric);
+	assert_int_equal(probe_find(&p, "h"), 7);
+	assert_int_equal(probe_find(&p, "zz"), -1);
+	probe_release(&p);
+}
+
+static void test_not_probes(void **state)
+{
+	(void)state;
+	struct probe p;
+	const char *no[] = {
+		"", "hello world", "PERFHUNT", "PERFHUNT:", "PERFHUNT: just words",
+		"PERFHUNTX: a=1", "XPERFHUNT: a=1", "PERFHUNT a=1", "perfhunt: a=1",
+		"PERFHUNT: =1 a= ==", "[log] PERFHUNT: a=1", "PERFHUNT: pin_ms=abc",
+		"PERFHUNT: pin_ms=-5", "CUZK_TIMING:",
+	};
+	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++) {
+		assert_int_equal(parse(no[i], &p), 0);
+		assert_null(p.fields);
+		assert_null(p.buf);
+		probe_release(&p); /* harmless on an empty probe */
+	}
+	assert_int_equal(probe_parse_line(&cfg, NULL, 0, &p), 0);
+}
+
+static void test_tolerance(void **state)
+{
+	(void)state;
+	struct probe p;
+	/* leading blanks, tabs between tokens, trailing CR */
+	assert_int_equal(parse(" \tPERFHUNT: \ta=1\t b_ms=2 \r", &p), 1);
+	assert_int_equal(p.n_fields, 2);
+	assert_string_equal(p.fields[1].text, "2");
+	probe_release(&p);
+	/* no blank after the colon */
+	assert_int_equal(parse("PERFHUNT:begin=load", &p), 1);
+	assert_string_equal(p.fields[0].text, "load");
+	probe_release(&p);
+	/* unusable tokens are ignored and counted */
+	assert_int_equal(parse("PERFHUNT: a=1 junk =x y= dur_ms=abc neg_ms=-5 b\x01=1 k=v\xff c=3", &p), 1);
+	assert_int_equal(p.n_fields, 2);
+	assert_string_equal(p.fields[1].key, "c");
+	assert_int_equal(p.ignored, 7);
+	probe_release(&p);
+	/* a value may hold '=' */
+	assert_int_equal(parse("PERFHUNT: url=a=b", &p), 1);
+	assert_string_equal(p.fields[0].text, "a=b");
+	probe_release(&p);
+	/* an embedded NUL spoils only its token */
+	static const char nul[] = "PERFHUNT: a=1\0b=2 c=3";
+	assert_int_equal(probe_parse_line(&cfg, nul, sizeof(nul) - 1, &p), 1);
+	assert_int_equal(p.n_fields, 1);
+	assert_string_equal(p.fields[0].key, "c");
+	assert_int_equal(p.ignored, 1);
+	probe_release(&p);
+	/* n bounds the line: bytes after it are not read */
+	assert_int_equal(probe_parse_line(&cfg, "PERFHUNT: a=1 b=2", 13, &p), 1);
+	assert_int_equal(p.n_fields, 1);
+	probe_release(&p);
+}
+
+static void test_config(void **state)
+{
+	(void)state;
+	struct probe_config c;
+	struct err e = { 0 };
+	struct probe p;
+	probe_config_init(&c);
+	assert_int_equal(c.n_prefixes, 2);
+	assert_int_equal(c.n_lane_keys, 3);
+	assert_int_equal(probe_config_add_prefix(&c, "MYAPP", &e), 0);
+	assert_int_equal(probe_config_add_prefix(&c, "MYAPP", &e), 0);
+	assert_int_equal(c.n_prefixes, 3);
+	assert_int_equal(probe_config_add_prefix(&c, "MY APP", &e), -1);
+	assert_string_equal(e.msg, "probe prefix 'MY APP': use 1 to 64 letters, digits, '_', '.' or '-'");
+	assert_int_equal(probe_config_add_prefix(&c, "", &e), -1);
+	assert_int_equal(probe_config_add_prefix(&c, "A:B", &e), -1);
+	assert_int_equal(probe_config_add_lane_key(&c, "stream", &e), 0);
+	assert_int_equal(probe_config_add_lane_key(&c, "x=y", &e), -1);
+	assert_string_equal(e.msg, "lane key 'x=y': use 1 to 64 letters, digits, '_', '.' or '-'");
+
+	const char *line = "MYAPP: load_ms=3 stream=7 tid=2";
+	assert_int_equal(probe_parse_line(&c, line, strlen(line), &p), 1);
+	assert_int_equal(p.lane, 1); /* the first lane key on the line */
+	probe_release(&p);
+	assert_int_equal(probe_parse_line(&cfg, line, strlen(line), &p), 0);
+
+	/* a lane key with a unit suffix is a lane, not a duration */
+	assert_int_equal(probe_config_add_lane_key(&c, "slot_s", &e), 0);
+	line = "PERFHUNT: slot_s=4 x_ms=1";
+	assert_int_equal(probe_parse_line(&c, line, strlen(line), &p), 1);
+	assert_int_equal(p.lane, 0);
+	assert_int_equal(p.fields[0].kind, PROBE_VALUE);
+	probe_release(&p);
+	probe_config_release(&c);
+}
+
+static void test_fd_line_and_copy(void **state)
+{
+	(void)state;
+	struct probe p, q;
+	const char *bare = "begin=load worker=3";
+	assert_int_equal(probe_parse_line(&cfg, bare, strlen(bare), &p), 0);
+	assert_int_equal(probe_parse_fd_line(&cfg, bare, strlen(bare), &p), 1);
+	assert_string_equal(p.prefix, "PERFHUNT");
+	assert_int_equal(p.lane, 1);
+	probe_copy(&q, &p);
+	probe_release(&p);
+	assert_string_equal(q.prefix, "PERFHUNT");
+	assert_string_equal(q.fields[0].key, "begin");
+	assert_string_equal(q.fields[0].text, "load");
+	assert_string_equal(q.fields[1].text, "3");
+	probe_release(&q);
+	assert_int_equal(probe_parse_fd_line(&cfg, "CUZK_TIMING: x_ms=1", 19, &p), 1);
+	assert_string_equal(p.prefix, "CUZK_TIMING");
+	probe_release(&p);
+}
+
+/* Reads what probe.h wrote into the pipe. */
+static size_t drain(int fd, char *buf, size_t n)
+{
+	ssize_t r = read(fd, buf, n - 1);
+	buf[r > 0 ? r : 0] = '\0';
+	return r > 0 ? (size_t)r : 0;
+}
+
+static void test_probe_h(void **state)
+{
+	(void)state;
+	int fds[2];
+	char buf[1024], num[16];
+	assert_int_equal(pipe2(fds, O_NONBLOCK), 0);
+
+	/* unset: nothing written */
+	unsetenv("PERFHUNT_FD");
+	ph__init();
+	assert_int_equal(ph__fd, -1);
+	ph_begin("load");
+	assert_int_equal(drain(fds[0], buf, sizeof(buf)), 0);
+	/* not a number, or not an open descriptor: off */
+	setenv("PERFHUNT_FD", "3x", 1);
+	ph__init();
+	assert_int_equal(ph__fd, -1);
+	setenv("PERFHUNT_FD", "999999", 1);
+	ph__init();
+	assert_int_equal(ph__fd, -1);
+
+	snprintf(num, sizeof(num), "%d", fds[1]);
+	setenv("PERFHUNT_FD", num, 1);
+	ph__init();
+	assert_int_equal(ph__fd, fds[1]);
+	errno = 42;
+	ph_begin("load");
+	assert_int_equal(errno, 42);
+	ph_end("load");
+	ph_begin_lane("msm", "gpu_tid", 1);
+	ph_value("num_circuits", 10);
+	ph_value("abc_bytes_each", 4168923808.0);
+	ph_duration_ms("pin_abc", 5733.5);
+	ph_begin("two words\n=x");
+	drain(fds[0], buf, sizeof(buf));
+	assert_string_equal(buf,
+		"PERFHUNT: begin=load\n"
+		"PERFHUNT: end=load\n"
+		"PERFHUNT: begin=msm gpu_tid=1\n"
+		"PERFHUNT: num_circuits=10\n"
+		"PERFHUNT: abc_bytes_each=4168923808\n"
+		"PERFHUNT: pin_abc_ms=5733.5\n"
+		"PERFHUNT: begin=two_words__x\n");
+
+	/* every line parses back */
+	struct probe p;
+	size_t lines = 0;
+	for (char *s = buf, *nl; (nl = strchr(s, '\n')); s = nl + 1, lines++) {
+		assert_int_equal(probe_parse_fd_line(&cfg, s, (size_t)(nl - s), &p), 1);
+		assert_int_equal(p.ignored, 0);
+		probe_release(&p);
+	}
+	assert_int_equal(lines, 7);
+	assert_int_equal(probe_parse_fd_line(&cfg, "PERFHUNT: begin=msm gpu_tid=1", 29, &p), 1);
+	assert_int_equal(p.lane, 1);
+	probe_release(&p);
+
+	/* a name longer than PH_NAME_MAX is cut, the line stays one line */
+	char longname[300];
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	ph_begin(longname);
+	size_t got = drain(fds[0], buf, sizeof(buf));
+	assert_int_equal(got, strlen("PERFHUNT: begin=") + PH_NAME_MAX + 1);
+
+	unsetenv("PERFHUNT_FD");
+	ph__init();
+	close(fds[0]);
+	close(fds[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seed_lines),
+		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_not_probes),
+		cmocka_unit_test(test_tolerance),
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_fd_line_and_copy),
+		cmocka_unit_test(test_probe_h),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
