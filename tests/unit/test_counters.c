@@ -24,8 +24,9 @@ struct child {
 	int release_fd;
 };
 
-/* Forks a child that waits for the release pipe to close, then execs argv. */
-static struct child spawn_blocked(char *const argv[])
+/* Forks a child that waits for the release pipe to close, touches
+ * pre_exec_kib of fresh memory (work that must not be counted), then execs argv. */
+static struct child spawn_blocked_touching(char *const argv[], size_t pre_exec_kib)
 {
 	int p[2];
 	assert_int_equal(pipe(p), 0);
@@ -37,11 +38,21 @@ static struct child spawn_blocked(char *const argv[])
 		if (read(p[0], &c, 1) != 0)
 			_exit(120);
 		close(p[0]);
+		if (pre_exec_kib) {
+			volatile char *m = malloc(pre_exec_kib << 10);
+			for (size_t i = 0; m && i < pre_exec_kib << 10; i += 4096)
+				m[i] = 1;
+		}
 		execv(argv[0], argv);
 		_exit(127);
 	}
 	close(p[0]);
 	return (struct child){ pid, p[1] };
+}
+
+static struct child spawn_blocked(char *const argv[])
+{
+	return spawn_blocked_touching(argv, 0);
 }
 
 static int release_and_wait(struct child ch)
@@ -169,6 +180,24 @@ static void test_event_list_and_json(void **state)
 	counters_close(c);
 }
 
+static void test_counting_starts_at_exec(void **state)
+{
+	(void)state;
+	char *argv[] = { (char *)phwork(), "sleep:1", NULL };
+	/* 4 MiB touched between fork and exec: 1024 faults, not counted. */
+	struct child ch = spawn_blocked_touching(argv, 4096);
+	struct counters *c;
+	struct err e = { 0 };
+	assert_int_equal(counters_open(&c, ch.pid, "page-faults", &e), 0);
+	release_and_wait(ch);
+	struct counter_values v;
+	assert_int_equal(counters_read(c, &v, &e), 0);
+	assert_int_equal(v.v[0].status, COUNTER_COUNTED);
+	/* phwork's own start-up faults only (about a hundred). */
+	assert_true(v.v[0].value > 0 && v.v[0].value < 600);
+	counters_close(c);
+}
+
 static void test_bad_event_lists(void **state)
 {
 	(void)state;
@@ -237,6 +266,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_events_on_spinning_child),
 		cmocka_unit_test(test_event_list_and_json),
+		cmocka_unit_test(test_counting_starts_at_exec),
 		cmocka_unit_test(test_bad_event_lists),
 		cmocka_unit_test(test_vanished_pid_is_an_error),
 		cmocka_unit_test(test_delta_and_status_names),
