@@ -28,41 +28,136 @@ static inline bool is_digit(char c)
 	return (unsigned)(c - '0') <= 9;
 }
 
-/* Parses the longest number at p; *stop is the first byte after it. */
-static bool num_prefix(const char *p, const char *end, struct csvpeak_num *out, const char **stop)
+/* Eight bytes at a time (SWAR): a timeline field is mostly 9 to 13 digits. */
+#define SWAR_ONES 0x0101010101010101u
+#define SWAR_HIGH 0x8080808080808080u
+
+static inline uint64_t load8(const char *p)
 {
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
+}
+
+/* High bit of each byte of w that is not an ASCII digit. */
+static inline uint64_t swar_non_digits(uint64_t w)
+{
+	uint64_t t = w ^ (SWAR_ONES * '0'); /* digits become 0..9, nothing else does */
+	return (((t & ~SWAR_HIGH) + SWAR_ONES * (0x80 - 10)) | t) & SWAR_HIGH;
+}
+
+/* High bit of each byte of w that equals c (exact: no false positives). */
+static inline uint64_t swar_bytes_equal(uint64_t w, char c)
+{
+	uint64_t t = w ^ (SWAR_ONES * (unsigned char)c);
+	return ~(((t & ~SWAR_HIGH) + ~SWAR_HIGH) | t) & SWAR_HIGH;
+}
+
+/* Bytes [end, limit) may be read but are not part of the field: reading whole words
+ * past the end of a short last field avoids a byte loop that mispredicts every line. */
+static inline const char *skip_digits_in(const char *p, const char *end, const char *limit)
+{
+	while (limit - p >= 8) {
+		uint64_t m = swar_non_digits(load8(p));
+		if (m) {
+			p += __builtin_ctzll(m) >> 3;
+			return p < end ? p : end;
+		}
+		p += 8;
+		if (p >= end)
+			return end;
+	}
+	while (p < end && is_digit(*p))
+		p++;
+	return p;
+}
+
+static inline const char *skip_digits(const char *p, const char *end)
+{
+	return skip_digits_in(p, end, end);
+}
+
+/* Digits [p, q) without overflow checks: callers bound their count first. */
+static inline uint64_t digits_value(const char *p, const char *q)
+{
+	uint64_t v = 0;
+	for (; p < q; p++)
+		v = v * 10 + (unsigned)(*p - '0');
+	return v;
+}
+
+/* The value of 8 ASCII digits, first digit in the lowest byte (three multiplies). */
+static inline uint64_t swar_digits8(uint64_t w)
+{
+	w -= SWAR_ONES * '0';
+	w = w * 10 + (w >> 8);
+	return (((w & 0x000000FF000000FFu) * (100 + (1000000ull << 32))) +
+		(((w >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32)))) >> 32;
+}
+
+/* The first k (1..8) digits at p, read as one word (p + 8 <= limit). */
+static inline uint64_t swar_digits_k(const char *p, size_t k)
+{
+	uint64_t w = load8(p);
+	if (k < 8)
+		w = (w << ((8 - k) * 8)) | ((SWAR_ONES * '0') >> (k * 8));
+	return swar_digits8(w);
+}
+
+/* digits_value for up to 16 digits when whole words may be read up to limit. */
+static inline uint64_t digits_value_in(const char *p, const char *q, const char *limit)
+{
+	size_t n = (size_t)(q - p);
+	if (n <= 16 && limit - p >= 8) {
+		if (n <= 8)
+			return swar_digits_k(p, n);
+		return swar_digits_k(p, n - 8) * 100000000u + swar_digits8(load8(q - 8));
+	}
+	return digits_value(p, q);
+}
+
+/* Whether the digits [p, q) are at most INT64_MAX; leading zeros are skipped. */
+static inline bool digits_fit(const char **p, const char *q)
+{
+	while (q - *p > 1 && **p == '0')
+		(*p)++;
+	size_t n = (size_t)(q - *p);
+	return n < 19 || (n == 19 && memcmp(*p, "9223372036854775807", 19) <= 0);
+}
+
+/* Parses the longest number at p; *stop is the first byte after it. Overflow is not a
+ * number. Counting digits first keeps the per-digit loop free of overflow checks. */
+static inline __attribute__((always_inline)) bool num_prefix(const char *p, const char *end, const char *limit,
+			      struct csvpeak_num *out, const char **stop)
+{
+	static const uint64_t pow10[19] = {
+		1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+		1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+		100000000000000u, 1000000000000000u, 10000000000000000u, 100000000000000000u,
+		1000000000000000000u,
+	};
 	struct csvpeak_num v = { 0 };
-	bool ok = true;
 	if (p < end && *p == '-') {
 		v.negative = true;
 		p++;
 	}
-	if (p >= end || !is_digit(*p)) {
-		*stop = p;
+	const char *digits = p, *q = skip_digits_in(p, end, limit);
+	*stop = q;
+	if (q == digits)
 		return false;
-	}
-	while (p < end && is_digit(*p)) {
-		unsigned d = (unsigned)(*p - '0');
-		if (v.int_part > (INT64_MAX_U - d) / 10)
+	bool ok = digits_fit(&digits, q);
+	if (ok)
+		v.int_part = digits_value_in(digits, q, limit);
+	if (q < end && *q == '.') {
+		const char *f = q + 1, *fe = skip_digits_in(f, end, limit);
+		*stop = fe;
+		if (fe == f)
 			ok = false;
-		else
-			v.int_part = v.int_part * 10 + d;
-		p++;
-	}
-	if (p < end && *p == '.') {
-		p++;
-		if (p >= end || !is_digit(*p))
-			ok = false;
-		uint64_t scale = 100000000000000000u; /* 1e17: weight of the first fraction digit */
-		while (p < end && is_digit(*p)) {
-			v.frac_e18 += (uint64_t)(*p - '0') * scale;
-			scale /= 10;
-			p++;
-		}
+		size_t k = (size_t)(fe - f) < 18 ? (size_t)(fe - f) : 18;
+		v.frac_e18 = digits_value(f, f + k) * pow10[18 - k];
 	}
 	if (v.int_part == 0 && v.frac_e18 == 0)
 		v.negative = false;
-	*stop = p;
 	*out = v;
 	return ok;
 }
@@ -70,7 +165,7 @@ static bool num_prefix(const char *p, const char *end, struct csvpeak_num *out, 
 bool csvpeak_num_parse(const char *p, const char *end, struct csvpeak_num *out)
 {
 	const char *stop;
-	return num_prefix(p, end, out, &stop) && stop == end;
+	return num_prefix(p, end, end, out, &stop) && stop == end;
 }
 
 int csvpeak_num_cmp(const struct csvpeak_num *a, const struct csvpeak_num *b)
@@ -82,34 +177,46 @@ int csvpeak_num_cmp(const struct csvpeak_num *a, const struct csvpeak_num *b)
 	return a->negative ? -mag : mag;
 }
 
-/* Parses an integer at p (epoch_ms); *stop is the first byte after it. */
-static bool int_prefix(const char *p, const char *end, int64_t *out, const char **stop)
+/* Checks the integer at p (epoch_ms) without converting it: only the first row and
+ * new peaks need its value (int_value). *stop is the first byte after it. */
+static inline bool int_prefix(const char *p, const char *end, const char *limit, const char **stop)
 {
-	bool neg = false, ok = true;
-	uint64_t v = 0;
-	if (p < end && *p == '-') {
-		neg = true;
+	if (p < end && *p == '-')
 		p++;
-	}
-	ok = p < end && is_digit(*p);
-	while (p < end && is_digit(*p)) {
-		unsigned d = (unsigned)(*p - '0');
-		if (v > (INT64_MAX_U - d) / 10)
-			ok = false;
-		else
-			v = v * 10 + d;
-		p++;
-	}
-	*stop = p;
-	*out = neg ? -(int64_t)v : (int64_t)v;
-	return ok;
+	const char *q = skip_digits_in(p, end, limit);
+	*stop = q;
+	return q > p && digits_fit(&p, q);
 }
 
-static const char *field_end(const char *p, const char *end)
+/* The value of an integer that int_prefix accepted. */
+static int64_t int_value(const char *p, const char *end)
 {
+	bool neg = *p == '-';
+	p += neg;
+	uint64_t v = digits_value(p, skip_digits(p, end));
+	return neg ? -(int64_t)v : (int64_t)v;
+}
+
+static inline const char *field_end_in(const char *p, const char *end, const char *limit)
+{
+	while (limit - p >= 8) {
+		uint64_t m = swar_bytes_equal(load8(p), ',');
+		if (m) {
+			p += __builtin_ctzll(m) >> 3;
+			return p < end ? p : end;
+		}
+		p += 8;
+		if (p >= end)
+			return end;
+	}
 	while (p < end && *p != ',')
 		p++;
 	return p;
+}
+
+static inline const char *field_end(const char *p, const char *end)
+{
+	return field_end_in(p, end, end);
 }
 
 static void note_bad(struct csvpeak *s, enum csvpeak_bad_reason reason, size_t fields)
@@ -119,13 +226,12 @@ static void note_bad(struct csvpeak *s, enum csvpeak_bad_reason reason, size_t f
 	s->bad++;
 }
 
-/* Line 1 decides the format: a header (its first field is not a number) or the seed's
+/* Line 1 decides the format: a header (it starts with neither a digit nor '-') or the seed's
  * three headerless columns; then the column to scan is resolved. */
 static int setup(struct csvpeak *s, const char *p, const char *end, struct err *e)
 {
 	const char *f0 = field_end(p, end);
-	struct csvpeak_num tmp;
-	s->header = f0 > p && !csvpeak_num_parse(p, f0, &tmp);
+	s->header = f0 > p && !is_digit(*p) && *p != '-';
 	const char *name = NULL;
 	size_t name_len = 0;
 	if (s->header) {
@@ -167,80 +273,132 @@ static int setup(struct csvpeak *s, const char *p, const char *end, struct err *
 	return 0;
 }
 
-/* One line, without its '\n'. */
-static int process_line(struct csvpeak *s, const char *p, const char *end, struct err *e)
+/* First ',' or '\n' in [p, end), or end; end may lie past the line (a whole buffer). */
+static inline const char *next_sep(const char *p, const char *end)
 {
-	s->lines++;
-	if ((size_t)(end - p) > CSVPEAK_MAX_LINE_BYTES) {
-		if (!s->column && setup(s, p, p, e) < 0)
-			return -1;
-		note_bad(s, CSVPEAK_BAD_TOO_LONG, 0);
-		return 0;
+	while (end - p >= 8) {
+		uint64_t w = load8(p);
+		uint64_t m = swar_bytes_equal(w, ',') | swar_bytes_equal(w, '\n');
+		if (m)
+			return p + (__builtin_ctzll(m) >> 3);
+		p += 8;
 	}
-	if (end > p && end[-1] == '\r')
+	while (p < end && *p != ',' && *p != '\n')
+		p++;
+	return p;
+}
+
+/* Where one line's fields lie: only the two a row needs are remembered. */
+struct line_walk {
+	const char *eol;      /* the '\n', or end when none was found */
+	size_t fields;
+	const char *time_end; /* end of field 1 */
+	const char *col, *col_end;
+};
+
+static inline void walk_line(const char *p, const char *end, size_t column, struct line_walk *w)
+{
+	const char *f = p, *sep;
+	size_t idx = 1;
+	w->col = w->col_end = NULL;
+	for (;;) {
+		sep = next_sep(f, end);
+		if (idx == 1)
+			w->time_end = sep;
+		if (idx == column) {
+			w->col = f;
+			w->col_end = sep;
+		}
+		if (sep == end || *sep == '\n')
+			break;
+		f = sep + 1;
+		idx++;
+	}
+	w->eol = sep;
+	w->fields = idx;
+}
+
+/* Judges a walked line [p, w->eol) and keeps it when it is the new peak. */
+static void line_done(struct csvpeak *s, const char *p, struct line_walk *w)
+{
+	const char *end = w->eol;
+	if ((size_t)(end - p) > CSVPEAK_MAX_LINE_BYTES) {
+		note_bad(s, CSVPEAK_BAD_TOO_LONG, 0);
+		return;
+	}
+	if (end > p && end[-1] == '\r') {
 		end--;
-	if (!s->column) {
-		if (setup(s, p, end, e) < 0)
-			return -1;
-		if (s->header)
-			return 0;
+		if (w->time_end > end)
+			w->time_end = end;
+		if (w->col_end > end)
+			w->col_end = end;
 	}
 	if (p == end) {
 		note_bad(s, CSVPEAK_BAD_EMPTY, 0);
-		return 0;
+		return;
 	}
-	const size_t column = s->column;
-	int64_t epoch_ms = 0;
-	struct csvpeak_num v;
-	const char *f = p, *stop, *vstart = NULL, *vend = NULL;
-	bool time_ok = !s->has_time, value_ok = false;
-	size_t idx = 1;
-	for (;;) {
-		const char *fe;
-		if (idx == column) {
-			value_ok = num_prefix(f, end, &v, &stop) && (stop == end || *stop == ',');
-			fe = field_end(stop, end);
-			vstart = f;
-			vend = fe;
-			if (idx == 1 && s->has_time)
-				time_ok = value_ok && int_prefix(f, end, &epoch_ms, &stop) && stop == fe;
-		} else if (idx == 1 && s->has_time) {
-			time_ok = int_prefix(f, end, &epoch_ms, &stop) && (stop == end || *stop == ',');
-			fe = field_end(stop, end);
-		} else {
-			fe = field_end(f, end);
-		}
-		if (fe == end)
-			break;
-		f = fe + 1;
-		idx++;
+	if (w->fields != s->fields) {
+		note_bad(s, CSVPEAK_BAD_FIELDS, w->fields);
+		return;
 	}
-	if (idx != s->fields) {
-		note_bad(s, CSVPEAK_BAD_FIELDS, idx);
-		return 0;
-	}
-	if (!time_ok) {
+	const char *limit = s->read_end, *stop;
+	if (s->has_time && !(int_prefix(p, w->time_end, limit, &stop) && stop == w->time_end)) {
 		note_bad(s, CSVPEAK_BAD_TIME, 0);
-		return 0;
+		return;
 	}
-	if (!value_ok) {
+	struct csvpeak_num v;
+	if (!(num_prefix(w->col, w->col_end, limit, &v, &stop) && stop == w->col_end)) {
 		note_bad(s, CSVPEAK_BAD_VALUE, 0);
-		return 0;
+		return;
 	}
 	s->rows++;
-	if (!s->found)
-		s->first_epoch_ms = epoch_ms;
+	if (!s->found && s->has_time)
+		s->first_epoch_ms = int_value(p, w->time_end);
 	if (!s->found || csvpeak_num_cmp(&v, &s->peak) > 0) {
 		s->found = true;
 		s->peak = v;
-		s->peak_epoch_ms = epoch_ms;
+		s->peak_epoch_ms = s->has_time ? int_value(p, w->time_end) : 0;
 		s->peak_line = s->lines;
 		s->pending = p;
 		s->pending_len = (size_t)(end - p);
-		s->value_off = (size_t)(vstart - p);
-		s->value_len = (size_t)(vend - vstart);
+		s->value_off = (size_t)(w->col - p);
+		s->value_len = (size_t)(w->col_end - w->col);
 	}
+}
+
+/* One whole line [p, end) without its '\n': line 1 (which sets the format up) and
+ * lines carried across two chunks. */
+static int process_line(struct csvpeak *s, const char *p, const char *end, struct err *e)
+{
+	s->lines++;
+	if (!s->column) {
+		bool too_long = (size_t)(end - p) > CSVPEAK_MAX_LINE_BYTES;
+		const char *e1 = end > p && end[-1] == '\r' ? end - 1 : end;
+		if (setup(s, p, too_long ? p : e1, e) < 0)
+			return -1;
+		if (s->header && !too_long)
+			return 0;
+	}
+	struct line_walk w;
+	walk_line(p, end, s->column, &w);
+	line_done(s, p, &w);
 	return 0;
+}
+
+/* Every whole line in [p, end); returns where the unfinished last line starts. */
+static const char *scan_lines(struct csvpeak *s, const char *p, const char *end)
+{
+	const size_t column = s->column;
+	struct line_walk w;
+	while (p < end) {
+		walk_line(p, end, column, &w);
+		if (w.eol == end)
+			break;
+		s->lines++;
+		line_done(s, p, &w);
+		p = w.eol + 1;
+	}
+	return p;
 }
 
 /* Copies a new peak row out of bytes the caller is about to take back. */
@@ -278,6 +436,7 @@ static int carry_line(struct csvpeak *s, struct err *e)
 		if (rc == 0)
 			note_bad(s, CSVPEAK_BAD_TOO_LONG, 0);
 	} else {
+		s->read_end = s->carry + s->carry_len;
 		rc = process_line(s, s->carry, s->carry + s->carry_len, e);
 	}
 	s->carry_len = 0;
@@ -308,13 +467,16 @@ int csvpeak_feed(struct csvpeak *s, const char *buf, size_t n, struct err *e)
 		rc = carry_line(s, e);
 		p = nl + 1;
 	}
-	while (rc == 0 && p < end) {
+	s->read_end = end;
+	if (rc == 0 && !s->column && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			break;
-		rc = process_line(s, p, nl, e);
-		p = nl + 1;
+		if (nl) {
+			rc = process_line(s, p, nl, e);
+			p = nl + 1;
+		}
 	}
+	if (rc == 0 && s->column)
+		p = scan_lines(s, p, end);
 	keep_pending(s);
 	if (rc == 0 && p < end)
 		carry_add(s, p, (size_t)(end - p));

@@ -68,6 +68,7 @@ struct csvpeak {
 	size_t carry_len, carry_cap;
 	uint64_t carry_total; /* its length so far, beyond what is kept when too long */
 	const char *pending;  /* new peak row still pointing into the caller's bytes */
+	const char *read_end; /* end of the bytes the line being scanned lies in */
 	size_t pending_len;
 	bool failed;
 };
