@@ -4,6 +4,7 @@
 #include "cmd/record_opts.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +226,16 @@ int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
 		.cgroup_mode = o->cgroup ? "auto" : "off", .r = &r, .csv_path = o->csv_path,
 		.phases = phases, .peak_phase = peak_phase, .exit_status = status,
 	};
+	char ended[64] = "";
+	if (!launch) {
+		if (r.target_exited)
+			snprintf(ended, sizeof(ended), "the watched tree exited");
+		else if (r.stop_signal)
+			snprintf(ended, sizeof(ended), "stopped by SIG%s", sigabbrev_np(r.stop_signal));
+		else
+			snprintf(ended, sizeof(ended), "--duration reached");
+		in.ended = ended;
+	}
 	rec = runrec_build(&in);
 
 	int write_failed = 0;

@@ -113,6 +113,8 @@ static void take_sample(struct loop *l)
 	if (l->o->hooks.label)
 		l->o->hooks.label(l->o->hooks.arg, &s);
 
+	if (r->samples == 0)
+		r->first = t;
 	r->last = t;
 	r->samples++;
 	if (t.hwm_kb > r->hwm_kb) {

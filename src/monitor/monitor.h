@@ -73,6 +73,7 @@ struct monitor_result {
 	uint64_t cgroup_peak_kb;
 	char cgroup_method[64];
 	/* sampled */
+	struct proctree_totals first; /* cumulative counters at the first sample (watch: the baseline) */
 	struct proctree_totals last; /* cumulative counters at the last sample */
 	uint64_t peak_tree_rss_kb;
 	double peak_at_ms;

@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proc/host.h"
 #include "record/git.h"
@@ -109,16 +110,19 @@ json_t *runrec_build(const struct runrec_input *in)
 				 signame ? json_string(signame) : json_null(), "core_dumped", r->core_dumped,
 				 "status", in->exit_status);
 
-	/* CPU and faults: exact from wait4 for a command we ran; sampled when attached. */
-	bool run = r->ru.ru_utime.tv_sec || r->ru.ru_utime.tv_usec || r->ru.ru_stime.tv_sec ||
-		   r->ru.ru_stime.tv_usec || r->ru.ru_minflt || !strcmp(in->kind, "run");
-	long tck = 100;
-	double user_s = run ? tv_s(r->ru.ru_utime) : (double)r->last.utime_ticks / (double)tck;
-	double sys_s = run ? tv_s(r->ru.ru_stime) : (double)r->last.stime_ticks / (double)tck;
-	uint64_t minflt = run ? (uint64_t)r->ru.ru_minflt : r->last.minflt;
-	uint64_t majflt = run ? (uint64_t)r->ru.ru_majflt : r->last.majflt;
-	uint64_t vcsw = run ? (uint64_t)r->ru.ru_nvcsw : r->last.vcsw;
-	uint64_t ivcsw = run ? (uint64_t)r->ru.ru_nivcsw : r->last.ivcsw;
+	/* CPU and faults: exact from wait4 for a command we ran; for an attached
+	 * tree, what the samples saw it use since we attached. */
+	bool run = !strcmp(in->kind, "run");
+	double tck = (double)sysconf(_SC_CLK_TCK);
+	const struct proctree_totals *a = &r->first, *b = &r->last;
+	double user_s = run ? tv_s(r->ru.ru_utime) : (double)(b->utime_ticks - a->utime_ticks) / tck;
+	double sys_s = run ? tv_s(r->ru.ru_stime) : (double)(b->stime_ticks - a->stime_ticks) / tck;
+	uint64_t minflt = run ? (uint64_t)r->ru.ru_minflt : b->minflt - a->minflt;
+	uint64_t majflt = run ? (uint64_t)r->ru.ru_majflt : b->majflt - a->majflt;
+	uint64_t vcsw = run ? (uint64_t)r->ru.ru_nvcsw : b->vcsw - a->vcsw;
+	uint64_t ivcsw = run ? (uint64_t)r->ru.ru_nivcsw : b->ivcsw - a->ivcsw;
+	uint64_t rd = run ? b->rchar : b->rchar - a->rchar;
+	uint64_t wr = run ? b->wchar : b->wchar - a->wchar;
 	double wall_s = r->wall_ms / 1000.0;
 
 	uint64_t proc_kb;
@@ -143,7 +147,7 @@ json_t *runrec_build(const struct runrec_input *in)
 	json_object_update_new(summary, json_pack(
 		"{s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:I, s:i, s:f}", "minflt", (json_int_t)minflt,
 		"majflt", (json_int_t)majflt, "vcsw", (json_int_t)vcsw, "ivcsw", (json_int_t)ivcsw,
-		"read_bytes", (json_int_t)r->last.rchar, "write_bytes", (json_int_t)r->last.wchar,
+		"read_bytes", (json_int_t)rd, "write_bytes", (json_int_t)wr,
 		"max_procs", (int)r->max_procs, "max_threads", (int)r->max_threads, "samples",
 		(json_int_t)r->samples, "interval_ms", in->opts->interval_ms, "monitor_cpu_s",
 		r->monitor_cpu_ms / 1000.0));
@@ -184,6 +188,8 @@ json_t *runrec_build(const struct runrec_input *in)
 		json_t *v = in->phases ? json_object_get(in->phases, phase_keys[i]) : NULL;
 		json_object_set_new(rec, phase_keys[i], v ? json_incref(v) : json_array());
 	}
+	if (in->ended)
+		json_object_set_new(rec, "ended", json_string(in->ended));
 	json_object_set_new(rec, "counters", in->counters ? json_incref(in->counters) : json_object());
 	json_object_set_new(rec, "notes", notes);
 	json_object_set_new(rec, "samples", samples_json(r, in->opts->interval_ms, in->csv_path));

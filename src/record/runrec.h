@@ -23,6 +23,7 @@ struct runrec_input {
 	json_t *extra_notes;              /* borrowed array of strings, or NULL */
 	const char *peak_phase;           /* phase(s) at the sampled peak */
 	int exit_status;                  /* what perfhunt exits with for this run */
+	const char *ended;                /* watch: why recording ended */
 };
 
 /* Returns a new record (caller json_decref's it). */

@@ -1,0 +1,200 @@
+/* watch: perfhunt watch [options] PID | --name NAME | --pidfile FILE
+ *
+ * Attaches to a running process tree (a daemon) and records it like `run`
+ * until the tree exits, --duration passes, SIGINT/SIGTERM arrives, or
+ * `perfhunt stop` ends a --detach'ed monitor.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/record_opts.h"
+#include "proc/lookup.h"
+#include "record/statefile.h"
+
+static const char usage_text[] =
+	"usage: perfhunt watch [options] PID\n"
+	"       perfhunt watch [options] --name NAME | --pidfile FILE\n"
+	"\n"
+	"Records a running process and its descendants until they exit, --duration\n"
+	"passes, SIGINT/SIGTERM arrives, or 'perfhunt stop' ends a detached monitor.\n"
+	"\n"
+	"      --name NAME        the one process whose name (or argv[0] basename) is NAME\n"
+	"      --pidfile FILE     the process whose PID is in FILE\n"
+	"      --duration TIME    stop after TIME (e.g. 30s, 5m; a bare number is seconds)\n"
+	"      --detach           run in the background; prints the monitor's ID for 'perfhunt stop'\n"
+	RECORD_OPTS_HELP
+	"  -h, --help             show this help\n";
+
+/* Puts the monitor in the background; returns 1 in the parent (done), 0 in the monitor. */
+static int detach(struct monitor_state *st, char *dir, size_t dirlen, int *status)
+{
+	struct err e;
+	if (statefile_dir(dir, dirlen, &e) < 0) {
+		*status = cmd_fail(PH_EXIT_FAIL, &e);
+		return 1;
+	}
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		perror("perfhunt: pipe");
+		*status = PH_EXIT_FAIL;
+		return 1;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("perfhunt: fork");
+		*status = PH_EXIT_FAIL;
+		return 1;
+	}
+	if (pid > 0) {
+		close(p[1]);
+		char msg[512];
+		ssize_t n = read(p[0], msg, sizeof(msg) - 1);
+		close(p[0]);
+		if (n <= 0 || msg[0] != 'K') {
+			/* the monitor could not register: it sent its error */
+			msg[n > 0 ? n : 0] = 0;
+			fprintf(stderr, "perfhunt: %s\n", n > 1 ? msg + 1 : "the monitor did not start");
+			*status = PH_EXIT_FAIL;
+			return 1;
+		}
+		msg[n] = 0;
+		printf("%s\n", msg + 1);
+		*status = cmd_finish_stdout(PH_EXIT_OK);
+		return 1;
+	}
+	close(p[0]);
+	setsid();
+	if (statefile_register(dir, st, &e) < 0) {
+		dprintf(p[1], "E%s", e.msg);
+		_exit(PH_EXIT_FAIL);
+	}
+	int log = open(st->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (log < 0 || nul < 0) {
+		dprintf(p[1], "Ecannot create '%s': %s", st->log_path, strerror(errno));
+		_exit(PH_EXIT_FAIL);
+	}
+	dup2(nul, STDIN_FILENO);
+	dup2(nul, STDOUT_FILENO);
+	dup2(log, STDERR_FILENO);
+	close(log);
+	close(nul);
+	dprintf(p[1], "K%s", st->id);
+	close(p[1]);
+	return 0;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	struct record_opts ro;
+	record_opts_init(&ro);
+	ro.kind = "watch";
+	ro.probes = false;
+	const char *name = NULL, *pidfile = NULL;
+	bool background = false;
+	enum { OPT_NAME = 1000, OPT_PIDFILE, OPT_DURATION, OPT_DETACH };
+	static const struct option extra[] = {
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "detach", no_argument, NULL, OPT_DETACH },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct option *longopts = record_opts_longopts(extra);
+	int status = PH_EXIT_USAGE;
+	char **target_argv = NULL;
+	struct err e;
+	optind = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, RECORD_OPTS_SHORT "h", longopts, NULL)) != -1) {
+		int rc = record_opts_parse(&ro, c, optarg, &e);
+		if (rc < 0) {
+			cmd_usage_error("watch", "%s", e.msg);
+			goto out;
+		}
+		if (rc > 0)
+			continue;
+		switch (c) {
+		case OPT_NAME:
+			name = optarg;
+			break;
+		case OPT_PIDFILE:
+			pidfile = optarg;
+			break;
+		case OPT_DURATION:
+			if (parse_duration_ms(optarg, 1000, &ro.duration_ms, "--duration", &e) < 0 ||
+			    ro.duration_ms <= 0) {
+				cmd_usage_error("watch", "%s", ro.duration_ms <= 0 && !strchr(e.msg, ':')
+							      ? "--duration must be positive" : e.msg);
+				goto out;
+			}
+			break;
+		case OPT_DETACH:
+			background = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			status = cmd_finish_stdout(PH_EXIT_OK);
+			goto out;
+		default:
+			fprintf(stderr, "(see 'perfhunt watch --help')\n");
+			goto out;
+		}
+	}
+	int given = (optind < argc) + (name != NULL) + (pidfile != NULL);
+	if (given != 1 || optind + 1 < argc) {
+		cmd_usage_error("watch", given ? "give one target: PID, --name or --pidfile"
+					       : "no process given (PID, --name NAME or --pidfile FILE)");
+		goto out;
+	}
+	pid_t pid = 0;
+	if (optind < argc) {
+		int64_t v;
+		if (parse_i64(argv[optind], 1, 0x7fffffff, &v, "PID", &e) < 0) {
+			cmd_usage_error("watch", "%s", e.msg);
+			goto out;
+		}
+		pid = (pid_t)v;
+	} else if (name && lookup_by_name(name, &pid, &e) < 0) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	} else if (pidfile && lookup_pidfile(pidfile, &pid, &e) < 0) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	if (lookup_check_pid(pid, &e) < 0) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	ro.attach_pid = pid;
+	target_argv = lookup_cmdline(pid);
+
+	struct monitor_state st;
+	memset(&st, 0, sizeof(st));
+	char dir[4096];
+	if (background) {
+		st.target_pid = pid;
+		snprintf(st.target, sizeof(st.target), "%s", target_argv[0] ? target_argv[0] : "");
+		if (detach(&st, dir, sizeof(dir), &status))
+			goto out;
+	}
+	status = record_opts_execute(&ro, NULL, NULL, 0, target_argv);
+	if (background) {
+		fflush(stderr);
+		statefile_mark_done(dir, st.id);
+	}
+out:
+	free(target_argv);
+	free(longopts);
+	record_opts_release(&ro);
+	return status;
+}
