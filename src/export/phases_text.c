@@ -46,6 +46,16 @@ static const char *cell(const char *s, int width, char *buf, size_t n)
 	return buf;
 }
 
+/* units_ms, for any number a hostile record may hold. */
+static char *duration(double ms, char *buf, size_t n)
+{
+	if (!(ms > -1e12 && ms < 1e12)) {
+		snprintf(buf, n, "%.3g ms", ms);
+		return buf;
+	}
+	return units_ms(ms, buf, n);
+}
+
 static void print_stats(const json_t *stats, FILE *out)
 {
 	int w = name_width(stats, "name", 5);
@@ -59,7 +69,7 @@ static void print_stats(const json_t *stats, FILE *out)
 			continue;
 		fprintf(out, "%-*s %6.0f", w, str(o, "name"), num(o, "count"));
 		for (size_t k = 0; k < 4; k++)
-			fprintf(out, " %s", cell(units_ms(num(o, keys[k]), u, sizeof(u)), 11, c, sizeof(c)));
+			fprintf(out, " %s", cell(duration(num(o, keys[k]), u, sizeof(u)), 11, c, sizeof(c)));
 		fputc('\n', out);
 	}
 }
@@ -76,9 +86,9 @@ static void print_lanes(const json_t *lanes, FILE *out)
 		if (!json_is_object(o))
 			continue;
 		fprintf(out, "%-*s %6.0f %11s %6.1f%% %11s %6.0f %11s\n", w, str(o, "lane"),
-			num(o, "phases"), cell(units_ms(num(o, "busy_ms"), u, sizeof(u)), 11, c[0], sizeof(c[0])),
-			num(o, "busy_pct"), cell(units_ms(num(o, "span_ms"), u, sizeof(u)), 11, c[1], sizeof(c[1])),
-			num(o, "gaps"), cell(units_ms(num(o, "longest_gap_ms"), u, sizeof(u)), 11, c[2], sizeof(c[2])));
+			num(o, "phases"), cell(duration(num(o, "busy_ms"), u, sizeof(u)), 11, c[0], sizeof(c[0])),
+			num(o, "busy_pct"), cell(duration(num(o, "span_ms"), u, sizeof(u)), 11, c[1], sizeof(c[1])),
+			num(o, "gaps"), cell(duration(num(o, "longest_gap_ms"), u, sizeof(u)), 11, c[2], sizeof(c[2])));
 	}
 }
 

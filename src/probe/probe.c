@@ -185,7 +185,7 @@ static bool parse_token(const struct probe_config *c, char *tok, struct probe_fi
 		return false;
 	}
 	f->scaled = f->numeric ? f->value * scale : 0;
-	if (!isfinite(f->scaled)) {
+	if (!isfinite(f->scaled) || (f->kind == PROBE_DURATION && f->scaled > PROBE_DURATION_MAX_MS)) {
 		*eq = '=';
 		return false;
 	}

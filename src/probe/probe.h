@@ -15,6 +15,8 @@
 
 /* Longest prefix, lane key and field key accepted, in bytes. */
 #define PROBE_NAME_MAX 64
+/* Longest duration accepted (about 31 years); a longer one is a broken probe. */
+#define PROBE_DURATION_MAX_MS 1e12
 
 struct probe_config {
 	char **prefixes;

@@ -430,6 +430,16 @@ static void test_text(void **state)
 		"probes: end= without begin= 1\n");
 	free(text);
 
+	/* a hostile stored record: numbers far out of range still print */
+	json_t *odd = json_pack("{s:[{s:s, s:i, s:f, s:f, s:f, s:f}]}", "phase_stats", "name", "x",
+				"count", 1, "total_ms", 1e300, "median_ms", -1e300, "min_ms", 0.0, "max_ms", 1e15);
+	text = print_text(odd);
+	assert_non_null(strstr(text, "1e+300 ms"));
+	assert_non_null(strstr(text, "-1e+300 ms"));
+	assert_non_null(strstr(text, "1e+15 ms"));
+	free(text);
+	json_decref(odd);
+
 	/* no phases: nothing printed; wrong member types are skipped */
 	json_t *empty = json_pack("{s:[], s:s, s:[i]}", "phase_stats", "lanes", "x", "probe_info", 1);
 	text = print_text(empty);

@@ -149,7 +149,7 @@ static void test_not_probes(void **state)
 		"", "hello world", "PERFHUNT", "PERFHUNT:", "PERFHUNT: just words",
 		"PERFHUNTX: a=1", "XPERFHUNT: a=1", "PERFHUNT a=1", "perfhunt: a=1",
 		"PERFHUNT: =1 a= ==", "[log] PERFHUNT: a=1", "PERFHUNT: pin_ms=abc",
-		"PERFHUNT: pin_ms=-5", "CUZK_TIMING:",
+		"PERFHUNT: pin_ms=-5", "CUZK_TIMING:", "PERFHUNT: age_s=1e10", "PERFHUNT: x_ns=1e400",
 	};
 	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++) {
 		assert_int_equal(parse(no[i], &p), 0);

@@ -1,0 +1,129 @@
+/* fuzz_probe: libFuzzer target for the probe path of `perfhunt run`.
+ *
+ * The bytes go through linebuf in chunks whose sizes the input picks, every
+ * line through both probe parsers, every probe into a phase set with tight
+ * limits and times that sometimes step back; then lookups, finish, the JSON
+ * members and the text table. Invariants are checked, so a wrong answer
+ * aborts like a crash does.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/phases_text.h"
+#include "probe/linebuf.h"
+#include "probe/phases.h"
+#include "record/phases_json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct ctx {
+	struct probe_config cfg;
+	struct phase_set set;
+	size_t max_line;
+	double t_ms;
+	unsigned lines;
+};
+
+static void check_probe(const struct probe *p)
+{
+	if (!p->n_fields || p->lane >= (int)p->n_fields)
+		abort();
+	for (size_t i = 0; i < p->n_fields; i++) {
+		const struct probe_field *f = &p->fields[i];
+		if (!*f->key || !*f->text || strlen(f->key) > PROBE_NAME_MAX)
+			abort();
+		for (const char *c = f->text; *c; c++)
+			if (*c < 0x21 || *c > 0x7e)
+				abort();
+		if (f->kind != PROBE_VALUE && (!f->numeric || !(f->scaled >= 0) || !isfinite(f->scaled)))
+			abort();
+	}
+}
+
+static void on_line(void *arg, const char *line, size_t n, bool truncated)
+{
+	struct ctx *c = arg;
+	if (n > c->max_line || (truncated && n != c->max_line))
+		abort();
+	struct probe p;
+	c->lines++;
+	int r = c->lines % 2 ? probe_parse_line(&c->cfg, line, n, &p)
+			     : probe_parse_fd_line(&c->cfg, line, n, &p);
+	if (r != 1) {
+		if (p.fields || p.buf)
+			abort();
+		return;
+	}
+	check_probe(&p);
+	/* arrival times mostly advance; every 7th line steps back */
+	c->t_ms += c->lines % 7 ? (double)(n % 50) : -30.0;
+	phase_set_add_probe(&c->set, &p, c->t_ms, c->lines % 3 ? "stdout" : "fd");
+	probe_release(&p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *sink;
+	if (!sink && !(sink = fopen("/dev/null", "w")))
+		abort();
+	if (size < 2)
+		return 0;
+	struct ctx c;
+	memset(&c, 0, sizeof(c));
+	probe_config_init(&c.cfg);
+	probe_config_add_prefix(&c.cfg, "FZ", NULL);
+	probe_config_add_lane_key(&c.cfg, "lane_s", NULL);
+	phase_set_init(&c.set);
+	c.set.max_probes = 64;
+	c.set.max_phases = 64;
+	c.set.max_open = 8;
+	c.set.max_lanes = 8;
+	c.set.max_bytes = 1 << 16;
+	c.max_line = 1 + data[0] * 4u;
+	size_t step = 1 + data[1] % 64;
+	data += 2;
+	size -= 2;
+
+	struct linebuf b;
+	linebuf_init(&b, c.max_line, on_line, &c);
+	for (size_t at = 0; at < size; at += step)
+		linebuf_feed(&b, (const char *)data + at, size - at < step ? size - at : step);
+	linebuf_flush(&b);
+	if (b.cap > c.max_line || b.lines != c.lines)
+		abort();
+	linebuf_release(&b);
+
+	char names[64];
+	for (double t = -10; t < c.t_ms + 20; t += 17) {
+		size_t len = phase_set_active_at(&c.set, t, names, sizeof(names));
+		if (len >= sizeof(names) || len != strlen(names))
+			abort();
+		phase_set_overlapping(&c.set, t + 5, t - 5, names, sizeof(names));
+	}
+	phase_set_finish(&c.set, c.t_ms + 1);
+	if (c.set.n_open || c.set.n_phases > c.set.max_phases || c.set.n_probes > c.set.max_probes ||
+	    c.set.bytes > c.set.max_bytes)
+		abort();
+	for (size_t i = 0; i < c.set.n_lane_stats; i++) {
+		const struct lane_stat *l = &c.set.lane_stats[i];
+		if (l->busy_ms > l->span_ms + 1e-6 * (1 + l->span_ms) || l->busy_pct > 100.0001)
+			abort();
+	}
+	json_t *o = phase_set_to_json(&c.set);
+	if (!o || json_array_size(json_object_get(o, "phases")) != c.set.n_phases)
+		abort();
+	char *text = json_dumps(o, JSON_COMPACT);
+	if (!text)
+		abort();
+	free(text);
+	if (phases_text_print(o, sink, NULL) < 0)
+		abort();
+	json_decref(o);
+	phase_set_release(&c.set);
+	probe_config_release(&c.cfg);
+	return 0;
+}
