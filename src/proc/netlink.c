@@ -31,20 +31,20 @@ int procevents_open(struct err *e)
 		close(fd);
 		return -1;
 	}
-	struct {
-		struct nlmsghdr nl;
-		struct cn_msg cn;
-		enum proc_cn_mcast_op op;
-	} __attribute__((packed)) req;
-	memset(&req, 0, sizeof(req));
-	req.nl.nlmsg_len = sizeof(req);
-	req.nl.nlmsg_type = NLMSG_DONE;
-	req.nl.nlmsg_pid = 0;
-	req.cn.id.idx = CN_IDX_PROC;
-	req.cn.id.val = CN_VAL_PROC;
-	req.cn.len = sizeof(enum proc_cn_mcast_op);
-	req.op = PROC_CN_MCAST_LISTEN;
-	if (send(fd, &req, sizeof(req), 0) < 0) {
+	/* nlmsghdr | cn_msg | op, laid out by hand: cn_msg ends in a flexible array */
+	char req[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(enum proc_cn_mcast_op))]
+		__attribute__((aligned(NLMSG_ALIGNTO)));
+	memset(req, 0, sizeof(req));
+	struct nlmsghdr *nl = (struct nlmsghdr *)req;
+	struct cn_msg *cn = NLMSG_DATA(nl);
+	enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
+	nl->nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
+	nl->nlmsg_type = NLMSG_DONE;
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(op);
+	memcpy(cn->data, &op, sizeof(op));
+	if (send(fd, req, nl->nlmsg_len, 0) < 0) {
 		err_sys(e, "process events connector unavailable");
 		close(fd);
 		return -1;

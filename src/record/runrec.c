@@ -188,6 +188,8 @@ json_t *runrec_build(const struct runrec_input *in)
 		json_t *v = in->phases ? json_object_get(in->phases, phase_keys[i]) : NULL;
 		json_object_set_new(rec, phase_keys[i], v ? json_incref(v) : json_array());
 	}
+	json_object_set_new(rec, "monitor", json_pack("{s:s, s:b}", "discovery",
+		r->proc_events ? "process events connector" : "children files (polled)", "exit_records", r->taskstats));
 	if (in->ended)
 		json_object_set_new(rec, "ended", json_string(in->ended));
 	json_object_set_new(rec, "counters", in->counters ? json_incref(in->counters) : json_object());

@@ -6,6 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Appends ": tail" to the message, cut to fit (a cut message beats none). */
+static void append(struct err *e, size_t used, const char *tail)
+{
+	size_t left = sizeof(e->msg) - used;
+	if (used >= sizeof(e->msg) || left < 3)
+		return;
+	memcpy(e->msg + used, ": ", 2);
+	size_t k = strnlen(tail, left - 3);
+	memcpy(e->msg + used + 2, tail, k);
+	e->msg[used + 2 + k] = 0;
+}
+
 int err_set(struct err *e, const char *fmt, ...)
 {
 	if (e) {
@@ -25,9 +37,8 @@ int err_sys(struct err *e, const char *fmt, ...)
 		va_start(ap, fmt);
 		int n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 		va_end(ap);
-		if (n >= 0 && (size_t)n < sizeof(e->msg))
-			snprintf(e->msg + n, sizeof(e->msg) - (size_t)n, ": %s",
-				 strerror(saved));
+		if (n >= 0)
+			append(e, (size_t)n, strerror(saved));
 	}
 	errno = saved;
 	return -1;
@@ -42,8 +53,8 @@ int err_wrap(struct err *e, const char *fmt, ...)
 		va_start(ap, fmt);
 		int n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 		va_end(ap);
-		if (n >= 0 && (size_t)n < sizeof(e->msg))
-			snprintf(e->msg + n, sizeof(e->msg) - (size_t)n, ": %s", old);
+		if (n >= 0)
+			append(e, (size_t)n, old);
 	}
 	return -1;
 }
