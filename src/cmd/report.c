@@ -24,7 +24,8 @@ static const char report_usage[] =
 	"time axis for a run; distributions for a bench; deltas with confidence\n"
 	"intervals for a compare.\n"
 	"\n"
-	"  -o, --output FILE   write the HTML page here (default: RECORD with .html)\n"
+	"  -o, --output FILE   write the HTML page here (default: RECORD with .html;\n"
+	"                      - for standard output)\n"
 	"      --svg FILE      write the memory chart of a run record alone, as SVG\n"
 	"                      (only the SVG is written unless -o is given too)\n"
 	"  -h, --help          show this help\n";

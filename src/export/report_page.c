@@ -34,14 +34,15 @@ static const char report_page_css[] =
 	"table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:6px 0}"
 	"td,th{padding:3px 10px;text-align:right;border-bottom:1px solid #eee;vertical-align:top}"
 	"th{font-weight:600}.l,table.meta th,table.meta td{text-align:left}table.meta th{color:#444}"
-	"svg.chart{width:100%;height:auto;display:block}figure{margin:18px 0}"
+	"svg.chart{width:100%;height:auto;display:block}figure{margin:14px 0}"
 	".regressed{color:#B34700;font-weight:600}.improved{color:#00755A;font-weight:600}"
 	".note{color:#444;font-size:13px}"
 	"#tip{position:fixed;pointer-events:none;background:#fff;border:1px solid #888;padding:4px 8px;"
 	"font-size:12px;display:none;box-shadow:0 1px 4px rgba(0,0,0,.2);z-index:2}"
 	"@page{margin:12mm}"
-	"@media print{body{margin:0;max-width:none}figure{break-inside:avoid;page-break-inside:avoid;"
-	"break-after:page;page-break-after:always}svg.chart{max-height:170mm}#tip{display:none}}";
+	/* Printed, every chart keeps to one A4/Letter page: never split, never taller than a page. */
+	"@media print{body{margin:0;max-width:none}figure{break-inside:avoid;page-break-inside:avoid}"
+	"svg.chart{max-height:240mm}#tip{display:none}}";
 
 /* Hover: nearest sample under the pointer, every series' value. */
 static const char report_page_js[] =

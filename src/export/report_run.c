@@ -332,6 +332,7 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 					   .t_max_ms = d.t_max_ms, .n = d.n, .t_ms = d.t, .hover = 1 };
 		report_run_add(&c, "minor", "minflt", report_chart_palette[1], rate[0]);
 		report_run_add(&c, "major", "majflt", report_chart_palette[5], rate[1]);
+		svg_raw(s, "</figure>\n<figure>\n");
 		report_chart_draw(s, &c);
 	}
 	if (d.col[C_USER]) {
@@ -339,6 +340,7 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 					   .unit = REPORT_UNIT_PCT, .t_max_ms = d.t_max_ms, .n = d.n, .t_ms = d.t,
 					   .hover = 1 };
 		report_run_add(&c, "CPU", "cpu", report_chart_palette[3], rate[2]);
+		svg_raw(s, "</figure>\n<figure>\n");
 		report_chart_draw(s, &c);
 	}
 	for (int k = 0; k < 3; k++)
@@ -354,8 +356,10 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 			continue;
 		bars[nb++] = (struct report_bar){ report_page_str(p, "name"), report_page_str(p, "lane"), a, b };
 	}
-	if (nb > 0)
+	if (nb > 0) {
+		svg_raw(s, "</figure>\n<figure>\n");
 		report_chart_lanes(s, bars, nb, d.t_max_ms);
+	}
 	free(bars);
 	svg_raw(s, "</figure>\n");
 	if (d.n == 0)
