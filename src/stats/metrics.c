@@ -112,7 +112,9 @@ static int add_counters(struct metrics_set *s, json_t *rec, size_t run, struct e
 		if (json_is_false(json_object_get(c, "supported")))
 			continue;
 		double v;
-		int r = read_number(c, "value", &v, run, "counters value of ", e);
+		char where[160];
+		snprintf(where, sizeof(where), "counters.%.128s.", name);
+		int r = read_number(c, "value", &v, run, where, e);
 		if (r < 0)
 			return r;
 		if (r && *name)
@@ -136,8 +138,8 @@ static int add_phases(struct metrics_set *s, json_t *rec, size_t run, size_t lab
 		if (!json_is_object(p) || !name || !*name)
 			return err_set(e, "run %zu: phases[%zu] has no name", label, i);
 		double start = 0, end = 0;
-		if (read_number(p, "start_ms", &start, label, "phases start_ms/", e) != 1 ||
-		    read_number(p, "end_ms", &end, label, "phases end_ms/", e) != 1 || end < start)
+		if (read_number(p, "start_ms", &start, label, "phases[].", e) != 1 ||
+		    read_number(p, "end_ms", &end, label, "phases[].", e) != 1 || end < start)
 			return err_set(e, "run %zu: phases[%zu] ('%s') needs start_ms <= end_ms, both non-negative numbers",
 				       label, i, name);
 		struct metrics_series *m = series_get(s, xasprintf("phase:%s", name), true);

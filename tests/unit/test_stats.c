@@ -282,7 +282,7 @@ static void test_metrics_errors(void **state)
 		   "phases[0] ('x') needs start_ms <= end_ms");
 	expect_bad("{\"summary\":{\"wall_s\":1},\"phases\":[{\"start_ms\":5,\"end_ms\":6}]}", "phases[0] has no name");
 	expect_bad("{\"summary\":{\"wall_s\":1},\"phases\":{}}", "\"phases\" must be an array");
-	expect_bad("{\"summary\":{\"wall_s\":1},\"counters\":{\"c\":{\"value\":-3}}}", "counters value of value");
+	expect_bad("{\"summary\":{\"wall_s\":1},\"counters\":{\"c\":{\"value\":-3}}}", "run 1: counters.c.value must be a non-negative number");
 	expect_bad("{\"schema\":\"perfhunt.bench/1\",\"summary\":{\"wall_s\":1}}", "schema is not perfhunt.run/1");
 	expect_bad("[]", "not a JSON object");
 }
