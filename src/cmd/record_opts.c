@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "counters/counters.h"
 #include "export/summary.h"
 #include "monitor/monitor.h"
 #include "monitor/probefeed.h"
@@ -21,7 +22,7 @@
 
 enum {
 	OPT_INTERVAL = 500, OPT_CSV, OPT_CSV_FORMAT, OPT_PSS, OPT_CGROUP, OPT_PROBE, OPT_LANE_KEY,
-	OPT_NO_PROBES, OPT_TAG, OPT_NO_SAVE,
+	OPT_NO_PROBES, OPT_TAG, OPT_NO_SAVE, OPT_GPU, OPT_COUNTERS,
 };
 
 static const struct option shared[] = {
@@ -37,6 +38,9 @@ static const struct option shared[] = {
 	{ "no-probes", no_argument, NULL, OPT_NO_PROBES },
 	{ "tag", required_argument, NULL, OPT_TAG },
 	{ "no-save", no_argument, NULL, OPT_NO_SAVE },
+	{ "gpu", required_argument, NULL, OPT_GPU },
+	{ "counters", no_argument, NULL, OPT_COUNTERS },
+	{ "events", required_argument, NULL, 'e' },
 };
 
 void record_opts_init(struct record_opts *o)
@@ -48,6 +52,7 @@ void record_opts_init(struct record_opts *o)
 	o->probes = true;
 	o->save = true;
 	o->kind = "run";
+	o->gpu = true;
 	o->tags = xcalloc(1, sizeof(*o->tags));
 	probe_config_init(&o->probe_cfg);
 }
@@ -124,6 +129,23 @@ int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err 
 	case OPT_NO_SAVE:
 		o->save = false;
 		return 1;
+	case OPT_GPU:
+		if (!strcmp(arg, "auto"))
+			o->gpu = true;
+		else if (!strcmp(arg, "off"))
+			o->gpu = false;
+		else
+			return err_set(e, "--gpu: expected auto or off, got '%s'", arg);
+		return 1;
+	case OPT_COUNTERS:
+		o->counters = true;
+		return 1;
+	case 'e':
+		if (counters_check_events(arg, e) < 0)
+			return -1;
+		o->events = arg;
+		o->counters = true;
+		return 1;
 	}
 	return 0;
 }
@@ -136,7 +158,23 @@ static int csv_hook(void *arg, const struct sample *s)
 struct hooks_ctx {
 	struct csv_writer *csv;
 	struct probefeed *feed;
+	const struct record_opts *ro;
+	struct counters *counters;
+	char counters_error[600];
 };
+
+/* The command is forked, not yet exec'd: counting starts at its exec. */
+static void ctx_spawn(void *arg, pid_t pid)
+{
+	struct hooks_ctx *c = arg;
+	struct err e;
+	if (!c->ro->counters)
+		return;
+	if (counters_open(&c->counters, pid, c->ro->events, &e) < 0)
+		snprintf(c->counters_error, sizeof(c->counters_error), "counters not recorded: %s", e.msg);
+	else if (c->feed)
+		c->feed->counters = c->counters;
+}
 
 static int ctx_sample(void *arg, const struct sample *s)
 {
@@ -164,7 +202,7 @@ int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
 	struct err e;
 	struct csv_writer csv = { .fd = -1 };
 	struct probefeed feed;
-	struct hooks_ctx ctx = { NULL, NULL };
+	struct hooks_ctx ctx = { .ro = o };
 	struct monitor_result r;
 	int status = PH_EXIT_FAIL;
 	bool have_result = false;
@@ -189,7 +227,9 @@ int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
 		.attach_pid = o->attach_pid,
 		.duration_ms = o->duration_ms,
 		.procfs = "/proc",
-		.hooks = { .arg = &ctx, .on_output = ctx_output, .label = ctx_label, .on_sample = ctx_sample },
+		.gpu = o->gpu,
+		.hooks = { .arg = &ctx, .on_output = ctx_output, .label = ctx_label, .on_sample = ctx_sample,
+			   .on_spawn = ctx_spawn },
 	};
 	if (monitor_run(&mo, &r, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
@@ -236,7 +276,24 @@ int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
 			snprintf(ended, sizeof(ended), "--duration reached");
 		in.ended = ended;
 	}
+	json_t *counters = NULL, *notes = json_array();
+	if (ctx.counters) {
+		/* after wait4: the counts of every exited descendant are folded in */
+		struct counter_values cv;
+		if (counters_read(ctx.counters, &cv, &e) == 0)
+			counters = counters_to_json(&cv);
+		else
+			json_array_append_new(notes, json_sprintf("counters not recorded: %s", e.msg));
+	}
+	if (ctx.counters_error[0])
+		json_array_append_new(notes, json_string(ctx.counters_error));
+	in.counters = counters;
+	in.extra_notes = notes;
 	rec = runrec_build(&in);
+	json_decref(counters);
+	json_decref(notes);
+	if (ctx.counters)
+		json_object_set_new(rec, "phase_counters", probefeed_counters_json(&feed));
 
 	int write_failed = 0;
 	if (o->csv_path) {
@@ -266,6 +323,7 @@ out:
 	json_decref(rec);
 	json_decref(phases);
 	probefeed_release(&feed);
+	counters_close(ctx.counters);
 	if (have_result)
 		monitor_result_release(&r);
 	return status;

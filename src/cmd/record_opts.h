@@ -32,9 +32,12 @@ struct record_opts {
 	const char *kind;    /* "run" or "watch" */
 	pid_t attach_pid;    /* watch */
 	double duration_ms;  /* watch */
+	bool gpu;            /* sample GPU memory when NVML is present */
+	bool counters;       /* perf_event_open counters (run only) */
+	const char *events;  /* -e LIST, NULL = default */
 };
 
-#define RECORD_OPTS_SHORT "o:q"
+#define RECORD_OPTS_SHORT "o:qe:"
 #define RECORD_OPTS_HELP \
 	"      --interval MS      sampling interval (default 100, minimum 1)\n" \
 	"  -o, --output FILE      write the JSON run record to FILE\n" \
@@ -47,7 +50,10 @@ struct record_opts {
 	"      --lane-key KEY     a probe key that names a lane (default gpu_tid, tid, worker)\n" \
 	"      --no-probes        leave the command's stdout/stderr untouched, no probe parsing\n" \
 	"      --tag NAME         tag the run in the history (repeatable)\n" \
-	"      --no-save          do not store the run in the history\n"
+	"      --no-save          do not store the run in the history\n" \
+	"      --gpu MODE         auto (default): sample GPU memory when an NVIDIA driver is present; off\n" \
+	"      --counters         count perf events over the tree (software always, hardware where present)\n" \
+	"  -e, --events LIST      perf event names to count (implies --counters)\n"
 
 void record_opts_init(struct record_opts *o);
 void record_opts_release(struct record_opts *o);

@@ -85,6 +85,25 @@ void summary_print(const json_t *rec, FILE *out)
 		units_ms(num(sum, "monitor_cpu_s") * 1000, a, sizeof a), (int)samples,
 		units_ms(samples > 0 ? num(sum, "monitor_cpu_s") * 1000 / samples : 0, b, sizeof b));
 
+	const char *name;
+	json_t *cv;
+	int shown = 0;
+	json_object_foreach((json_t *)json_object_get(rec, "counters"), name, cv) {
+		const char *status = str(cv, "status");
+		fprintf(out, "%s%s ", shown++ ? ", " : "  counters          ", name);
+		if (!strcmp(status, "counted")) {
+			if (!strcmp(str(cv, "unit"), "ns"))
+				fputs(units_ms(num(cv, "value") / 1e6, a, sizeof a), out);
+			else
+				fputs(units_count(num(cv, "value"), a, sizeof a), out);
+			if (json_is_true(json_object_get(cv, "scaled")))
+				fputs(" (scaled)", out);
+		} else {
+			fprintf(out, "<%s>", status);
+		}
+	}
+	if (shown)
+		fputc('\n', out);
 	json_t *n;
 	json_array_foreach(json_object_get(rec, "notes"), i, n)
 		fprintf(out, "  note: %s\n", json_string_value(n));

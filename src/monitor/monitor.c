@@ -23,6 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "gpu/nvml.h"
 #include "proc/cgroup.h"
 #include "proc/netlink.h"
 #include "util/clock.h"
@@ -43,6 +46,9 @@ struct loop {
 	struct exitstats xs;
 	int events_fd;
 	bool rescan;                /* events were lost or unavailable: pull discovery */
+	struct gpu *gpu;
+	pid_t *pids;                /* scratch for GPU attribution */
+	size_t pids_cap;
 };
 
 static void note(struct monitor_result *r, const char *fmt, ...)
@@ -63,6 +69,31 @@ static double now_ms(const struct loop *l)
 static uint64_t delta(uint64_t now, uint64_t before)
 {
 	return now > before ? now - before : 0;
+}
+
+static void sample_gpu(struct loop *l, struct sample *s)
+{
+	if (l->tree.nprocs > l->pids_cap) {
+		l->pids_cap = l->tree.nprocs * 2;
+		free(l->pids);
+		l->pids = malloc(l->pids_cap * sizeof(*l->pids));
+		if (!l->pids) {
+			l->pids_cap = 0;
+			return;
+		}
+	}
+	size_t n = proctree_pids(&l->tree, l->pids, l->pids_cap);
+	struct gpu_sample g;
+	if (gpu_sample(l->gpu, l->pids, n, &g, NULL) < 0)
+		return;
+	s->gpu_valid = true;
+	s->gpu_mib = g.tree_used_mib;
+	s->gpu_util_pct = g.util_pct < 0 ? 0 : g.util_pct;
+	if (g.device_totals && !l->r->gpu_device_totals) {
+		l->r->gpu_device_totals = true;
+		const char *why = gpu_fallback_note(&g);
+		note(l->r, "%s", why ? why : "GPU figures are device totals");
+	}
 }
 
 static void take_sample(struct loop *l)
@@ -108,6 +139,8 @@ static void take_sample(struct loop *l)
 	}
 	l->prev = t;
 	l->have_prev = true;
+	if (l->gpu)
+		sample_gpu(l, &s);
 	if (l->o->hooks.on_tick)
 		l->o->hooks.on_tick(l->o->hooks.arg, &l->tree, &s);
 	if (l->o->hooks.label)
@@ -333,6 +366,22 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 	if (exitstats_open(&l.xs, &ne) == 0)
 		r->taskstats = true;
 
+	if (o->gpu) {
+		/* before the clock starts: NVML's init is slow with a driver */
+		struct err ge;
+		int rc = gpu_open(&l.gpu, NULL, &ge);
+		if (rc == 0) {
+			r->gpu_sampled = true;
+			r->gpu_devices = json_array();
+			for (size_t i = 0; i < gpu_device_count(l.gpu); i++)
+				json_array_append_new(r->gpu_devices,
+						      json_pack("{s:i, s:s}", "index", (int)i, "name",
+								gpu_device_name(l.gpu, i)));
+		} else {
+			l.gpu = NULL;
+			snprintf(r->gpu_reason, sizeof(r->gpu_reason), "%s", ge.msg);
+		}
+	}
 	if (o->launch) {
 		/* Daemonizing grandchildren are re-parented to us, so they stay measured. */
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -486,6 +535,9 @@ out:
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	}
 	proctree_release(&l.tree);
+	if (l.gpu)
+		gpu_close(l.gpu);
+	free(l.pids);
 	r->monitor_cpu_ms = (double)(clock_self_cpu_ns() - cpu0) / 1e6;
 	return ret;
 }
@@ -493,4 +545,5 @@ out:
 void monitor_result_release(struct monitor_result *r)
 {
 	timeline_release(&r->tl);
+	json_decref(r->gpu_devices);
 }

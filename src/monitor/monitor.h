@@ -45,6 +45,7 @@ struct monitor_opts {
 	double duration_ms;          /* watch mode: stop after this long (0 = until it exits) */
 	const char *procfs;          /* "/proc" */
 	size_t timeline_rows;        /* bound of the in-memory timeline */
+	bool gpu;                    /* sample GPU memory through NVML when present */
 	struct monitor_hooks hooks;
 };
 
@@ -80,6 +81,10 @@ struct monitor_result {
 	char peak_phase[96];         /* phase label of the peak sample when it was taken */
 	uint64_t peak_pss_kb;
 	double peak_gpu_mib;
+	bool gpu_sampled;            /* NVML was present and sampled */
+	char gpu_reason[512];        /* why not, when it was asked for */
+	bool gpu_device_totals;      /* the tree's GPU processes were invisible: device totals */
+	struct json_t *gpu_devices;  /* [{index, name}] when sampled (owned) */
 	uint64_t samples;
 	uint32_t max_procs, max_threads;
 	uint64_t vanished, unreadable, leftover_procs;

@@ -1,9 +1,58 @@
 /* probefeed: child output -> lines -> probes -> phases. */
 #include "monitor/probefeed.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "util/xalloc.h"
+
+/* Counters over one marked phase: begin snapshot, then the delta at its end. */
+struct marker_counters {
+	char name[64], lane[64];
+	double start_ms, end_ms;
+	struct counter_values v;
+};
+
+enum { MAX_MARKER_COUNTERS = 10000 };
+
 static const char *const stream_names[4] = { "", "stdout", "stderr", "fd" };
+
+/* At begin=/end= markers, read the counters: the phase gets its own counts. */
+static void marker_counters(struct probefeed *f, const struct probe *p)
+{
+	int b = probe_find(p, "begin"), e = probe_find(p, "end");
+	if (b < 0 && e < 0)
+		return;
+	const char *lane = p->lane >= 0 ? p->fields[p->lane].text : "";
+	struct counter_values now;
+	if (counters_read(f->counters, &now, NULL) < 0)
+		return;
+	if (b >= 0 && f->n_open < 1024) {
+		xgrow((void **)&f->open, &f->cap_open, f->n_open + 1, sizeof(*f->open));
+		struct marker_counters *m = &f->open[f->n_open++];
+		snprintf(m->name, sizeof(m->name), "%s", p->fields[b].text);
+		snprintf(m->lane, sizeof(m->lane), "%s", lane);
+		m->start_ms = f->now_ms;
+		m->v = now;
+	}
+	if (e < 0)
+		return;
+	for (size_t i = f->n_open; i-- > 0;) {
+		struct marker_counters *m = &f->open[i];
+		if (strcmp(m->name, p->fields[e].text) || strcmp(m->lane, lane))
+			continue;
+		if (f->n_done < MAX_MARKER_COUNTERS) {
+			xgrow((void **)&f->done, &f->cap_done, f->n_done + 1, sizeof(*f->done));
+			struct marker_counters *d = &f->done[f->n_done++];
+			*d = *m;
+			d->end_ms = f->now_ms;
+			counters_delta(&m->v, &now, &d->v);
+		}
+		f->open[i] = f->open[--f->n_open];
+		break;
+	}
+}
 
 static void on_line(void *ctx, const char *line, size_t n, bool truncated)
 {
@@ -13,6 +62,8 @@ static void on_line(void *ctx, const char *line, size_t n, bool truncated)
 	int ok = f->stream == MONITOR_PROBE_FD ? probe_parse_fd_line(f->config, line, n, &p)
 					       : probe_parse_line(f->config, line, n, &p);
 	if (ok == 1) {
+		if (f->counters)
+			marker_counters(f, &p);
 		phase_set_add_probe(&f->phases, &p, f->now_ms, stream_names[f->stream]);
 		probe_release(&p);
 	}
@@ -32,6 +83,8 @@ void probefeed_release(struct probefeed *f)
 	for (int i = 1; i < 4; i++)
 		linebuf_release(&f->lines[i]);
 	phase_set_release(&f->phases);
+	free(f->open);
+	free(f->done);
 }
 
 void probefeed_on_output(void *arg, enum monitor_stream s, const char *buf, size_t n, double t_ms)
@@ -56,4 +109,16 @@ void probefeed_finish(struct probefeed *f, double end_ms)
 		linebuf_flush(&f->lines[i]);
 	}
 	phase_set_finish(&f->phases, end_ms);
+}
+
+json_t *probefeed_counters_json(const struct probefeed *f)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < f->n_done; i++) {
+		const struct marker_counters *d = &f->done[i];
+		json_array_append_new(a, json_pack("{s:s, s:s, s:f, s:f, s:o}", "name", d->name, "lane",
+						   d->lane, "start_ms", d->start_ms, "end_ms", d->end_ms,
+						   "counters", counters_to_json(&d->v)));
+	}
+	return a;
 }

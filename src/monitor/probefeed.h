@@ -12,6 +12,7 @@
 #include "probe/linebuf.h"
 #include "probe/phases.h"
 #include "probe/probe.h"
+#include "counters/counters.h"
 
 struct probefeed {
 	struct probe_config *config;   /* borrowed */
@@ -19,6 +20,10 @@ struct probefeed {
 	struct linebuf lines[4];       /* by enum monitor_stream */
 	double now_ms;                 /* arrival time of the bytes being split */
 	int stream;
+	/* counters read at begin=/end= markers (NULL: none) */
+	struct counters *counters;
+	struct marker_counters *open, *done;
+	size_t n_open, cap_open, n_done, cap_done;
 };
 
 void probefeed_init(struct probefeed *f, struct probe_config *config);
@@ -28,5 +33,7 @@ void probefeed_on_output(void *arg, enum monitor_stream s, const char *buf, size
 void probefeed_label(void *arg, struct sample *s);
 /* Ends open lines and phases at end_ms and computes the statistics. */
 void probefeed_finish(struct probefeed *f, double end_ms);
+/* The record's "phase_counters": counters over each marked phase (new reference). */
+json_t *probefeed_counters_json(const struct probefeed *f);
 
 #endif

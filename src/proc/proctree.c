@@ -374,7 +374,7 @@ void proctree_sample(struct proctree *t, struct proctree_totals *out)
 	}
 }
 
-size_t proctree_pids(const struct proctree *t, int *out, size_t n)
+size_t proctree_pids(const struct proctree *t, pid_t *out, size_t n)
 {
 	size_t k = 0;
 	for (; k < t->nprocs && k < n; k++)

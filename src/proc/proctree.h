@@ -63,6 +63,6 @@ int proctree_scan(struct proctree *t);
 /* Reads every member once and fills the sums. */
 void proctree_sample(struct proctree *t, struct proctree_totals *out);
 /* Member PIDs (for GPU attribution); returns count written (at most n). */
-size_t proctree_pids(const struct proctree *t, int *out, size_t n);
+size_t proctree_pids(const struct proctree *t, pid_t *out, size_t n);
 
 #endif

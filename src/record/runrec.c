@@ -142,7 +142,7 @@ json_t *runrec_build(const struct runrec_input *in)
 	}
 	if (in->opts->pss)
 		json_object_set_new(summary, "pss_peak_kb", json_integer((json_int_t)r->peak_pss_kb));
-	if (r->peak_gpu_mib > 0)
+	if (r->gpu_sampled)
 		json_object_set_new(summary, "gpu_peak_mib", json_real(r->peak_gpu_mib));
 	json_object_update_new(summary, json_pack(
 		"{s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:I, s:i, s:f}", "minflt", (json_int_t)minflt,
@@ -188,6 +188,13 @@ json_t *runrec_build(const struct runrec_input *in)
 		json_t *v = in->phases ? json_object_get(in->phases, phase_keys[i]) : NULL;
 		json_object_set_new(rec, phase_keys[i], v ? json_incref(v) : json_array());
 	}
+	if (r->gpu_sampled)
+		json_object_set_new(rec, "gpu", json_pack("{s:b, s:O, s:f, s:b, s:s}", "sampled", 1, "devices", r->gpu_devices,
+			"peak_mib", r->peak_gpu_mib, "device_totals", r->gpu_device_totals, "note",
+			r->gpu_device_totals ? "device totals: the tree's processes were not visible"
+					     : "per-process memory of the tree, including each CUDA context"));
+	else if (r->gpu_reason[0]) /* no driver or GPU: a note, never an error */
+		json_object_set_new(rec, "gpu", json_pack("{s:b, s:s}", "sampled", 0, "reason", r->gpu_reason));
 	json_object_set_new(rec, "monitor", json_pack("{s:s, s:b}", "discovery",
 		r->proc_events ? "process events connector" : "children files (polled)", "exit_records", r->taskstats));
 	if (in->ended)

@@ -119,4 +119,28 @@ t "a record that cannot be written is reported; nothing partial left"
 "$P" run -q --no-save -o "$TMP/nodir/x.json" -- true 2>"$TMP/err"; st=$?
 [ "$st" = 1 ] && expect_grep "cannot create '$TMP/nodir/x.json'" "$TMP/err" && ok
 
+t "--counters: software events counted over the tree, per marked phase too"
+"$P" run --no-save --counters -o "$TMP/cnt.json" -- "$W" fd:begin=work spin:30 children:2:2:10 fd:end=work 2>"$TMP/err"
+/usr/bin/python3 - "$TMP/cnt.json" <<'PY' && expect_grep 'counters +task-clock' "$TMP/err" && ok || fail "$(jget "$TMP/cnt.json" counters)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["counters"]
+assert c["task-clock"]["status"] == "counted" and c["task-clock"]["value"] > 1e6
+assert c["page-faults"]["value"] >= 512          # the children's touches are inherited
+for hw in ("cycles", "instructions"):
+    assert c[hw]["status"] in ("counted", "not supported", "not permitted")
+pc = r["phase_counters"][0]
+assert pc["name"] == "work" and pc["counters"]["task-clock"]["value"] > 0
+PY
+
+t "-e with an unknown event is a usage error"
+"$P" run --no-save -e bogus-event -- true 2>"$TMP/err"; expect_status 2 $? && expect_grep 'bogus-event' "$TMP/err" && ok
+
+t "no GPU: a note in the record, nothing on the terminal"
+if [ ! -e /dev/nvidiactl ]; then
+	"$P" run --no-save -o "$TMP/gpu.json" -- true 2>"$TMP/err"
+	[ "$(jget "$TMP/gpu.json" gpu.sampled)" = False ] && expect_no_grep 'GPU|NVML' "$TMP/err" && ok
+	echo "# skipped GPU sampling checks: no NVIDIA driver"
+else ok; fi
+
 done_testing
