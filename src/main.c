@@ -18,6 +18,9 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", cmd_run, "run a command and record its whole process tree" },
+	{ "watch", cmd_watch, "record a running process tree (a daemon); --detach for the background" },
+	{ "stop", cmd_stop, "stop a background monitor and print its summary" },
+	{ "ps", cmd_ps, "list background monitors" },
 	{ "report", cmd_report, "self-contained HTML report (inline SVG) of a run, bench or compare record" },
 	{ "peak", cmd_peak, "peak row of a timeline CSV, in one pass" },
 	{ "compare", cmd_compare, "compare runs: medians, CI, p-value, verdict, phase attribution" },

@@ -32,6 +32,9 @@ int cmd_finish_stdout(int status);
 int cmd_use_color(int fd);
 
 int cmd_run(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_peak(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
