@@ -13,7 +13,6 @@
 
 #include "export/report_chart.h"
 #include "stats/stats.h"
-#include "util/units.h"
 #include "util/xalloc.h"
 
 /* Median of the total_ms of phase name over the runs of command cmd; NaN if none has it. */
@@ -72,7 +71,7 @@ static void report_bench_phases(const json_t *cmds, struct svg *s)
 			json_array_foreach(cmds, i, c) {
 				char a[64];
 				double m = report_bench_phase_median(c, names[x]);
-				report_page_cell(s, isnan(m) ? "\u2013" : units_ms(m, a, sizeof(a)), 0);
+				report_page_cell(s, isnan(m) ? "\u2013" : report_chart_value(REPORT_UNIT_MS, m, a, sizeof(a)), 0);
 			}
 			svg_raw(s, "</tr>\n");
 		}

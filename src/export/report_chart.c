@@ -131,7 +131,13 @@ char *report_chart_tick_label(enum report_unit unit, double v, double max, char 
 char *report_chart_value(enum report_unit unit, double v, char *buf, size_t n)
 {
 	char t[64];
+	if (!isfinite(v)) {
+		snprintf(buf, n, "\u2013");
+		return buf;
+	}
 	switch (unit) {
+	case REPORT_UNIT_COUNT:
+		return units_count(v, buf, n);
 	case REPORT_UNIT_KB:
 		return units_kb(v, buf, n);
 	case REPORT_UNIT_MS:
@@ -177,7 +183,7 @@ static double report_chart_y(double v, double y_max)
 
 static const char *report_chart_unit_name(enum report_unit u)
 {
-	static const char *names[] = { "kb", "ms", "rate", "pct", "plain" };
+	static const char *names[] = { "kb", "ms", "rate", "pct", "plain", "count" };
 	return names[u];
 }
 

@@ -29,6 +29,7 @@ enum report_unit {
 	REPORT_UNIT_RATE,  /* counts per second */
 	REPORT_UNIT_PCT,
 	REPORT_UNIT_PLAIN,
+	REPORT_UNIT_COUNT, /* "1.2 k", "3.4 M" */
 };
 
 struct report_point {
@@ -47,7 +48,8 @@ double report_chart_nice_step(double span, int target);
 double report_chart_step(enum report_unit unit, double span, int target);
 /* Tick label of v on an axis whose largest value is max (one unit for all ticks). */
 char *report_chart_tick_label(enum report_unit unit, double v, double max, char *buf, size_t n);
-/* A value with its unit, for labels and tables ("203.12 GiB", "4.21 s", "3.2 k/s"). */
+/* A value with its unit, for labels and tables ("203.12 GiB", "4.21 s", "3.2 k/s");
+ * "–" when v is not finite (a field the record does not have). */
 char *report_chart_value(enum report_unit unit, double v, char *buf, size_t n);
 
 /* x of time t_ms in a chart spanning [0, t_max_ms]. */

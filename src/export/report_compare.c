@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "export/report_chart.h"
-#include "util/units.h"
 #include "util/xalloc.h"
 
 static const char *report_compare_color(const char *verdict)
@@ -30,16 +29,16 @@ static char *report_compare_value(const char *metric, double v, char *buf, size_
 {
 	size_t len = strlen(metric);
 	if (len > 3 && !strcmp(metric + len - 3, "_kb"))
-		return units_kb(v, buf, n);
+		return report_chart_value(REPORT_UNIT_KB, v, buf, n);
 	if (len > 3 && !strcmp(metric + len - 3, "_ms"))
-		return units_ms(v, buf, n);
+		return report_chart_value(REPORT_UNIT_MS, v, buf, n);
 	if (len > 2 && !strcmp(metric + len - 2, "_s"))
-		return units_ms(v * 1000, buf, n);
+		return report_chart_value(REPORT_UNIT_MS, v * 1000, buf, n);
 	if (len > 4 && !strcmp(metric + len - 4, "_pct")) {
 		snprintf(buf, n, "%.1f %%", v);
 		return buf;
 	}
-	return units_count(v, buf, n);
+	return report_chart_value(REPORT_UNIT_COUNT, v, buf, n);
 }
 
 int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
@@ -110,7 +109,7 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 	if (np > 0) {
 		json_array_foreach(phases, i, m) {
 			double d = report_page_num(m, "delta_ms");
-			labels[nm + i] = xasprintf("%s%s (%.1f %%)", d > 0 ? "+" : "", units_ms(d, a, sizeof(a)),
+			labels[nm + i] = xasprintf("%s%s (%.1f %%)", d > 0 ? "+" : "", report_chart_value(REPORT_UNIT_MS, d, a, sizeof(a)),
 						   report_page_num(m, "share_pct"));
 			bars[nm + i] = (struct report_hbar){ report_page_str(m, "name"), d, NAN, NAN,
 							      d > 0 ? "#D55E00" : "#009E73", labels[nm + i] };
@@ -123,9 +122,9 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 		json_array_foreach(phases, i, m) {
 			svg_raw(s, "<tr>");
 			report_page_cell(s, report_page_str(m, "name"), 1);
-			report_page_cell(s, units_ms(report_page_num(m, "base_ms"), a, sizeof(a)), 0);
-			report_page_cell(s, units_ms(report_page_num(m, "new_ms"), b, sizeof(b)), 0);
-			report_page_cell(s, units_ms(report_page_num(m, "delta_ms"), a, sizeof(a)), 0);
+			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(m, "base_ms"), a, sizeof(a)), 0);
+			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(m, "new_ms"), b, sizeof(b)), 0);
+			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(m, "delta_ms"), a, sizeof(a)), 0);
 			snprintf(a, sizeof(a), "%.1f %%", report_page_num(m, "share_pct"));
 			report_page_cell(s, a, 0);
 			svg_raw(s, "</tr>\n");

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "export/report_chart.h"
-#include "util/units.h"
 #include "util/xalloc.h"
 
 enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_N };
@@ -158,8 +157,8 @@ static void report_run_memory_chart(const json_t *rec, const struct report_run_d
 	}
 	if (!isnan(peak_kb)) {
 		char v[48], t[48];
-		snprintf(label, label_n, "peak %s at %s%s%s", units_kb(peak_kb, v, sizeof(v)),
-			 units_ms(at_ms, t, sizeof(t)), *phase ? " in " : "", phase);
+		snprintf(label, label_n, "peak %s at %s%s%s", report_chart_value(REPORT_UNIT_KB, peak_kb, v, sizeof(v)),
+			 report_chart_value(REPORT_UNIT_MS, at_ms, t, sizeof(t)), *phase ? " in " : "", phase);
 		c->marker = 1;
 		c->marker_t_ms = at_ms;
 		c->marker_v = peak_kb;
@@ -197,7 +196,7 @@ static void report_run_header(const json_t *rec, struct svg *s)
 	free(cmd);
 	report_page_row(s, "started", report_page_str(rec, "started_at"));
 	if (json_is_object(host)) {
-		units_kb(report_page_num(host, "memory_kb"), a, sizeof(a));
+		report_chart_value(REPORT_UNIT_KB, report_page_num(host, "memory_kb"), a, sizeof(a));
 		snprintf(line, sizeof(line), "%s \u00b7 Linux %s \u00b7 %s \u00b7 %.0f cores \u00b7 %s",
 			 report_page_str(host, "hostname"), report_page_str(host, "kernel"),
 			 report_page_str(host, "cpu_model"), report_page_num(host, "cores"), a);
@@ -215,9 +214,9 @@ static void report_run_header(const json_t *rec, struct svg *s)
 		report_page_row(s, "exit status", line);
 	}
 	snprintf(line, sizeof(line), "wall %s \u00b7 user %s \u00b7 sys %s \u00b7 CPU %.0f %%",
-		 units_ms(report_page_num(summary, "wall_s") * 1000, a, sizeof(a)),
-		 units_ms(report_page_num(summary, "user_s") * 1000, b, sizeof(b)),
-		 units_ms(report_page_num(summary, "sys_s") * 1000, c, sizeof(c)),
+		 report_chart_value(REPORT_UNIT_MS, report_page_num(summary, "wall_s") * 1000, a, sizeof(a)),
+		 report_chart_value(REPORT_UNIT_MS, report_page_num(summary, "user_s") * 1000, b, sizeof(b)),
+		 report_chart_value(REPORT_UNIT_MS, report_page_num(summary, "sys_s") * 1000, c, sizeof(c)),
 		 report_page_num(summary, "cpu_pct"));
 	report_page_row(s, "time", line);
 
@@ -227,28 +226,32 @@ static void report_run_header(const json_t *rec, struct svg *s)
 		const char *note = report_page_str(p, "note"), *comm = report_page_str(p, "comm");
 		double at = report_page_num(p, "at_ms");
 		snprintf(line, sizeof(line), "%s \u2014 %s, %s%s%s%s%s%s%s",
-			 units_kb(report_page_num(p, "kb"), a, sizeof(a)), report_page_str(p, "method"),
+			 report_chart_value(REPORT_UNIT_KB, report_page_num(p, "kb"), a, sizeof(a)), report_page_str(p, "method"),
 			 json_is_true(json_object_get(p, "exact")) ? "exact" : "sampled",
 			 *comm ? ", " : "", comm, *note ? ", " : "", note,
-			 isnan(at) ? "" : " at ", isnan(at) ? "" : units_ms(at, b, sizeof(b)));
+			 isnan(at) ? "" : " at ", isnan(at) ? "" : report_chart_value(REPORT_UNIT_MS, at, b, sizeof(b)));
 		snprintf(c, sizeof(c), "peak (%s)", report_page_str(p, "scope"));
 		report_page_row(s, c, line);
 	}
 	if (!json_array_size(json_object_get(rec, "peaks"))) {
-		snprintf(line, sizeof(line), "%s \u2014 %s", units_kb(report_page_num(summary, "peak_rss_kb"), a, sizeof(a)),
+		snprintf(line, sizeof(line), "%s \u2014 %s", report_chart_value(REPORT_UNIT_KB, report_page_num(summary, "peak_rss_kb"), a, sizeof(a)),
 			 report_page_str(summary, "peak_rss_method"));
 		report_page_row(s, "peak (process)", line);
 	}
 	snprintf(line, sizeof(line), "%s minor \u00b7 %s major",
-		 units_count(report_page_num(summary, "minflt"), a, sizeof(a)),
-		 units_count(report_page_num(summary, "majflt"), b, sizeof(b)));
+		 report_chart_value(REPORT_UNIT_COUNT, report_page_num(summary, "minflt"), a, sizeof(a)),
+		 report_chart_value(REPORT_UNIT_COUNT, report_page_num(summary, "majflt"), b, sizeof(b)));
 	report_page_row(s, "page faults", line);
-	snprintf(line, sizeof(line), "%.0f processes \u00b7 %.0f threads (max)",
-		 report_page_num(summary, "max_procs"), report_page_num(summary, "max_threads"));
-	report_page_row(s, "tree", line);
-	snprintf(line, sizeof(line), "%.0f every %s", report_page_num(summary, "samples"),
-		 units_ms(report_page_num(summary, "interval_ms"), a, sizeof(a)));
-	report_page_row(s, "samples", line);
+	if (!isnan(report_page_num(summary, "max_procs"))) {
+		snprintf(line, sizeof(line), "%.0f processes \u00b7 %.0f threads (max)",
+			 report_page_num(summary, "max_procs"), report_page_num(summary, "max_threads"));
+		report_page_row(s, "tree", line);
+	}
+	if (!isnan(report_page_num(summary, "samples"))) {
+		snprintf(line, sizeof(line), "%.0f every %s", report_page_num(summary, "samples"),
+			 report_chart_value(REPORT_UNIT_MS, report_page_num(summary, "interval_ms"), a, sizeof(a)));
+		report_page_row(s, "samples", line);
+	}
 	json_array_foreach(json_object_get(rec, "notes"), i, p)
 		if (json_is_string(p))
 			report_page_row(s, "note", json_string_value(p));
@@ -271,7 +274,7 @@ static void report_run_tables(const json_t *rec, struct svg *s)
 			report_page_cell(s, a, 0);
 			static const char *k[] = { "total_ms", "median_ms", "min_ms", "max_ms" };
 			for (int j = 0; j < 4; j++)
-				report_page_cell(s, units_ms(report_page_num(p, k[j]), a, sizeof(a)), 0);
+				report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(p, k[j]), a, sizeof(a)), 0);
 			svg_raw(s, "</tr>\n");
 		}
 		svg_raw(s, "</table>\n");
@@ -283,13 +286,13 @@ static void report_run_tables(const json_t *rec, struct svg *s)
 		json_array_foreach(lanes, i, p) {
 			svg_raw(s, "<tr>");
 			report_page_cell(s, report_page_str(p, "lane"), 1);
-			report_page_cell(s, units_ms(report_page_num(p, "busy_ms"), a, sizeof(a)), 0);
+			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(p, "busy_ms"), a, sizeof(a)), 0);
 			snprintf(a, sizeof(a), "%.1f %%", report_page_num(p, "busy_pct"));
 			report_page_cell(s, a, 0);
-			report_page_cell(s, units_ms(report_page_num(p, "span_ms"), a, sizeof(a)), 0);
+			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(p, "span_ms"), a, sizeof(a)), 0);
 			snprintf(a, sizeof(a), "%.0f", report_page_num(p, "gaps"));
 			report_page_cell(s, a, 0);
-			report_page_cell(s, units_ms(report_page_num(p, "longest_gap_ms"), a, sizeof(a)), 0);
+			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(p, "longest_gap_ms"), a, sizeof(a)), 0);
 			svg_raw(s, "</tr>\n");
 		}
 		svg_raw(s, "</table>\n");

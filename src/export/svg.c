@@ -47,22 +47,25 @@ void svg_raw(struct svg *s, const char *markup)
 	svg_append(s, markup, strlen(markup));
 }
 
-static char *svg_vformat(const char *fmt, va_list ap)
+/* Formats into the buffer, escaped for XML when escape is set. */
+static void svg_vappend(struct svg *s, int escape, const char *fmt, va_list ap)
 {
-	char *out = NULL;
-	if (vasprintf(&out, fmt, ap) < 0)
-		out = xstrdup("");
-	return out;
+	char *t = NULL;
+	if (vasprintf(&t, fmt, ap) < 0)
+		return;
+	if (escape)
+		svg_text(s, t);
+	else
+		svg_raw(s, t);
+	free(t);
 }
 
 void svg_printf(struct svg *s, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *t = svg_vformat(fmt, ap);
+	svg_vappend(s, 0, fmt, ap);
 	va_end(ap);
-	svg_raw(s, t);
-	free(t);
 }
 
 void svg_text(struct svg *s, const char *text)
@@ -93,10 +96,8 @@ void svg_textf(struct svg *s, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *t = svg_vformat(fmt, ap);
+	svg_vappend(s, 1, fmt, ap);
 	va_end(ap);
-	svg_text(s, t);
-	free(t);
 }
 
 static int svg_write_all(int fd, const char *p, size_t n)

@@ -75,6 +75,26 @@ static double attr(const char *doc, const char *elem_prefix, const char *name)
 	return strtod(p + strlen(pat), NULL);
 }
 
+/* Renders the fixture record file as an HTML page into s (initialised here). */
+static void render(const char *file, struct svg *s)
+{
+	json_t *rec = load(file);
+	struct err e;
+	svg_init(s);
+	assert_int_equal(report_html(rec, s, &e), 0);
+	json_decref(rec);
+}
+
+/* Index of the highest point of a polyline (smallest y). */
+static size_t highest(const double *ys, size_t n)
+{
+	size_t top = 0;
+	for (size_t i = 1; i < n; i++)
+		if (ys[i] < ys[top])
+			top = i;
+	return top;
+}
+
 static void test_escape(void **state)
 {
 	(void)state;
@@ -192,10 +212,7 @@ static void test_memory_svg_golden(void **state)
 	double xs[2000], ys[2000];
 	size_t n = polyline(d, "rss", xs, ys, 2000);
 	assert_true(n >= 590);
-	size_t top = 0;
-	for (size_t i = 1; i < n; i++)
-		if (ys[i] < ys[top])
-			top = i;
+	size_t top = highest(ys, n);
 	assert_true(fabs(xs[top] - cx) < 0.06 && fabs(ys[top] - cy) < 0.06);
 	svg_release(&s);
 	json_decref(rec);
@@ -204,11 +221,8 @@ static void test_memory_svg_golden(void **state)
 static void test_run_page(void **state)
 {
 	(void)state;
-	json_t *rec = load(FIXTURES "run.json");
 	struct svg s;
-	svg_init(&s);
-	struct err e;
-	assert_int_equal(report_html(rec, &s, &e), 0);
+	render(FIXTURES "run.json", &s);
 	const char *d = s.buf;
 	assert_true(!strncmp(d, "<!DOCTYPE html>", 15));
 	/* self-contained: the only URL is the SVG namespace */
@@ -233,27 +247,20 @@ static void test_run_page(void **state)
 	/* the page-fault storm: the highest minor-fault rate falls inside pin_abc */
 	double xs[2000], ys[2000];
 	size_t n = polyline(d, "minflt", xs, ys, 2000);
-	size_t top = 0;
-	for (size_t i = 1; i < n; i++)
-		if (ys[i] < ys[top])
-			top = i;
+	size_t top = highest(ys, n);
 	assert_true(xs[top] >= report_chart_x(100, 60012) && xs[top] <= report_chart_x(5833, 60012));
 	assert_non_null(strstr(d, ">3 M/s</text>"));
 	/* tables */
 	assert_non_null(strstr(d, "<td class=\"l\">b_g2_msm</td><td>1</td><td>22.85 s</td>"));
 	assert_non_null(strstr(d, "<td class=\"l\">gpu_tid=0</td><td>24.12 s</td><td>99.8 %</td>"));
 	svg_release(&s);
-	json_decref(rec);
 }
 
 static void test_hostile_strings_stay_text(void **state)
 {
 	(void)state;
-	json_t *rec = load(FIXTURES "hostile.json");
 	struct svg s;
-	svg_init(&s);
-	struct err e;
-	assert_int_equal(report_html(rec, &s, &e), 0);
+	render(FIXTURES "hostile.json", &s);
 	const char *d = s.buf;
 	assert_null(strstr(d, "<script>alert"));
 	assert_null(strstr(d, "<img"));
@@ -282,28 +289,21 @@ static void test_hostile_strings_stay_text(void **state)
 	assert_int_equal(ours, 5);
 	assert_int_equal(count(d, "</script>"), 5);
 	svg_release(&s);
-	json_decref(rec);
 }
 
 static void test_bench_and_compare_pages(void **state)
 {
 	(void)state;
 	struct svg s;
-	struct err e;
-	json_t *rec = load(FIXTURES "bench.json");
-	svg_init(&s);
-	assert_int_equal(report_html(rec, &s, &e), 0);
+	render(FIXTURES "bench.json", &s);
 	assert_int_equal(count(s.buf, "<circle class=\"dot\""), 40); /* 2 commands x 10 runs x 2 plots */
 	assert_int_equal(count(s.buf, "<rect class=\"box\""), 4);
 	assert_non_null(strstr(s.buf, "id=\"wall\""));
 	assert_non_null(strstr(s.buf, "id=\"peak_rss\""));
 	assert_non_null(strstr(s.buf, "<td class=\"l\">pin_abc</td>"));
 	svg_release(&s);
-	json_decref(rec);
 
-	rec = load(FIXTURES "compare.json");
-	svg_init(&s);
-	assert_int_equal(report_html(rec, &s, &e), 0);
+	render(FIXTURES "compare.json", &s);
 	assert_int_equal(count(s.buf, "<g class=\"hbar\">"), 6 + 3);
 	assert_int_equal(count(s.buf, "<path class=\"whisker\""), 6);
 	assert_int_equal(count(s.buf, "fill=\"#D55E00\""), 2 + 2); /* two regressed metrics, two slower phases */
@@ -312,7 +312,6 @@ static void test_bench_and_compare_pages(void **state)
 	assert_non_null(strstr(s.buf, "<td>1 min 28 s</td><td>1 min 34 s</td>"));
 	assert_non_null(strstr(s.buf, "<td class=\"l\">pin_abc</td><td>30.0 ms</td><td>5.733 s</td>"));
 	svg_release(&s);
-	json_decref(rec);
 }
 
 static void test_errors(void **state)
@@ -339,6 +338,24 @@ static void test_errors(void **state)
 	assert_int_equal(report_html(rec, &s, &e), -1);
 	assert_non_null(strstr(e.msg, "t_ms"));
 	json_decref(rec);
+	/* fields of the wrong type are treated as absent, never trusted */
+	static const char *const odd[] = {
+		"{\"schema\":\"perfhunt.run/1\",\"summary\":\"x\",\"peaks\":[1,{\"kb\":\"big\"}],"
+		"\"phases\":[{\"name\":1,\"start_ms\":0,\"end_ms\":5},3],\"phase_stats\":[[]],\"lanes\":{},"
+		"\"samples\":{\"columns\":[\"t_ms\",\"rss_kb\",7],\"rows\":[[0,\"x\"],[1,null],[2,5,9,9]]}}",
+		"{\"schema\":\"perfhunt.bench/1\",\"commands\":[1,{\"runs\":\"no\"},{\"runs\":[{\"summary\":[]}]}]}",
+		"{\"schema\":\"perfhunt.compare/1\",\"metrics\":[\"a\",{\"name\":5}],\"phases\":[null]}",
+	};
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		json_error_t je;
+		rec = json_loads(odd[i], 0, &je);
+		assert_non_null(rec);
+		svg_release(&s);
+		svg_init(&s);
+		assert_int_equal(report_html(rec, &s, &e), 0);
+		assert_non_null(strstr(s.buf, "</html>"));
+		json_decref(rec);
+	}
 	/* a run with no samples, summary or phases still renders */
 	rec = json_pack("{s:s}", "schema", "perfhunt.run/1");
 	svg_release(&s);
