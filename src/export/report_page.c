@@ -20,7 +20,7 @@ const char report_page_chart_css[] =
 	".xtick{text-anchor:middle;fill:#333}.grid{stroke:#e4e4e4}.axis{stroke:#555}"
 	".series{fill:none;stroke-width:1.4;stroke-linejoin:round}"
 	"circle.peak{fill:#D55E00;stroke:#fff;stroke-width:1.5}"
-	".peakline{stroke:#D55E00;stroke-dasharray:3 3}.peaklabel{font-weight:600}"
+	".peakline{stroke:#D55E00;stroke-dasharray:3 3}.peaklabel{font-weight:600;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"
 	".barlabel{font-size:11px}.cursor{stroke:#333}.dot{fill-opacity:.75}"
 	".box{fill:#f2f2f2;stroke:#555}.median{stroke:#000;stroke-width:2}.whisker{stroke:#000}";
 
