@@ -196,8 +196,8 @@ static void ctx_output(void *arg, enum monitor_stream s, const char *buf, size_t
 		probefeed_on_output(c->feed, s, buf, n, t_ms);
 }
 
-int record_opts_execute(struct record_opts *o, const struct launch_opts *launch, const char *stop_note,
-			uint64_t memory_limit_bytes, char *const *record_argv)
+int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
+			uint64_t memory_limit_bytes, char *const *record_argv, json_t **rec_out)
 {
 	struct err e;
 	struct csv_writer csv = { .fd = -1 };
@@ -207,7 +207,7 @@ int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
 	int status = PH_EXIT_FAIL;
 	bool have_result = false;
 	json_t *rec = NULL, *phases = NULL;
-	(void)stop_note;
+	*rec_out = NULL;
 
 	if (o->csv_path) {
 		if (csv_open(&csv, o->csv_path, o->csv_format, &e) < 0)
@@ -228,6 +228,7 @@ int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
 		.duration_ms = o->duration_ms,
 		.procfs = "/proc",
 		.gpu = o->gpu,
+		.discard_output = o->discard_output,
 		.hooks = { .arg = &ctx, .on_output = ctx_output, .label = ctx_label, .on_sample = ctx_sample,
 			   .on_spawn = ctx_spawn },
 	};
@@ -311,12 +312,9 @@ int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
 		cmd_fail(PH_EXIT_FAIL, &e);
 		write_failed = 1;
 	}
-	if (!o->quiet) {
-		fflush(stdout);
-		summary_print(rec, stderr);
-	}
 	if (write_failed && status == 0)
 		status = PH_EXIT_FAIL;
+	*rec_out = json_incref(rec);
 out:
 	if (ctx.csv && csv.fd >= 0)
 		csv_close(&csv, NULL);
@@ -326,5 +324,18 @@ out:
 	counters_close(ctx.counters);
 	if (have_result)
 		monitor_result_release(&r);
+	return status;
+}
+
+int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
+			uint64_t memory_limit_bytes, char *const *record_argv)
+{
+	json_t *rec;
+	int status = record_opts_capture(o, launch, memory_limit_bytes, record_argv, &rec);
+	if (rec && !o->quiet) {
+		fflush(stdout);
+		summary_print(rec, stderr);
+	}
+	json_decref(rec);
 	return status;
 }

@@ -6,6 +6,7 @@
 #define PERFHUNT_RECORD_OPTS_H
 
 #include <getopt.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -35,6 +36,7 @@ struct record_opts {
 	bool gpu;            /* sample GPU memory when NVML is present */
 	bool counters;       /* perf_event_open counters (run only) */
 	const char *events;  /* -e LIST, NULL = default */
+	bool discard_output; /* bench: parse the command's output, do not show it */
 };
 
 #define RECORD_OPTS_SHORT "o:qe:"
@@ -61,9 +63,13 @@ void record_opts_release(struct record_opts *o);
 struct option *record_opts_longopts(const struct option *extra);
 /* Handles option c if it is a shared one: 1 handled, 0 not ours, -1 bad value (e filled). */
 int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err *e);
-/* Runs the monitor (launch != NULL: run mode; else watch o->attach_pid), writes
- * the records, prints the summary; returns the exit status. */
-int record_opts_execute(struct record_opts *o, const struct launch_opts *launch, const char *stop_note,
+/* Runs the monitor (launch != NULL: run mode; else watch o->attach_pid) and
+ * writes the record files; *rec gets the run record (caller json_decref's it)
+ * or NULL when nothing ran. Returns the exit status perfhunt should give. */
+int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
+			uint64_t memory_limit_bytes, char *const *record_argv, json_t **rec);
+/* record_opts_capture, then the summary (unless --quiet) and the history. */
+int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
 			uint64_t memory_limit_bytes, char *const *record_argv);
 
 #endif

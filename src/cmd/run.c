@@ -5,23 +5,13 @@
  * status is the command's own (128+N for signal N), or 126/127 when it could
  * not be started, or 2 for a usage error.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/record_opts.h"
-#include "export/summary.h"
-#include "monitor/monitor.h"
-#include "monitor/probefeed.h"
-#include "record/csv.h"
-#include "record/jsonio.h"
-#include "record/phases_json.h"
-#include "record/runrec.h"
 #include "util/xalloc.h"
 
 static const char usage_text[] =
@@ -106,7 +96,7 @@ int cmd_run(int argc, char **argv)
 	}
 	struct launch_opts lo = { .argv = shell ? shell_argv : cmd, .shell = shell,
 				  .capture = ro.probes, .probe_fd = ro.probes };
-	status = record_opts_execute(&ro, &lo, NULL, limit_mib << 20, shell ? shell_argv : cmd);
+	status = record_opts_execute(&ro, &lo, limit_mib << 20, shell ? shell_argv : cmd);
 	free(script);
 out:
 	free(longopts);

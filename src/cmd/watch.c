@@ -187,7 +187,7 @@ int cmd_watch(int argc, char **argv)
 		if (detach(&st, dir, sizeof(dir), &status))
 			goto out;
 	}
-	status = record_opts_execute(&ro, NULL, NULL, 0, target_argv);
+	status = record_opts_execute(&ro, NULL, 0, target_argv);
 	if (background) {
 		fflush(stderr);
 		statefile_mark_done(dir, st.id);

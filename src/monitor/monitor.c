@@ -269,7 +269,7 @@ static bool pump(struct loop *l, int stream)
 		return errno == EINTR || errno == EAGAIN;
 	if (n == 0)
 		return false;
-	if (stream != MONITOR_PROBE_FD)
+	if (stream != MONITOR_PROBE_FD && !l->o->discard_output)
 		write_all(l, stream, buf, (size_t)n);
 	if (l->o->hooks.on_output)
 		l->o->hooks.on_output(l->o->hooks.arg, stream, buf, (size_t)n, now_ms(l));

@@ -46,6 +46,7 @@ struct monitor_opts {
 	const char *procfs;          /* "/proc" */
 	size_t timeline_rows;        /* bound of the in-memory timeline */
 	bool gpu;                    /* sample GPU memory through NVML when present */
+	bool discard_output;         /* read the command's output for the hooks, do not copy it */
 	struct monitor_hooks hooks;
 };
 
