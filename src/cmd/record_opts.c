@@ -18,6 +18,7 @@
 #include "record/jsonio.h"
 #include "record/phases_json.h"
 #include "record/runrec.h"
+#include "store/store.h"
 #include "util/xalloc.h"
 
 enum {
@@ -327,6 +328,23 @@ out:
 	return status;
 }
 
+int record_opts_save(const struct record_opts *o, json_t *rec)
+{
+	struct err e;
+	struct store *st;
+	int64_t id;
+	if (store_open(&st, NULL, &e) < 0 || (store_add_run(st, rec, o->tags, 0, &id, &e) < 0 &&
+					      (store_close(st), 1))) {
+		fprintf(stderr, "perfhunt: run not saved to the history: %s\n", e.msg);
+		return -1;
+	}
+	store_close(st);
+	if (!o->quiet)
+		fprintf(stderr, "  %-17s run %lld (compare with @last, see 'perfhunt history')\n", "saved",
+			(long long)id);
+	return 0;
+}
+
 int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
 			uint64_t memory_limit_bytes, char *const *record_argv)
 {
@@ -336,6 +354,8 @@ int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
 		fflush(stdout);
 		summary_print(rec, stderr);
 	}
+	if (rec && o->save && record_opts_save(o, rec) < 0 && status == 0)
+		status = PH_EXIT_FAIL;
 	json_decref(rec);
 	return status;
 }

@@ -68,6 +68,8 @@ int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err 
  * or NULL when nothing ran. Returns the exit status perfhunt should give. */
 int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 			uint64_t memory_limit_bytes, char *const *record_argv, json_t **rec);
+/* Stores a run record in the history; prints one line on failure. */
+int record_opts_save(const struct record_opts *o, json_t *rec);
 /* record_opts_capture, then the summary (unless --quiet) and the history. */
 int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
 			uint64_t memory_limit_bytes, char *const *record_argv);

@@ -143,4 +143,15 @@ if [ ! -e /dev/nvidiactl ]; then
 	echo "# skipped GPU sampling checks: no NVIDIA driver"
 else ok; fi
 
+t "runs are saved to the history, with tags"
+PERFHUNT_DB="$TMP/h.db" "$P" run --tag base -- "$W" alloc:4 2>"$TMP/err"; st=$?
+PERFHUNT_DB="$TMP/h.db" "$P" history --tag base >"$TMP/hist"
+expect_status 0 $st && expect_grep 'saved +run 1' "$TMP/err" && expect_grep 'phwork' "$TMP/hist" && ok
+
+t "a history that cannot be written: one line, status 1, records still written"
+echo "not a database" >"$TMP/bad.db"
+PERFHUNT_DB="$TMP/bad.db" "$P" run -q -o "$TMP/kept.json" -- true 2>"$TMP/err"; st=$?
+expect_status 1 $st && expect_grep '^perfhunt: run not saved to the history: ' "$TMP/err" &&
+	[ "$(wc -l <"$TMP/err")" = 1 ] && [ -s "$TMP/kept.json" ] && ok
+
 done_testing
