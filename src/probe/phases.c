@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/stats.h"
 #include "util/xalloc.h"
 
 void phase_set_init(struct phase_set *s)
@@ -251,12 +252,6 @@ int phase_set_add_probe(struct phase_set *s, const struct probe *p, double t_ms,
 	return done;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Comparators of phase indices, for qsort_r with the phase array as context. */
 static int cmp_by_name(const void *a, const void *b, void *ctx)
 {
@@ -285,11 +280,6 @@ static int cmp_stat_start(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static double median_sorted(const double *v, size_t n)
-{
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void compute_stats(struct phase_set *s, size_t *idx, double *tmp)
 {
 	size_t n = 0;
@@ -312,10 +302,9 @@ static void compute_stats(struct phase_set *s, size_t *idx, double *tmp)
 			j++;
 		}
 		st->count = j - i;
-		qsort(tmp, st->count, sizeof(*tmp), cmp_double);
-		st->min_ms = tmp[0];
-		st->max_ms = tmp[st->count - 1];
-		st->median_ms = median_sorted(tmp, st->count);
+		st->min_ms = stats_min(tmp, st->count);
+		st->max_ms = stats_max(tmp, st->count);
+		st->median_ms = stats_median(tmp, st->count);
 		i = j;
 	}
 	qsort(s->stats, s->n_stats, sizeof(*s->stats), cmp_stat_start);
