@@ -88,7 +88,8 @@ static void print_lanes(const json_t *lanes, FILE *out)
 		fprintf(out, "%-*s %6.0f %11s %6.1f%% %11s %6.0f %11s\n", w, str(o, "lane"),
 			num(o, "phases"), cell(duration(num(o, "busy_ms"), u, sizeof(u)), 11, c[0], sizeof(c[0])),
 			num(o, "busy_pct"), cell(duration(num(o, "span_ms"), u, sizeof(u)), 11, c[1], sizeof(c[1])),
-			num(o, "gaps"), cell(duration(num(o, "longest_gap_ms"), u, sizeof(u)), 11, c[2], sizeof(c[2])));
+			num(o, "gaps"), num(o, "gaps") > 0 ?
+			cell(duration(num(o, "longest_gap_ms"), u, sizeof(u)), 11, c[2], sizeof(c[2])) : "-");
 	}
 }
 

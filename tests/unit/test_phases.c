@@ -440,6 +440,17 @@ static void test_text(void **state)
 	free(text);
 	json_decref(odd);
 
+	/* a lane without gaps has no longest gap */
+	json_t *nogap = json_pack("{s:[{s:s, s:i, s:i, s:i, s:i, s:i, s:i}]}", "lanes", "lane", "tid=1",
+				  "phases", 1, "busy_ms", 5, "busy_pct", 100, "span_ms", 5, "gaps", 0,
+				  "longest_gap_ms", 0);
+	text = print_text(nogap);
+	assert_string_equal(text,
+		"lane  phases        busy   busy%        span   gaps longest gap\n"
+		"tid=1      1     5.00 ms  100.0%     5.00 ms      0           -\n");
+	free(text);
+	json_decref(nogap);
+
 	/* no phases: nothing printed; wrong member types are skipped */
 	json_t *empty = json_pack("{s:[], s:s, s:[i]}", "phase_stats", "lanes", "x", "probe_info", 1);
 	text = print_text(empty);
