@@ -100,39 +100,7 @@ void svg_textf(struct svg *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int svg_write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int svg_save_in_place(const struct svg *s, const char *path, struct err *e)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return err_sys(e, "cannot open '%s'", path);
-	int rc = svg_write_all(fd, s->buf, s->len);
-	if (rc < 0)
-		err_sys(e, "cannot write '%s'", path);
-	if (close(fd) != 0 && rc == 0)
-		rc = err_sys(e, "cannot write '%s'", path);
-	return rc;
-}
-
 int svg_save(const struct svg *s, const char *path, struct err *e)
 {
-	struct stat st;
-	/* Renaming over /dev/full or a FIFO would replace the node itself. */
-	if (strcmp(path, "-") && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return svg_save_in_place(s, path, e);
 	return jsonio_write_bytes(path, s->buf, s->len, e);
 }

@@ -84,34 +84,46 @@ static int git_dirty(const char *top)
 	return total > 0;
 }
 
+int git_toplevel(char *out, size_t n)
+{
+	char dir[PATH_MAX];
+	if (!getcwd(dir, sizeof(dir)))
+		return -1;
+	for (;;) {
+		char probe[PATH_MAX + 8];
+		snprintf(probe, sizeof(probe), "%s/.git", strcmp(dir, "/") ? dir : "");
+		if (access(probe, F_OK) == 0) {
+			snprintf(out, n, "%s", dir);
+			return 0;
+		}
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			return -1;
+		*slash = 0;
+	}
+}
+
 void git_info_read(struct git_info *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->dirty = -1;
-	char dir[PATH_MAX];
-	if (!getcwd(dir, sizeof(dir)))
+	if (git_toplevel(g->toplevel, sizeof(g->toplevel)) < 0)
 		return;
-	for (;;) {
-		char gitdir[PATH_MAX + 8];
-		struct stat st;
-		snprintf(gitdir, sizeof(gitdir), "%s/.git", dir);
-		if (stat(gitdir, &st) == 0 && S_ISDIR(st.st_mode)) {
-			g->present = true;
-			snprintf(g->toplevel, sizeof(g->toplevel), "%s", dir);
-			char head[512], head_path[PATH_MAX + 16];
-			snprintf(head_path, sizeof(head_path), "%s/HEAD", gitdir);
-			if (read_line(head_path, head, sizeof(head)) == 0) {
-				if (!strncmp(head, "ref: ", 5))
-					resolve_ref(gitdir, head + 5, g->commit, sizeof(g->commit));
-				else
-					snprintf(g->commit, sizeof(g->commit), "%.63s", head);
-			}
-			g->dirty = git_dirty(dir);
-			return;
-		}
-		char *slash = strrchr(dir, '/');
-		if (!slash || slash == dir)
-			return;
-		*slash = 0;
+	g->present = true;
+	char gitdir[PATH_MAX + 8], line[PATH_MAX];
+	struct stat st;
+	snprintf(gitdir, sizeof(gitdir), "%s/.git", g->toplevel);
+	/* a worktree's .git is a file: "gitdir: PATH" */
+	if (stat(gitdir, &st) == 0 && !S_ISDIR(st.st_mode) && read_line(gitdir, line, sizeof(line)) == 0 &&
+	    !strncmp(line, "gitdir: ", 8))
+		snprintf(gitdir, sizeof(gitdir), "%s", line + 8);
+	char head[512], head_path[PATH_MAX + 16];
+	snprintf(head_path, sizeof(head_path), "%s/HEAD", gitdir);
+	if (read_line(head_path, head, sizeof(head)) == 0) {
+		if (!strncmp(head, "ref: ", 5))
+			resolve_ref(gitdir, head + 5, g->commit, sizeof(g->commit));
+		else
+			snprintf(g->commit, sizeof(g->commit), "%.63s", head);
 	}
+	g->dirty = git_dirty(g->toplevel);
 }

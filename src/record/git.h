@@ -3,6 +3,7 @@
 #define PERFHUNT_GIT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct git_info {
 	bool present;      /* inside a work tree */
@@ -11,6 +12,9 @@ struct git_info {
 	char toplevel[4096];
 };
 
+/* The nearest directory at or above the current one holding .git (a
+ * directory, or a file in worktrees and submodules). Returns 0, or -1 if none. */
+int git_toplevel(char *out, size_t n);
 /* Looks upward from the current directory for .git; never fails. */
 void git_info_read(struct git_info *g);
 

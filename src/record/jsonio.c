@@ -11,35 +11,53 @@
 
 #include "util/xalloc.h"
 
-int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *e)
+static int write_all(int fd, const char *buf, size_t n)
 {
-	int to_stdout = !strcmp(path, "-");
-	char *tmp = NULL;
-	int fd;
-	if (to_stdout) {
-		fd = STDOUT_FILENO;
-	} else {
-		tmp = xasprintf("%s.tmp.XXXXXX", path);
-		fd = mkostemp(tmp, O_CLOEXEC);
-		if (fd < 0) {
-			err_sys(e, "cannot create '%s'", path);
-			free(tmp);
-			return -1;
-		}
-		fchmod(fd, 0644);
-	}
-	size_t off = 0;
-	while (off < n) {
-		ssize_t w = write(fd, buf + off, n - off);
+	while (n) {
+		ssize_t w = write(fd, buf, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			goto fail;
+			return -1;
 		}
-		off += (size_t)w;
+		buf += w;
+		n -= (size_t)w;
 	}
-	if (to_stdout)
-		return 0;
+	return 0;
+}
+
+/* Devices and FIFOs (/dev/stdout, /dev/full, a pipe) are written in place:
+ * renaming over them would replace the node itself. */
+static int write_in_place(const char *path, const char *buf, size_t n, struct err *e)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(e, "cannot open '%s'", path);
+	int rc = write_all(fd, buf, n);
+	if (rc < 0)
+		err_sys(e, "cannot write '%s'", path);
+	if (close(fd) != 0 && rc == 0)
+		rc = err_sys(e, "cannot write '%s'", path);
+	return rc;
+}
+
+int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *e)
+{
+	if (!strcmp(path, "-"))
+		return write_all(STDOUT_FILENO, buf, n) < 0 ? err_sys(e, "cannot write to stdout") : 0;
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return write_in_place(path, buf, n, e);
+	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err_sys(e, "cannot create '%s'", path);
+		free(tmp);
+		return -1;
+	}
+	fchmod(fd, 0644);
+	if (write_all(fd, buf, n) < 0)
+		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;
 		goto fail;
@@ -51,12 +69,10 @@ int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *
 	return 0;
 fail:
 	err_sys(e, "cannot write '%s'", path);
-	if (!to_stdout) {
-		if (fd >= 0)
-			close(fd);
-		unlink(tmp);
-		free(tmp);
-	}
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
 	return -1;
 }
 
@@ -94,9 +110,10 @@ int jsonio_read(const char *path, const char *schema_prefix, json_t **out, struc
 	if (schema_prefix) {
 		const char *schema = json_string_value(json_object_get(v, "schema"));
 		if (!schema || strncmp(schema, schema_prefix, strlen(schema_prefix))) {
-			json_decref(v);
-			return err_set(e, "cannot read '%s': schema is '%s', expected %s...", path,
-				       schema ? schema : "(none)", schema_prefix);
+			err_set(e, "cannot read '%s': schema is '%s', expected %s...", path,
+				schema ? schema : "(none)", schema_prefix);
+			json_decref(v); /* after the message: schema points into v */
+			return -1;
 		}
 	}
 	*out = v;

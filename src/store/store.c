@@ -7,6 +7,7 @@
  * readers go on meanwhile. SQLite's result codes become one line each.
  */
 #include "store/store.h"
+#include "record/git.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -169,26 +170,10 @@ int store_default_path(const char *path_or_null, char *buf, size_t n, struct err
 			return err_set(e, "history database path too long: '%s'", p);
 		return 0;
 	}
-	char cwd[PATH_MAX];
+	char cwd[PATH_MAX], top[PATH_MAX];
 	if (!getcwd(cwd, sizeof(cwd)))
 		return err_sys(e, "cannot find the current directory");
-	/* The git top level is the nearest directory holding .git (a directory,
-	 * or a file in worktrees and submodules); no git process needed. */
-	char dir[PATH_MAX];
-	memcpy(dir, cwd, sizeof(dir));
-	const char *base = cwd;
-	for (;;) {
-		char probe[PATH_MAX + 8];
-		snprintf(probe, sizeof(probe), "%s/.git", strcmp(dir, "/") ? dir : "");
-		if (access(probe, F_OK) == 0) {
-			base = dir;
-			break;
-		}
-		char *slash = strrchr(dir, '/');
-		if (!slash || slash == dir)
-			break;
-		*slash = '\0';
-	}
+	const char *base = git_toplevel(top, sizeof(top)) == 0 ? top : cwd;
 	if ((size_t)snprintf(buf, n, "%s/.perfhunt/history.db", strcmp(base, "/") ? base : "") >= n)
 		return err_set(e, "history database path too long under '%s'", base);
 	return 0;
