@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "watch", cmd_watch, "record a running process tree (a daemon); --detach for the background" },
 	{ "stop", cmd_stop, "stop a background monitor and print its summary" },
 	{ "ps", cmd_ps, "list background monitors" },
+	{ "show", cmd_show, "a recorded run on the terminal: summary, phases, RSS sparkline" },
 	{ "report", cmd_report, "self-contained HTML report (inline SVG) of a run, bench or compare record" },
 	{ "peak", cmd_peak, "peak row of a timeline CSV, in one pass" },
 	{ "compare", cmd_compare, "compare runs: medians, CI, p-value, verdict, phase attribution" },

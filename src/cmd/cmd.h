@@ -35,6 +35,7 @@ int cmd_run(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
+int cmd_show(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_peak(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

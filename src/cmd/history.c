@@ -6,6 +6,7 @@
  * commit with a sparkline, or what an import added.
  */
 #include "cmd/cmd.h"
+#include "export/sparkline.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -340,20 +341,6 @@ static int history_show(int argc, char **argv)
 }
 
 /* One block character per value, ▁ (lowest) to █ (highest). */
-static void history_sparkline(const double *v, size_t n, char *out, size_t cap)
-{
-	static const char *const blocks[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
-	double lo = stats_min(v, n), hi = stats_max(v, n);
-	size_t used = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < n && used + 4 <= cap; i++) {
-		int level = hi > lo ? (int)lround((v[i] - lo) / (hi - lo) * 7) : 3;
-		memcpy(out + used, blocks[level], 3); /* each is 3 bytes of UTF-8 */
-		used += 3;
-		out[used] = '\0';
-	}
-}
-
 static int history_trend(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -392,7 +379,7 @@ static int history_trend(int argc, char **argv)
 		medians[i] = stats_median(p[i].values, p[i].n);
 	size_t cap = 3 * n + 1;
 	char *spark = xmalloc(cap);
-	history_sparkline(medians, n, spark, cap);
+	sparkline(medians, n, n, spark, cap);
 	printf("%s, median per commit, oldest first\n", metric);
 	printf("%-11s  %5s  %12s\n", "COMMIT", "RUNS", "MEDIAN");
 	for (size_t i = 0; i < n; i++) {

@@ -164,7 +164,7 @@ json_t *runrec_build(const struct runrec_input *in)
 		json_array_append_new(peaks, json_pack("{s:s, s:I, s:s, s:b, s:s}", "scope", "tree", "kb",
 						       (json_int_t)r->cgroup_peak_kb, "method",
 						       r->cgroup_method, "exact", 1, "note",
-						       "includes page cache"));
+						       "includes page cache; excludes shared pages first charged elsewhere"));
 	json_array_append_new(peaks, json_pack("{s:s, s:I, s:s, s:b, s:f, s:s}", "scope", "tree", "kb",
 					       (json_int_t)r->peak_tree_rss_kb, "method", "sampled sum",
 					       "exact", 0, "at_ms", r->peak_at_ms, "phase",
@@ -183,10 +183,13 @@ json_t *runrec_build(const struct runrec_input *in)
 		"tags", tags, "exit", exit, "options", "interval_ms", in->opts->interval_ms, "pss",
 		in->opts->pss, "cgroup", in->cgroup_mode ? in->cgroup_mode : "off", "summary", summary,
 		"peaks", peaks);
-	static const char *const phase_keys[] = { "phases", "phase_stats", "lanes", "probes" };
-	for (size_t i = 0; i < 4; i++) {
+	static const char *const phase_keys[] = { "phases", "phase_stats", "lanes", "probes", "probe_info" };
+	for (size_t i = 0; i < sizeof(phase_keys) / sizeof(phase_keys[0]); i++) {
 		json_t *v = in->phases ? json_object_get(in->phases, phase_keys[i]) : NULL;
-		json_object_set_new(rec, phase_keys[i], v ? json_incref(v) : json_array());
+		if (v)
+			json_object_set_new(rec, phase_keys[i], json_incref(v));
+		else if (i < 4)
+			json_object_set_new(rec, phase_keys[i], json_array());
 	}
 	if (r->gpu_sampled)
 		json_object_set_new(rec, "gpu", json_pack("{s:b, s:O, s:f, s:b, s:s}", "sampled", 1, "devices", r->gpu_devices,

@@ -30,9 +30,11 @@ char *units_ms(double ms, char *buf, size_t n)
 	else if (a < 60000)
 		snprintf(buf, n, "%.*f s", a < 10000 ? 3 : 2, ms / 1000);
 	else if (a < 3600000)
-		snprintf(buf, n, "%d min %02d s", (int)(ms / 60000), (int)fmod(ms / 1000, 60));
+		snprintf(buf, n, "%d min %02d s", (int)(ms / 60000), (int)fmod(a / 1000, 60));
+	else if (a < 3.6e6 * 1e6) /* up to a million hours: beyond, hours alone */
+		snprintf(buf, n, "%.0f h %02d min", trunc(ms / 3600000), (int)fmod(a / 60000, 60));
 	else
-		snprintf(buf, n, "%d h %02d min", (int)(ms / 3600000), (int)fmod(ms / 60000, 60));
+		snprintf(buf, n, "%.3g h", ms / 3600000);
 	return buf;
 }
 

@@ -154,4 +154,19 @@ PERFHUNT_DB="$TMP/bad.db" "$P" run -q -o "$TMP/kept.json" -- true 2>"$TMP/err"; 
 expect_status 1 $st && expect_grep '^perfhunt: run not saved to the history: ' "$TMP/err" &&
 	[ "$(wc -l <"$TMP/err")" = 1 ] && [ -s "$TMP/kept.json" ] && ok
 
+t "show prints a stored run: summary, phases, sparkline"
+"$P" run -q --no-save --interval 10 -o "$TMP/show.json" -- "$WORKLOADS/probe_demo" 2 10 >/dev/null 2>&1
+"$P" show "$TMP/show.json" >"$TMP/out"; st=$?
+expect_status 0 $st && expect_grep '^ +peak RSS' "$TMP/out" && expect_grep '^phase +count' "$TMP/out" &&
+	expect_grep '^ +RSS +[▁▂▃▄▅▆▇█]+$' "$TMP/out" && ok
+
+t "show a history reference"
+PERFHUNT_DB="$TMP/h.db" "$P" show @last >"$TMP/out"; expect_status 0 $? && expect_grep 'phwork' "$TMP/out" && ok
+
+t "show errors: a missing file, a record of another kind"
+"$P" show "$TMP/missing.json" 2>"$TMP/err"; st1=$?
+echo '{"schema":"perfhunt.compare/1"}' >"$TMP/cmp.json"
+"$P" show "$TMP/cmp.json" 2>"$TMP/err2"; st2=$?
+expect_status 1 $st1 && expect_status 1 $st2 && expect_grep "schema is 'perfhunt.compare/1'" "$TMP/err2" && ok
+
 done_testing

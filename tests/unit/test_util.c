@@ -87,6 +87,7 @@ static void test_units(void **state)
 	assert_string_equal(units_ms(5733, b, sizeof b), "5.733 s");
 	assert_string_equal(units_ms(94400, b, sizeof b), "1 min 34 s");
 	assert_string_equal(units_ms(3720000, b, sizeof b), "1 h 02 min");
+	assert_string_equal(units_ms(1e300, b, sizeof b), "2.78e+293 h"); /* no int overflow */
 }
 
 static void test_err(void **state)
