@@ -1,7 +1,7 @@
 /* compare: perfhunt compare [options] BASE NEW — is the change real, how
  * large, and which phase explains it.
  *
- * Each side is loaded by load_side() alone (files, comma lists of files, and
+ * Each side is loaded by metrics_ref_load() alone (files, comma lists of files, and
  * later history references), the statistics come from src/stats/comparison.c
  * and the output from src/export/compare_*.c; this file only parses options,
  * wires them together and picks the exit status.
@@ -19,7 +19,7 @@
 #include "export/compare_text.h"
 #include "stats/comparison.h"
 #include "stats/metrics.h"
-#include "store/store.h"
+#include "stats/metrics_ref.h"
 #include "util/parse.h"
 #include "util/xalloc.h"
 
@@ -53,41 +53,6 @@ static const char usage_text[] =
 	"(run more). With one run on a side only deltas are shown.\n"
 	"Exit status: 0, 1 on an unreadable record or (with --fail-on-regression) a\n"
 	"regression, 2 on a usage error.\n";
-
-/* Loads one side: a record file or a comma-separated list of them, or a
- * history reference (@last, @tag:NAME, a run ID ...) resolved by the store. */
-static int load_side(const char *arg, const char *command, struct metrics_set *out, struct err *e)
-{
-	metrics_set_init(out);
-	if (arg[0] == '@' || (arg[0] && strspn(arg, "0123456789") == strlen(arg))) {
-		struct store *s = NULL;
-		json_t **recs = NULL;
-		size_t n = 0;
-		int rc = store_open_existing(&s, NULL, e);
-		if (rc == 0)
-			rc = store_resolve(s, arg, &recs, &n, e);
-		if (rc == 0)
-			rc = metrics_add_records(out, recs, n, e);
-		store_records_free(recs, n);
-		store_close(s);
-		if (rc < 0)
-			metrics_set_release(out);
-		return rc;
-	}
-	char *list = xstrdup(arg), *save = NULL;
-	int rc = 0;
-	size_t files = 0;
-	for (char *path = strtok_r(list, ",", &save); path && rc == 0; path = strtok_r(NULL, ",", &save)) {
-		rc = metrics_load_file(out, path, command, e);
-		files++;
-	}
-	free(list);
-	if (rc == 0 && files == 0)
-		rc = err_set(e, "cannot read '%s': no file named", arg);
-	if (rc < 0)
-		metrics_set_release(out);
-	return rc;
-}
 
 static int write_markdown_file(const char *path, const struct comparison *c, const char *base,
 			   const char *nw, struct err *e)
@@ -208,7 +173,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	const char *base_arg = argv[optind], *new_arg = argv[optind + 1];
-	if (load_side(base_arg, command, &base, &e) < 0 || load_side(new_arg, command, &nw, &e) < 0 ||
+	if (metrics_ref_load(base_arg, command, &base, &e) < 0 || metrics_ref_load(new_arg, command, &nw, &e) < 0 ||
 	    comparison_run(&base, &nw, &o, &c, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;
