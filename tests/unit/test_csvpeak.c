@@ -281,6 +281,11 @@ static void test_huge_lines(void **state)
 	free(text);
 }
 
+static bool num_of(const char *text, struct csvpeak_num *out)
+{
+	return csvpeak_num_parse(text, text + strlen(text), out);
+}
+
 static void test_num(void **state)
 {
 	(void)state;
@@ -291,13 +296,13 @@ static void test_num(void **state)
 	const char *bad[] = { "", "-", "1.", ".5", "1e5", " 1", "1 ", "+1", "0x10", "1.2.3", "nan" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_false(csvpeak_num_parse(bad[i], bad[i] + strlen(bad[i]), &a));
-	assert_true(csvpeak_num_parse("2.5", "2.5" + 3, &a));
-	assert_true(csvpeak_num_parse("2.49999", "2.49999" + 7, &b));
+	assert_true(num_of("2.5", &a));
+	assert_true(num_of("2.49999", &b));
 	assert_true(csvpeak_num_cmp(&a, &b) > 0);
 	assert_true(csvpeak_num_cmp(&b, &a) < 0);
-	assert_true(csvpeak_num_parse("-2.5", "-2.5" + 4, &a));
+	assert_true(num_of("-2.5", &a));
 	assert_true(csvpeak_num_cmp(&a, &b) < 0);
-	assert_true(csvpeak_num_parse("-2.49999", "-2.49999" + 8, &b));
+	assert_true(num_of("-2.49999", &b));
 	assert_true(csvpeak_num_cmp(&a, &b) < 0);
 }
 
