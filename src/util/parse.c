@@ -66,6 +66,9 @@ int parse_duration_ms(const char *s, double default_unit_ms, double *out_ms, con
 		return err_set(e, "%s: unknown unit in '%s' (use ms, s, m or h)", what, s);
 	if (v < 0)
 		return err_set(e, "%s: must not be negative, got '%s'", what, s);
+	/* "1e308h" is a finite number of hours but not of milliseconds. */
+	if (!isfinite(v * unit))
+		return err_set(e, "%s: %s is too long", what, s);
 	*out_ms = v * unit;
 	return 0;
 }
