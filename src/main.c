@@ -26,6 +26,9 @@ static const struct command commands[] = {
 	{ "peak", cmd_peak, "peak row of a timeline CSV, in one pass" },
 	{ "compare", cmd_compare, "compare runs: medians, CI, p-value, verdict, phase attribution" },
 	{ "history", cmd_history, "stored runs: list, show, trend of a metric per commit, import" },
+	{ "push", cmd_push, "push a record's figures to a Prometheus Pushgateway (OpenMetrics)" },
+	{ "bench", cmd_bench, "repeated, interleaved runs of commands: statistics, outliers, exports" },
+	{ "bisect-check", cmd_bisect_check, "for git bisect run: exit 0 good, 1 regressed, 125 skip" },
 };
 
 static void usage(FILE *f)

@@ -20,6 +20,7 @@ enum ph_exit {
 	PH_EXIT_BISECT_SKIP = 125,
 	PH_EXIT_NOEXEC = 126,   /* command found but not executable */
 	PH_EXIT_NOTFOUND = 127, /* command not found */
+	PH_EXIT_BISECT_ABORT = 128, /* bisect-check: bad usage or baseline; stops git bisect run */
 };
 
 /* Prints "perfhunt: <msg>" on stderr (the only error format), returns status. */
@@ -40,5 +41,8 @@ int cmd_report(int argc, char **argv);
 int cmd_peak(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+int cmd_push(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_bisect_check(int argc, char **argv);
 
 #endif

@@ -1,0 +1,541 @@
+/* bench: perfhunt bench [options] -- CMD [ARG...] [::: CMD2 ...]
+ *
+ * Parses options, expands parameter lists and plans the interleaved schedule
+ * (src/stats/bench_plan.c), runs every slot through record_opts_capture so
+ * each run is a full run record (exact peaks, faults, phases of that run
+ * alone), then hands the finished perfhunt.bench/1 record to the exporters
+ * and the history. Nothing here computes a statistic.
+ */
+#include "cmd/cmd.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/record_opts.h"
+#include "export/bench_csv.h"
+#include "export/bench_gobench.h"
+#include "export/bench_markdown.h"
+#include "export/bench_text.h"
+#include "record/jsonio.h"
+#include "stats/bench_plan.h"
+#include "stats/bench_record.h"
+#include "store/store.h"
+#include "util/clock.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+extern char **environ;
+
+static const char usage_text[] =
+	"usage: perfhunt bench [options] [--] CMD [ARG...] [::: CMD2 [ARG...] ...]\n"
+	"       perfhunt bench [options] --shell 'CMD1' ['CMD2' ...]\n"
+	"\n"
+	"Runs each command N times, every run recorded as `perfhunt run` records it\n"
+	"(wall and CPU time, exact memory peaks, faults, phases), and prints per\n"
+	"command the median, mean ± σ, min … max, peak RSS, user/sys and top phases,\n"
+	"with outliers flagged and, for several commands, how much faster the\n"
+	"fastest ran. Several commands run interleaved in shuffled blocks, so drift\n"
+	"hits each alike. The command's output is discarded; its probes are parsed.\n"
+	"\n"
+	"options:\n"
+	"  -n, --runs N           timed runs per command (default 10)\n"
+	"  -w, --warmup N         untimed runs per command first (default 0)\n"
+	"  -L, --parameter-list NAME V1,V2,...\n"
+	"                         run once per value with {NAME} replaced in every\n"
+	"                         argument (also NAME=V1,V2); repeatable: every combination\n"
+	"      --prepare CMD      shell command before every run (not measured)\n"
+	"      --conclude CMD     shell command after every run (not measured)\n"
+	"      --setup CMD        shell command once before the bench\n"
+	"      --cleanup CMD      shell command once after the bench\n"
+	"      --shell            commands are shell strings: each argument one command\n"
+	"                         (or the words between ::: joined)\n"
+	"  -i, --ignore-failure   keep going when a command exits non-zero\n"
+	"      --no-interleave    all runs of the first command, then the next\n"
+	"      --seed N           seed of the interleaved order (default: random, recorded)\n"
+	"      --export-json FILE    perfhunt.bench/1 record with every run\n"
+	"      --export-csv FILE     one row per run: parameters and every metric\n"
+	"      --export-markdown FILE  the results table in markdown\n"
+	"      --export-gobench FILE   Go benchmark format, for benchstat\n"
+	"  -q, --quiet            no progress bar and no notes on stderr\n"
+	"      --interval MS      sampling interval (default 100, minimum 1)\n"
+	"      --pss, --cgroup MODE, --gpu MODE, --counters, -e LIST, --probe PREFIX,\n"
+	"      --lane-key KEY, --no-probes   as for `perfhunt run`\n"
+	"      --tag NAME         tag the runs in the history (repeatable)\n"
+	"      --no-save          do not store the bench in the history\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit status: 0; 1 when a command exits non-zero (without -i) or a file or\n"
+	"the history cannot be written; 126/127 when a command cannot be started;\n"
+	"2 on a usage error.\n";
+
+enum {
+	OPT_PREPARE = 1000, OPT_CONCLUDE, OPT_SETUP, OPT_CLEANUP, OPT_SHELL, OPT_NO_INTERLEAVE, OPT_SEED,
+	OPT_JSON, OPT_CSV_EXPORT, OPT_MARKDOWN, OPT_GOBENCH,
+};
+
+struct bench_cli {
+	struct record_opts ro;
+	int64_t runs, warmup;
+	bool interleave, shell, ignore_failure;
+	uint64_t seed;
+	const char *prepare, *conclude, *setup, *cleanup;
+	const char *json_path, *csv_path, *md_path, *go_path;
+	struct bench_params params;
+};
+
+/* Parses the options; returns -1 after printing a usage error, 1 after --help, 0 to go on. */
+static int parse_options(struct bench_cli *b, int argc, char **argv, int *status)
+{
+	static const struct option extra[] = {
+		{ "runs", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "parameter-list", required_argument, NULL, 'L' },
+		{ "prepare", required_argument, NULL, OPT_PREPARE },
+		{ "conclude", required_argument, NULL, OPT_CONCLUDE },
+		{ "setup", required_argument, NULL, OPT_SETUP },
+		{ "cleanup", required_argument, NULL, OPT_CLEANUP },
+		{ "shell", no_argument, NULL, OPT_SHELL },
+		{ "ignore-failure", no_argument, NULL, 'i' },
+		{ "no-interleave", no_argument, NULL, OPT_NO_INTERLEAVE },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "export-json", required_argument, NULL, OPT_JSON },
+		{ "export-csv", required_argument, NULL, OPT_CSV_EXPORT },
+		{ "export-markdown", required_argument, NULL, OPT_MARKDOWN },
+		{ "export-gobench", required_argument, NULL, OPT_GOBENCH },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct option *longopts = record_opts_longopts(extra);
+	struct err e;
+	int c, rc = -1;
+	int64_t v;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+" RECORD_OPTS_SHORT "n:w:L:ih", longopts, NULL)) != -1) {
+		int r = record_opts_parse(&b->ro, c, optarg, &e);
+		if (r < 0)
+			goto usage;
+		if (r > 0)
+			continue;
+		switch (c) {
+		case 'n':
+			if (parse_i64(optarg, 1, 1000000, &b->runs, "--runs", &e) < 0)
+				goto usage;
+			break;
+		case 'w':
+			if (parse_i64(optarg, 0, 1000000, &b->warmup, "--warmup", &e) < 0)
+				goto usage;
+			break;
+		case 'L': {
+			const char *eq = strchr(optarg, '=');
+			char *name;
+			const char *list;
+			if (eq) {
+				name = xstrndup(optarg, (size_t)(eq - optarg));
+				list = eq + 1;
+			} else if (optind < argc && strcmp(argv[optind], "--")) {
+				name = xstrdup(optarg);
+				list = argv[optind++];
+			} else {
+				err_set(&e, "-L %s: no values (-L NAME V1,V2,...)", optarg);
+				goto usage;
+			}
+			r = bench_params_add(&b->params, name, list, &e);
+			free(name);
+			if (r < 0)
+				goto usage;
+			break;
+		}
+		case OPT_PREPARE:
+			b->prepare = optarg;
+			break;
+		case OPT_CONCLUDE:
+			b->conclude = optarg;
+			break;
+		case OPT_SETUP:
+			b->setup = optarg;
+			break;
+		case OPT_CLEANUP:
+			b->cleanup = optarg;
+			break;
+		case OPT_SHELL:
+			b->shell = true;
+			break;
+		case 'i':
+			b->ignore_failure = true;
+			break;
+		case OPT_NO_INTERLEAVE:
+			b->interleave = false;
+			break;
+		case OPT_SEED:
+			if (parse_i64(optarg, 0, INT64_MAX, &v, "--seed", &e) < 0)
+				goto usage;
+			b->seed = (uint64_t)v;
+			break;
+		case OPT_JSON:
+			b->json_path = optarg;
+			break;
+		case OPT_CSV_EXPORT:
+			b->csv_path = optarg;
+			break;
+		case OPT_MARKDOWN:
+			b->md_path = optarg;
+			break;
+		case OPT_GOBENCH:
+			b->go_path = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			*status = cmd_finish_stdout(PH_EXIT_OK);
+			rc = 1;
+			goto out;
+		default:
+			fprintf(stderr, "(see 'perfhunt bench --help')\n");
+			*status = PH_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (b->ro.json_path || b->ro.csv_path) {
+		err_set(&e, "%s is per run; use --export-json or --export-csv", b->ro.json_path ? "--output" : "--csv");
+		goto usage;
+	}
+	if (b->runs * (b->warmup + 1) > 10000000) {
+		err_set(&e, "--runs %lld with --warmup %lld is too many runs", (long long)b->runs, (long long)b->warmup);
+		goto usage;
+	}
+	rc = 0;
+	goto out;
+usage:
+	*status = cmd_usage_error("bench", "%s", e.msg);
+out:
+	free(longopts);
+	return rc;
+}
+
+/* Splits the words after the options into command templates (NULL-terminated
+ * argv each): groups separated by ":::"; with --shell, each group joined into
+ * one script, or each word a script when there is no ":::". */
+static int split_commands(const struct bench_cli *b, char **words, int n, char ***tmpl, size_t *ntmpl)
+{
+	bool sep = false;
+	for (int i = 0; i < n; i++)
+		sep |= !strcmp(words[i], ":::");
+	*ntmpl = 0;
+	for (int i = 0; i < n;) {
+		int j = i;
+		if (b->shell && !sep)
+			j = i + 1;
+		else
+			while (j < n && strcmp(words[j], ":::"))
+				j++;
+		if (j == i)
+			return cmd_usage_error("bench", "an empty command around ':::'");
+		char **argv = xcalloc((size_t)(j - i) + 1, sizeof(*argv));
+		if (b->shell) {
+			size_t len = 1;
+			for (int k = i; k < j; k++)
+				len += strlen(words[k]) + 1;
+			argv[0] = xcalloc(1, len);
+			for (int k = i; k < j; k++) {
+				if (k > i)
+					strcat(argv[0], " ");
+				strcat(argv[0], words[k]);
+			}
+		} else {
+			for (int k = i; k < j; k++)
+				argv[k - i] = xstrdup(words[k]);
+		}
+		tmpl[(*ntmpl)++] = argv;
+		bool at_sep = j < n && !strcmp(words[j], ":::");
+		if (at_sep && j + 1 == n)
+			return cmd_usage_error("bench", "an empty command after ':::'");
+		i = j + at_sep;
+	}
+	return 0;
+}
+
+/* Runs a --prepare/--conclude/--setup/--cleanup shell command, its stdout
+ * discarded and stderr shown; 0 when it exited 0, else prints why and -1. */
+static int run_hook(const char *what, const char *script)
+{
+	char sh[] = "sh", dash_c[] = "-c";
+	char *script_copy = xstrdup(script);
+	char *argv[] = { sh, dash_c, script_copy, NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st = 0;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	int rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	free(script_copy);
+	if (rc != 0) {
+		fprintf(stderr, "perfhunt bench: cannot run the %s command: %s\n", what, strerror(rc));
+		return -1;
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	fprintf(stderr, "perfhunt bench: the %s command failed (status %d): %s\n", what,
+		WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), script);
+	return -1;
+}
+
+struct progress {
+	bool on;
+	size_t done, total;
+	int64_t start_ns;
+};
+
+static void progress_draw(struct progress *p, const char *name, bool warmup)
+{
+	enum { WIDTH = 24 };
+	if (!p->on)
+		return;
+	char bar[WIDTH + 1], eta[48] = "";
+	size_t fill = p->total ? p->done * WIDTH / p->total : 0;
+	for (size_t i = 0; i < WIDTH; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[WIDTH] = '\0';
+	if (p->done > 0) {
+		double left_ms = (double)(clock_mono_ns() - p->start_ns) / 1e6 / (double)p->done *
+				 (double)(p->total - p->done);
+		char t[32];
+		snprintf(eta, sizeof(eta), "  ETA %s", units_ms(left_ms, t, sizeof(t)));
+	}
+	fprintf(stderr, "\r\033[K  [%s] %zu/%zu%s  %s%.40s", bar, p->done, p->total, eta, warmup ? "warmup: " : "", name);
+	fflush(stderr);
+}
+
+static void progress_clear(struct progress *p)
+{
+	if (p->on) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+}
+
+/* Writes one export through an in-memory buffer and jsonio's atomic write. */
+static int write_export(const char *path, int (*fn)(const json_t *, FILE *, struct err *), const json_t *rec)
+{
+	struct err e = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f) {
+		err_sys(&e, "cannot write '%s'", path);
+		return cmd_fail(PH_EXIT_FAIL, &e);
+	}
+	int rc = fn(rec, f, &e);
+	if (fclose(f) != 0 && rc == 0)
+		rc = err_sys(&e, "cannot write '%s'", path);
+	if (rc == 0)
+		rc = jsonio_write_bytes(path, buf, len, &e);
+	else
+		err_wrap(&e, "cannot write '%s'", path);
+	free(buf);
+	return rc < 0 ? cmd_fail(PH_EXIT_FAIL, &e) : 0;
+}
+
+static int markdown_fn(const json_t *rec, FILE *f, struct err *e)
+{
+	return bench_markdown_write(rec, f) < 0 ? err_set(e, "write error") : 0;
+}
+
+static json_t *options_json(const struct bench_cli *b)
+{
+	json_t *o = json_pack("{s:I, s:I, s:b, s:I, s:b, s:b, s:i}", "runs", (json_int_t)b->runs, "warmup",
+			      (json_int_t)b->warmup, "interleave", b->interleave, "seed", (json_int_t)b->seed, "shell",
+			      b->shell, "ignore_failure", b->ignore_failure, "interval_ms", b->ro.interval_ms);
+	const char *keys[] = { "prepare", "conclude", "setup", "cleanup" };
+	const char *vals[] = { b->prepare, b->conclude, b->setup, b->cleanup };
+	for (size_t i = 0; i < 4; i++)
+		if (vals[i])
+			json_object_set_new(o, keys[i], json_string(vals[i]));
+	return o;
+}
+
+/* Name of a planned command: the script itself, or the argv shell-quoted. */
+static char *command_name(const struct bench_cli *b, char **argv, json_t *jargv)
+{
+	if (b->shell)
+		return xstrdup(argv[0]);
+	char *s = store_command_text(jargv);
+	return s ? s : xstrdup("?");
+}
+
+/* Runs the schedule; returns the exit status (0 when every slot ran). */
+static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd, json_t *rec)
+{
+	size_t nslots = ncmd * (size_t)(b->runs + b->warmup);
+	struct bench_slot *slots = xcalloc(nslots, sizeof(*slots));
+	size_t *done = xcalloc(2 * ncmd, sizeof(*done)); /* timed, warmup runs per command */
+	bench_plan_schedule(ncmd, (size_t)b->runs, (size_t)b->warmup, b->interleave, b->seed, slots);
+	struct progress pr = { .on = !b->ro.quiet && isatty(STDERR_FILENO), .total = nslots,
+			       .start_ns = clock_mono_ns() };
+	json_t *order = json_array();
+	int status = PH_EXIT_OK;
+	for (size_t s = 0; s < nslots && status == PH_EXIT_OK; s++) {
+		struct bench_plan_cmd *c = &cmds[slots[s].cmd];
+		const json_t *jc = json_array_get(json_object_get(rec, "commands"), slots[s].cmd);
+		const char *name = json_string_value(json_object_get(jc, "name"));
+		progress_draw(&pr, name, slots[s].warmup);
+		if (b->prepare) {
+			char *script = bench_params_subst(&b->params, c->combo, b->prepare);
+			int rc = run_hook("--prepare", script);
+			free(script);
+			if (rc < 0) {
+				status = PH_EXIT_FAIL;
+				break;
+			}
+		}
+		struct launch_opts lo = { .argv = c->argv, .shell = b->shell, .capture = true,
+					  .probe_fd = b->ro.probes };
+		json_t *run = NULL;
+		int st = record_opts_capture(&b->ro, &lo, 0, c->argv, &run);
+		pr.done++;
+		if (!run) { /* not startable (126/127, message printed) or the monitor failed */
+			progress_clear(&pr);
+			status = st ? st : PH_EXIT_FAIL;
+			break;
+		}
+		if (b->conclude) {
+			char *script = bench_params_subst(&b->params, c->combo, b->conclude);
+			int rc = run_hook("--conclude", script);
+			free(script);
+			if (rc < 0)
+				status = PH_EXIT_FAIL;
+		}
+		bool interrupted = st == 128 + SIGINT || st == 128 + SIGTERM;
+		if (st != 0 && (!b->ignore_failure || interrupted)) {
+			progress_clear(&pr);
+			fprintf(stderr, "perfhunt bench: '%s' %s with status %d (%s %zu of %lld)%s\n", name,
+				interrupted ? "was interrupted" : "exited", st, slots[s].warmup ? "warmup" : "run",
+				done[2 * slots[s].cmd + slots[s].warmup] + 1, (long long)(slots[s].warmup ? b->warmup : b->runs),
+				interrupted ? "" : "; pass -i to ignore failures");
+			if (!interrupted)
+				fprintf(stderr, "perfhunt bench: its output was discarded; see it with: perfhunt run%s -- %s\n",
+					b->shell ? " --shell" : "", name);
+			json_decref(run);
+			status = PH_EXIT_FAIL;
+			break;
+		}
+		done[2 * slots[s].cmd + slots[s].warmup]++;
+		if (slots[s].warmup) {
+			json_decref(run);
+			continue;
+		}
+		bench_record_add_run(rec, slots[s].cmd, run);
+		json_array_append_new(order, json_integer((json_int_t)slots[s].cmd));
+	}
+	progress_clear(&pr);
+	json_object_set_new(rec, "order", order);
+	free(slots);
+	free(done);
+	return status;
+}
+
+static int save(const struct bench_cli *b, json_t *rec)
+{
+	struct err e;
+	struct store *st;
+	int64_t id;
+	if (store_open(&st, NULL, &e) < 0 || (store_add_bench(st, rec, NULL, &id, &e) < 0 && (store_close(st), 1))) {
+		fprintf(stderr, "perfhunt: bench not saved to the history: %s\n", e.msg);
+		return PH_EXIT_FAIL;
+	}
+	store_close(st);
+	if (!b->ro.quiet)
+		fprintf(stderr, "saved bench %lld (compare with @bench:%lld or @last, see 'perfhunt history')\n",
+			(long long)id, (long long)id);
+	return PH_EXIT_OK;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_cli b = { .runs = 10, .interleave = true };
+	record_opts_init(&b.ro);
+	bench_params_init(&b.params);
+	b.ro.discard_output = true;
+	b.seed = (uint64_t)(clock_epoch_ms() ^ getpid()) & 0x7fffffff;
+	char ***tmpl = xcalloc((size_t)argc + 1, sizeof(*tmpl));
+	size_t ntmpl = 0, ncmd = 0;
+	struct bench_plan_cmd *cmds = NULL;
+	json_t *rec = NULL;
+	struct err e;
+	int status = PH_EXIT_USAGE;
+
+	if (parse_options(&b, argc, argv, &status) != 0)
+		goto out;
+	if (optind >= argc) {
+		status = cmd_usage_error("bench", "no command given");
+		goto out;
+	}
+	if ((status = split_commands(&b, argv + optind, argc - optind, tmpl, &ntmpl)) != 0)
+		goto out;
+	if (bench_plan_expand(tmpl, ntmpl, &b.params, &cmds, &ncmd, &e) < 0) {
+		status = cmd_usage_error("bench", "%s", e.msg);
+		goto out;
+	}
+	char started[40];
+	clock_format_rfc3339(clock_epoch_ms(), started, sizeof(started));
+	rec = bench_record_new(started, options_json(&b));
+	for (size_t i = 0; i < ncmd; i++) {
+		json_t *jargv = json_array(), *params = json_object();
+		for (char **a = cmds[i].argv; *a; a++)
+			json_array_append_new(jargv, json_string(*a));
+		for (size_t k = 0; k < b.params.n; k++)
+			json_object_set_new(params, b.params.items[k].name,
+					    json_string(bench_params_value(&b.params, cmds[i].combo, k)));
+		char *name = command_name(&b, cmds[i].argv, jargv);
+		bench_record_add_command(rec, name, jargv, params);
+		free(name);
+	}
+	if (b.setup && run_hook("--setup", b.setup) < 0) {
+		status = PH_EXIT_FAIL;
+		goto out;
+	}
+	status = execute(&b, cmds, ncmd, rec);
+	if (b.cleanup && run_hook("--cleanup", b.cleanup) < 0 && status == PH_EXIT_OK)
+		status = PH_EXIT_FAIL;
+	if (status != PH_EXIT_OK)
+		goto out;
+	if (bench_record_finish(rec, &e) < 0) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	if (bench_text_write(rec, cmd_use_color(STDOUT_FILENO), stdout) < 0)
+		status = PH_EXIT_FAIL;
+	if (b.json_path && jsonio_write(b.json_path, rec, &e) < 0)
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+	if (b.csv_path && write_export(b.csv_path, bench_csv_write, rec))
+		status = PH_EXIT_FAIL;
+	if (b.md_path && write_export(b.md_path, markdown_fn, rec))
+		status = PH_EXIT_FAIL;
+	if (b.go_path && write_export(b.go_path, bench_gobench_write, rec))
+		status = PH_EXIT_FAIL;
+	fflush(stdout);
+	if (b.ro.save && save(&b, rec) != PH_EXIT_OK)
+		status = PH_EXIT_FAIL;
+	status = cmd_finish_stdout(status);
+out:
+	json_decref(rec);
+	bench_plan_free(cmds, ncmd);
+	for (size_t i = 0; i < ntmpl; i++) {
+		for (char **a = tmpl[i]; *a; a++)
+			free(*a);
+		free(tmpl[i]);
+	}
+	free(tmpl);
+	bench_params_release(&b.params);
+	record_opts_release(&b.ro);
+	return status;
+}

@@ -1,0 +1,134 @@
+/* bench_gobench: the Go benchmark text format, one result line per run.
+ *
+ * Units follow Go's conventions so benchstat classes them: "ns/op" for wall
+ * time, "-ns/op" for other times, "-B" for sizes in bytes, "/op" for counts.
+ * Every metric compare knows is written (phases as phase-NAME-ns/op), so a
+ * benchstat table holds the same figures perfhunt compare would.
+ */
+#include "export/bench_gobench.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "stats/metrics.h"
+#include "util/xalloc.h"
+
+static bool name_char(char c)
+{
+	return isalnum((unsigned char)c) || strchr("._:=,+-", c);
+}
+
+char *bench_gobench_name(const char *command, char *buf, size_t n)
+{
+	static const char prefix[] = "Benchmark";
+	size_t len = 0;
+	if (n < sizeof(prefix) + 1) {
+		if (n)
+			buf[0] = '\0';
+		return buf;
+	}
+	memcpy(buf, prefix, sizeof(prefix) - 1);
+	len = sizeof(prefix) - 1;
+	/* drop the program's directory: "/usr/bin/sleep 1" names "sleep" */
+	size_t word = strcspn(command, " \t");
+	for (size_t i = word; i-- > 0;)
+		if (command[i] == '/') {
+			command += i + 1;
+			break;
+		}
+	for (const char *s = command; *s && len + 1 < n; s++) {
+		char c = name_char(*s) ? *s : '_';
+		if (c == '_' && buf[len - 1] == '_')
+			continue;
+		if (len == sizeof(prefix) - 1) {
+			if (c == '_')
+				continue;
+			c = (char)toupper((unsigned char)c);
+		}
+		buf[len++] = c;
+	}
+	while (len > sizeof(prefix) - 1 && buf[len - 1] == '_')
+		len--;
+	if (len == sizeof(prefix) - 1)
+		buf[len++] = '_';
+	buf[len] = '\0';
+	/* "Name-12": benchstat would strip "-12" as a GOMAXPROCS suffix */
+	size_t d = len;
+	while (d > 0 && isdigit((unsigned char)buf[d - 1]))
+		d--;
+	if (d < len && d > 0 && buf[d - 1] == '-')
+		buf[d - 1] = '_';
+	return buf;
+}
+
+/* The Go unit of a metric, and the factor from perfhunt's unit to it. */
+static void unit_of(const char *metric, char *unit, size_t n, double *factor)
+{
+	size_t len = strlen(metric);
+	*factor = 1;
+	if (!strcmp(metric, "wall_s")) {
+		snprintf(unit, n, "ns/op");
+		*factor = 1e9;
+	} else if (!strncmp(metric, "phase:", 6)) {
+		snprintf(unit, n, "phase-%s-ns/op", metric + 6);
+		*factor = 1e6;
+	} else if (len > 2 && !strcmp(metric + len - 2, "_s")) {
+		snprintf(unit, n, "%.*s-ns/op", (int)(len - 2), metric);
+		*factor = 1e9;
+	} else if (len > 3 && !strcmp(metric + len - 3, "_kb")) {
+		snprintf(unit, n, "%.*s-B", (int)(len - 3), metric);
+		*factor = 1024;
+	} else if (len > 4 && !strcmp(metric + len - 4, "_mib")) {
+		snprintf(unit, n, "%.*s-B", (int)(len - 4), metric);
+		*factor = 1048576;
+	} else {
+		snprintf(unit, n, "%s/op", metric);
+	}
+	for (char *u = unit; *u; u++)
+		if (*u == '_' || isspace((unsigned char)*u))
+			*u = '-';
+}
+
+int bench_gobench_write(const json_t *rec, FILE *out, struct err *e)
+{
+	json_t *cmds = json_object_get(rec, "commands"), *cmd, *run;
+	size_t i, j, nc = json_array_size(cmds);
+	char (*names)[256] = xcalloc(nc + 1, sizeof(*names));
+	int rc = 0;
+	const char *cpu = json_string_value(json_object_get(json_object_get(rec, "host"), "cpu_model"));
+	const char *commit = json_string_value(json_object_get(json_object_get(rec, "git"), "commit"));
+	if (cpu && *cpu)
+		fprintf(out, "cpu: %s\n", cpu);
+	if (commit && *commit)
+		fprintf(out, "commit: %s\n", commit);
+	json_array_foreach(cmds, i, cmd) {
+		const char *name = json_string_value(json_object_get(cmd, "name"));
+		bench_gobench_name(name ? name : "", names[i], sizeof(names[i]) - 24);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(names[k], names[i])) {
+				snprintf(names[i] + strlen(names[i]), 24, "_%zu", i + 1);
+				break;
+			}
+		json_array_foreach(json_object_get(cmd, "runs"), j, run) {
+			struct metrics_set ms;
+			if (metrics_from_records(&run, 1, &ms, e) < 0) {
+				rc = err_wrap(e, "bench command %zu, run %zu", i + 1, j + 1);
+				goto out;
+			}
+			fprintf(out, "%s 1", names[i]);
+			for (size_t k = 0; k < ms.n; k++) {
+				char unit[200];
+				double factor;
+				unit_of(ms.items[k].name, unit, sizeof(unit), &factor);
+				fprintf(out, " %.0f %s", ms.items[k].values[0] * factor, unit);
+			}
+			fputc('\n', out);
+			metrics_set_release(&ms);
+		}
+	}
+	if (ferror(out))
+		rc = err_set(e, "write error");
+out:
+	free(names);
+	return rc;
+}

@@ -1,0 +1,153 @@
+/* bench_text: per-command result blocks and the relative speed line.
+ *
+ * Everything printed comes from the finished record (its "stats" and
+ * "outliers"), values are formatted by compare_text_value so a figure reads
+ * the same in bench and compare, and the relative line follows hyperfine's
+ * wording so readers of either tool recognise it.
+ */
+#include "export/bench_text.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/compare_text.h"
+#include "stats/bench_record.h"
+
+#define TOP_PHASES 3
+
+const char *const bench_text_titles[BENCH_TEXT_COLS] = {
+	"command", "median", "mean ± σ", "min", "max", "peak RSS", "relative",
+};
+
+static const json_t *command_at(const json_t *rec, size_t i)
+{
+	return json_array_get(json_object_get(rec, "commands"), i);
+}
+
+static const char *command_name(const json_t *rec, size_t i)
+{
+	const char *s = json_string_value(json_object_get(command_at(rec, i), "name"));
+	return s ? s : "?";
+}
+
+static char *stat_text(const json_t *rec, size_t i, const char *metric, const char *what, char *buf, size_t n)
+{
+	return compare_text_value(metric, bench_record_stat(rec, i, metric, what), buf, n);
+}
+
+static void relative_text(const json_t *rec, size_t i, size_t ref, char *buf, size_t n)
+{
+	double ratio, sd;
+	if (i == ref)
+		snprintf(buf, n, "1.00");
+	else if (bench_record_relative(rec, i, ref, &ratio, &sd))
+		snprintf(buf, n, "%.2f ± %.2f", ratio, sd);
+	else
+		snprintf(buf, n, "n/a");
+}
+
+void bench_text_cells(const json_t *rec, size_t i, size_t ref, char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL])
+{
+	char a[48], b[48];
+	snprintf(cells[0], BENCH_TEXT_CELL, "%s", command_name(rec, i));
+	stat_text(rec, i, "wall_s", "median", cells[1], BENCH_TEXT_CELL);
+	snprintf(cells[2], BENCH_TEXT_CELL, "%s ± %s", stat_text(rec, i, "wall_s", "mean", a, sizeof(a)),
+		 stat_text(rec, i, "wall_s", "stddev", b, sizeof(b)));
+	stat_text(rec, i, "wall_s", "min", cells[3], BENCH_TEXT_CELL);
+	stat_text(rec, i, "wall_s", "max", cells[4], BENCH_TEXT_CELL);
+	stat_text(rec, i, "peak_rss_kb", "median", cells[5], BENCH_TEXT_CELL);
+	relative_text(rec, i, ref, cells[6], BENCH_TEXT_CELL);
+}
+
+static size_t failed_runs(const json_t *cmd)
+{
+	size_t i, failed = 0;
+	json_t *run;
+	json_array_foreach(json_object_get(cmd, "runs"), i, run)
+		failed += json_integer_value(json_object_get(json_object_get(run, "exit"), "status")) != 0;
+	return failed;
+}
+
+/* The TOP_PHASES phases with the largest median total, largest first. */
+static void top_phases(const json_t *rec, size_t i, FILE *out)
+{
+	const char *names[TOP_PHASES] = { 0 };
+	double medians[TOP_PHASES] = { 0 };
+	size_t n = 0;
+	const char *key;
+	json_t *v;
+	json_object_foreach(json_object_get(command_at(rec, i), "stats"), key, v) {
+		if (strncmp(key, "phase:", 6))
+			continue;
+		double m = json_number_value(json_object_get(v, "median"));
+		size_t at = n;
+		while (at > 0 && medians[at - 1] < m)
+			at--;
+		if (at >= TOP_PHASES)
+			continue;
+		for (size_t k = n < TOP_PHASES ? n++ : TOP_PHASES - 1; k > at; k--) {
+			names[k] = names[k - 1];
+			medians[k] = medians[k - 1];
+		}
+		names[at] = key;
+		medians[at] = m;
+	}
+	if (n == 0)
+		return;
+	fprintf(out, "  %-12s", "phases");
+	for (size_t k = 0; k < n; k++) {
+		char buf[48];
+		fprintf(out, "%s%s %s", k ? ", " : " ", names[k] + 6, compare_text_value(names[k], medians[k], buf, sizeof(buf)));
+	}
+	fputs("   (median total per run)\n", out);
+}
+
+static void command_block(const json_t *rec, size_t i, bool color, FILE *out)
+{
+	const json_t *cmd = command_at(rec, i);
+	char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL], a[48], b[48];
+	size_t runs = json_array_size(json_object_get(cmd, "runs"));
+	fprintf(out, "%sBenchmark %zu: %s%s\n", color ? "\033[1m" : "", i + 1, command_name(rec, i), color ? "\033[0m" : "");
+	if (runs == 0) {
+		fputs("  no completed runs\n", out);
+		return;
+	}
+	bench_text_cells(rec, i, i, cells);
+	fprintf(out, "  %-12s %s median   %s   (%zu run%s)\n", "wall", cells[1], cells[2], runs, runs == 1 ? "" : "s");
+	fprintf(out, "  %s %s … %s\n", "min … max   ", cells[3], cells[4]); /* "…" is 3 bytes: padded by hand */
+	fprintf(out, "  %-12s %s   (median of the exact largest-process peak)\n", "peak RSS", cells[5]);
+	fprintf(out, "  %-12s %s / %s   (medians)\n", "user / sys", stat_text(rec, i, "user_s", "median", a, sizeof(a)),
+		stat_text(rec, i, "sys_s", "median", b, sizeof(b)));
+	top_phases(rec, i, out);
+	size_t outliers = json_array_size(json_object_get(json_object_get(cmd, "outliers"), "runs"));
+	if (outliers)
+		fprintf(out, "  %-12s %zu outlier%s in wall time (|modified z| > 3.5): consider --warmup or a quieter machine\n",
+			"outliers", outliers, outliers == 1 ? "" : "s");
+	size_t failed = failed_runs(cmd);
+	if (failed)
+		fprintf(out, "  %-12s %zu of %zu runs exited non-zero (ignored with -i)\n", "failed", failed, runs);
+}
+
+int bench_text_write(const json_t *rec, bool color, FILE *out)
+{
+	size_t n = json_array_size(json_object_get(rec, "commands"));
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc('\n', out);
+		command_block(rec, i, color, out);
+	}
+	if (n > 1) {
+		size_t ref = bench_record_fastest(rec);
+		fprintf(out, "\n%sSummary%s (mean wall time)\n  %s ran\n", color ? "\033[1m" : "", color ? "\033[0m" : "",
+			command_name(rec, ref));
+		for (size_t i = 0; i < n; i++) {
+			char buf[64];
+			if (i == ref)
+				continue;
+			relative_text(rec, i, ref, buf, sizeof(buf));
+			fprintf(out, "    %s times faster than %s\n", buf, command_name(rec, i));
+		}
+	}
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,28 @@
+/* bench_text: a bench record's results for a terminal (perfhunt bench).
+ *
+ * Also the one table builder of the bench exports: bench_text_cells gives the
+ * display strings of a command's row, so the markdown table shows exactly what
+ * the terminal shows (hyperfine's exporters share one builder the same way).
+ */
+#ifndef PERFHUNT_BENCH_TEXT_H
+#define PERFHUNT_BENCH_TEXT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+enum { BENCH_TEXT_COLS = 7, BENCH_TEXT_CELL = 96 };
+/* command, median, mean ± σ, min, max, peak RSS, relative */
+extern const char *const bench_text_titles[BENCH_TEXT_COLS];
+
+/* Fills the cells of command i of a finished bench record (bench_record_finish);
+ * relative is to command ref ("1.00" for ref itself). */
+void bench_text_cells(const json_t *rec, size_t i, size_t ref, char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL]);
+
+/* Writes one block per command (wall median, mean ± σ, min … max, peak RSS,
+ * user/sys, top phases, outliers with a hint, failed runs) and, with several
+ * commands, how much faster the fastest ran. Bold headings when color.
+ * -1 when writing failed. */
+int bench_text_write(const json_t *rec, bool color, FILE *out);
+
+#endif
