@@ -126,7 +126,10 @@ static int decide(const struct comparison *c, const char *baseline)
 	       compare_text_pct(m->delta_pct, pct, sizeof(pct)));
 	if (isfinite(m->ci_low))
 		printf(", CI of ratio %.3f–%.3f, p %.3g", m->ci_low, m->ci_high, m->p_value);
-	printf(", threshold %g %%\n", c->threshold * 100);
+	printf(", threshold %g %%", c->threshold * 100);
+	if (m->verdict == STATS_INCONCLUSIVE && m->ci_low > 1 + c->threshold)
+		printf("; slower, but too few runs for p < %g: raise -n (and the baseline's runs)", c->alpha);
+	putchar('\n');
 	return bad ? 1 : 0;
 }
 
