@@ -1,0 +1,68 @@
+#!/bin/sh
+# Wrapper overhead: wall time of `true` and `sleep 1` run bare, under
+# /usr/bin/time -v, under a minimal fork+exec+wait4 wrapper (minwrap.c) and
+# under perfhunt run with and without its memory cgroup, each set in one
+# hyperfine session (-N: no shell in between), from a directory outside any
+# git repository. Then where perfhunt's time goes: the same `true` with the
+# GPU probe off, and inside a git work tree (the record's git field runs
+# `git status`).
+# usage: bench/overhead/run.sh PERFHUNT HELPERS_DIR [OUT_DIR]
+set -eu
+ph=$(realpath "$1")
+mw=$(realpath "$2")/minwrap
+repo=$(cd "$(dirname "$0")" && git rev-parse --show-toplevel 2>/dev/null || true)
+out=${3:-$(mktemp -d /tmp/phover-XXXXXX)}
+mkdir -p "$out"
+cd "$out"
+tr=/usr/bin/true
+hf() { hyperfine -N --warmup 3 --style basic "$@" >&2; }
+
+hf --runs 200 --export-json true.json \
+	-n "true (bare)" "$tr" \
+	-n "/usr/bin/time -v true" "/usr/bin/time -v $tr" \
+	-n "minwrap true" "$mw $tr" \
+	-n "perfhunt run --cgroup off true" "$ph run -q --no-save --cgroup off -- $tr" \
+	-n "perfhunt run true" "$ph run -q --no-save -- $tr"
+hf --runs 10 --export-json sleep1.json \
+	-n "sleep 1 (bare)" "/usr/bin/sleep 1" \
+	-n "/usr/bin/time -v sleep 1" "/usr/bin/time -v /usr/bin/sleep 1" \
+	-n "minwrap sleep 1" "$mw /usr/bin/sleep 1" \
+	-n "perfhunt run --cgroup off sleep 1" "$ph run -q --no-save --cgroup off -- /usr/bin/sleep 1" \
+	-n "perfhunt run sleep 1" "$ph run -q --no-save -- /usr/bin/sleep 1"
+hf --runs 200 --export-json parts.json \
+	-n "minwrap true" "$mw $tr" \
+	-n "perfhunt run --cgroup off --gpu off true" "$ph run -q --no-save --cgroup off --gpu off -- $tr" \
+	-n "perfhunt run --cgroup off true" "$ph run -q --no-save --cgroup off -- $tr" \
+	-n "perfhunt run --gpu off true" "$ph run -q --no-save --gpu off -- $tr"
+if [ -n "$repo" ]; then
+	(cd "$repo" && hf --runs 30 --export-json "$out/git.json" \
+		-n "in a git work tree: perfhunt run --cgroup off --gpu off true" \
+		"$ph run -q --no-save --cgroup off --gpu off -- $tr" \
+		-n "in a git work tree: git status --porcelain --untracked-files=no" \
+		"git status --porcelain --untracked-files=no")
+fi
+
+/usr/bin/python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+def table(name, ref_bare=True):
+    path = os.path.join(out, name + ".json")
+    if not os.path.exists(path):
+        return
+    res = json.load(open(path))["results"]
+    mw = next((r["median"] for r in res if r["command"].startswith("minwrap")), None)
+    bare = res[0]["median"] if ref_bare else None
+    print("| command | median ms | mean ± σ ms | added vs bare ms | added vs minwrap ms |")
+    print("|---|---:|---:|---:|---:|")
+    for r in res:
+        print("| `%s` | %.2f | %.2f ± %.2f | %s | %s |" % (
+            r["command"], r["median"] * 1e3, r["mean"] * 1e3, r["stddev"] * 1e3,
+            "%+.2f" % ((r["median"] - bare) * 1e3) if bare is not None else "",
+            "%+.2f" % ((r["median"] - mw) * 1e3) if mw is not None else ""))
+    print()
+table("true")
+table("sleep1")
+table("parts", ref_bare=False)
+table("git", ref_bare=False)
+PY
+echo "raw: $out"

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Runs every benchmark of docs/PERFORMANCE.md against the perfhunt in BUILD.
+# usage: bench/run-all.sh [BUILD]     (make bench BUILD=build-perf)
+# Helpers are compiled into BUILD/bench; results are printed as the tables the
+# document quotes. Each benchmark can also be run alone (see its section).
+set -eu
+build=${1:-build}
+here=$(dirname "$0")
+ph=$build/perfhunt
+helpers=$build/bench
+py=/usr/bin/python3
+mkdir -p "$helpers"
+cc=${CC:-cc}
+for src in sampler/tree sampler/floor overhead/minwrap accuracy/spike passthrough/ticker passthrough/latency; do
+	$cc -O2 -Wall -Wextra -o "$helpers/$(basename $src)" "$here/$src.c"
+done
+
+echo "## sampler: monitor CPU per process-sample"
+$py "$here/sampler/run.py" --perfhunt "$ph" --helpers "$helpers"
+echo
+echo "## accuracy: a 1 GiB spike held 50 ms, sampled at 1 s"
+$py "$here/accuracy/run.py" --perfhunt "$ph" --helpers "$helpers"
+echo
+echo "## overhead: wrapper overhead (hyperfine -N)"
+"$here/overhead/run.sh" "$ph" "$helpers"
+echo
+echo "## passthrough: latency added to the child's output lines"
+"$here/passthrough/run.sh" "$ph" "$helpers"
+echo
+echo "## peak: perfhunt peak vs sort | tail and awk"
+"$here/peak/run.sh" "$build"
