@@ -23,7 +23,7 @@
 
 enum {
 	OPT_INTERVAL = 500, OPT_CSV, OPT_CSV_FORMAT, OPT_PSS, OPT_CGROUP, OPT_PROBE, OPT_LANE_KEY,
-	OPT_NO_PROBES, OPT_TAG, OPT_NO_SAVE, OPT_GPU, OPT_COUNTERS,
+	OPT_NO_PROBES, OPT_TAG, OPT_NO_SAVE, OPT_GPU, OPT_COUNTERS, OPT_PROBE_LOG, OPT_PROBE_TIME,
 };
 
 static const struct option shared[] = {
@@ -42,6 +42,8 @@ static const struct option shared[] = {
 	{ "gpu", required_argument, NULL, OPT_GPU },
 	{ "counters", no_argument, NULL, OPT_COUNTERS },
 	{ "events", required_argument, NULL, 'e' },
+	{ "probe-log", required_argument, NULL, OPT_PROBE_LOG },
+	{ "probe-time", required_argument, NULL, OPT_PROBE_TIME },
 };
 
 void record_opts_init(struct record_opts *o)
@@ -55,12 +57,15 @@ void record_opts_init(struct record_opts *o)
 	o->kind = "run";
 	o->gpu = true;
 	o->tags = xcalloc(1, sizeof(*o->tags));
+	o->probe_logs = xcalloc(1, sizeof(*o->probe_logs));
+	o->idle_ms = 500;
 	probe_config_init(&o->probe_cfg);
 }
 
 void record_opts_release(struct record_opts *o)
 {
 	free(o->tags);
+	free(o->probe_logs);
 	probe_config_release(&o->probe_cfg);
 }
 
@@ -141,6 +146,21 @@ int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err 
 	case OPT_COUNTERS:
 		o->counters = true;
 		return 1;
+	case OPT_PROBE_LOG:
+		if (!*arg)
+			return err_set(e, "--probe-log: empty file name");
+		o->probe_logs = xrealloc(o->probe_logs, (o->nlogs + 2) * sizeof(*o->probe_logs));
+		o->probe_logs[o->nlogs++] = (char *)arg;
+		o->probe_logs[o->nlogs] = NULL;
+		return 1;
+	case OPT_PROBE_TIME:
+		if (!strcmp(arg, "auto"))
+			o->probe_time_arrival = false;
+		else if (!strcmp(arg, "arrival"))
+			o->probe_time_arrival = true;
+		else
+			return err_set(e, "--probe-time: expected auto or arrival, got '%s'", arg);
+		return 1;
 	case 'e':
 		if (counters_check_events(arg, e) < 0)
 			return -1;
@@ -149,11 +169,6 @@ int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err 
 		return 1;
 	}
 	return 0;
-}
-
-static int csv_hook(void *arg, const struct sample *s)
-{
-	return csv_write(arg, s);
 }
 
 struct hooks_ctx {
@@ -177,10 +192,10 @@ static void ctx_spawn(void *arg, pid_t pid)
 		c->feed->counters = c->counters;
 }
 
-static int ctx_sample(void *arg, const struct sample *s)
+static int ctx_sample(void *arg, const struct sample *s, const struct sample *client)
 {
 	struct hooks_ctx *c = arg;
-	return c->csv ? csv_hook(c->csv, s) : 0;
+	return c->csv ? csv_write(c->csv, s, client) : 0;
 }
 
 static void ctx_label(void *arg, struct sample *s)
@@ -190,7 +205,7 @@ static void ctx_label(void *arg, struct sample *s)
 		probefeed_label(c->feed, s);
 }
 
-static void ctx_output(void *arg, enum monitor_stream s, const char *buf, size_t n, double t_ms)
+static void ctx_output(void *arg, int s, const char *buf, size_t n, double t_ms)
 {
 	struct hooks_ctx *c = arg;
 	if (c->feed)
@@ -211,12 +226,12 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 	*rec_out = NULL;
 
 	if (o->csv_path) {
-		if (csv_open(&csv, o->csv_path, o->csv_format, &e) < 0)
+		if (csv_open(&csv, o->csv_path, o->csv_format, o->daemon_pid > 0, &e) < 0)
 			return cmd_fail(PH_EXIT_FAIL, &e);
 		ctx.csv = &csv;
 	}
-	probefeed_init(&feed, &o->probe_cfg);
-	if (o->probes)
+	probefeed_init(&feed, &o->probe_cfg, o->nlogs, !o->probe_time_arrival);
+	if (o->probes || o->nlogs)
 		ctx.feed = &feed;
 
 	struct monitor_opts mo = {
@@ -230,6 +245,9 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 		.procfs = "/proc",
 		.gpu = o->gpu,
 		.discard_output = o->discard_output,
+		.daemon_pid = o->daemon_pid,
+		.idle_ms = o->idle_ms,
+		.probe_logs = o->nlogs ? o->probe_logs : NULL,
 		.hooks = { .arg = &ctx, .on_output = ctx_output, .label = ctx_label, .on_sample = ctx_sample,
 			   .on_spawn = ctx_spawn },
 	};
@@ -238,6 +256,12 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 		goto out;
 	}
 	have_result = true;
+	if (launch && !r.started && !r.exec_errno) {
+		/* interrupted while the daemon's idle level was being sampled */
+		fprintf(stderr, "perfhunt: interrupted before the command started\n");
+		status = 128 + (r.stop_signal ? r.stop_signal : SIGINT);
+		goto out;
+	}
 	if (launch && !r.started) {
 		/* Nothing ran: no record, and no CSV that looks like one. */
 		if (o->csv_path) {
@@ -256,8 +280,10 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 	}
 
 	probefeed_finish(&feed, r.wall_ms);
-	char peak_phase[256] = "";
+	char peak_phase[256] = "", daemon_phase[256] = "";
 	phase_set_active_at(&feed.phases, r.peak_at_ms, peak_phase, sizeof(peak_phase));
+	if (r.daemon_attached)
+		phase_set_active_at(&feed.phases, r.daemon.peak_at_ms, daemon_phase, sizeof(daemon_phase));
 	phases = phase_set_to_json(&feed.phases);
 
 	status = r.exit_signal ? 128 + r.exit_signal : r.exit_code;
@@ -267,6 +293,7 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 		.kind = o->kind, .argv = record_argv, .tags = o->tags, .opts = &mo,
 		.cgroup_mode = o->cgroup ? "auto" : "off", .r = &r, .csv_path = o->csv_path,
 		.phases = phases, .peak_phase = peak_phase, .exit_status = status,
+		.daemon_peak_phase = daemon_phase,
 	};
 	char ended[64] = "";
 	if (!launch) {

@@ -37,6 +37,11 @@ struct record_opts {
 	bool counters;       /* perf_event_open counters (run only) */
 	const char *events;  /* -e LIST, NULL = default */
 	bool discard_output; /* bench: parse the command's output, do not show it */
+	pid_t daemon_pid;    /* run --attach: also sample this tree for the command's lifetime */
+	double idle_ms;      /* run --attach: settle period before the command */
+	char **probe_logs;   /* --probe-log FILE... (NULL-terminated) */
+	size_t nlogs;
+	bool probe_time_arrival; /* --probe-time arrival: ignore log timestamps */
 };
 
 #define RECORD_OPTS_SHORT "o:qe:"
@@ -51,6 +56,8 @@ struct record_opts {
 	"      --probe PREFIX     also parse lines starting 'PREFIX:' (default PERFHUNT, CUZK_TIMING)\n" \
 	"      --lane-key KEY     a probe key that names a lane (default gpu_tid, tid, worker)\n" \
 	"      --no-probes        leave the command's stdout/stderr untouched, no probe parsing\n" \
+	"      --probe-log FILE   follow FILE like tail -F and parse probe lines in it (repeatable)\n" \
+	"      --probe-time MODE  auto (default): a log line's leading timestamp dates its probe; arrival\n" \
 	"      --tag NAME         tag the run in the history (repeatable)\n" \
 	"      --no-save          do not store the run in the history\n" \
 	"      --gpu MODE         auto (default): sample GPU memory when an NVIDIA driver is present; off\n" \

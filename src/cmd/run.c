@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/record_opts.h"
+#include "proc/lookup.h"
 #include "util/xalloc.h"
 
 static const char usage_text[] =
@@ -24,6 +25,9 @@ static const char usage_text[] =
 	RECORD_OPTS_HELP
 	"      --shell            run CMD as a shell command: sh -c \"CMD ARG...\"\n"
 	"      --memory-limit MIB with the cgroup: kill the tree past this size\n"
+	"      --attach PID       also record this daemon's tree for exactly CMD's lifetime\n"
+	"      --attach-name NAME the daemon by process name; --attach-pidfile FILE by pidfile\n"
+	"      --idle-ms MS       sample the daemon this long before CMD starts (default 500)\n"
 	"  -h, --help             show this help\n";
 
 int cmd_run(int argc, char **argv)
@@ -31,10 +35,15 @@ int cmd_run(int argc, char **argv)
 	struct record_opts ro;
 	record_opts_init(&ro);
 	bool shell = false;
+	const char *attach_name = NULL, *attach_pidfile = NULL;
 	uint64_t limit_mib = 0;
-	enum { OPT_SHELL = 1000, OPT_LIMIT };
+	enum { OPT_SHELL = 1000, OPT_LIMIT, OPT_ATTACH, OPT_ATTACH_NAME, OPT_ATTACH_PIDFILE, OPT_IDLE };
 	static const struct option extra[] = {
 		{ "shell", no_argument, NULL, OPT_SHELL },
+		{ "attach", required_argument, NULL, OPT_ATTACH },
+		{ "attach-name", required_argument, NULL, OPT_ATTACH_NAME },
+		{ "attach-pidfile", required_argument, NULL, OPT_ATTACH_PIDFILE },
+		{ "idle-ms", required_argument, NULL, OPT_IDLE },
 		{ "memory-limit", required_argument, NULL, OPT_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -65,6 +74,30 @@ int cmd_run(int argc, char **argv)
 			limit_mib = (uint64_t)v;
 			break;
 		}
+		case OPT_ATTACH: {
+			int64_t v;
+			if (parse_i64(optarg, 1, 0x7fffffff, &v, "--attach", &e) < 0) {
+				cmd_usage_error("run", "%s", e.msg);
+				goto out;
+			}
+			ro.daemon_pid = (pid_t)v;
+			break;
+		}
+		case OPT_ATTACH_NAME:
+			attach_name = optarg;
+			break;
+		case OPT_ATTACH_PIDFILE:
+			attach_pidfile = optarg;
+			break;
+		case OPT_IDLE: {
+			int64_t v;
+			if (parse_i64(optarg, 0, 3600000, &v, "--idle-ms", &e) < 0) {
+				cmd_usage_error("run", "%s", e.msg);
+				goto out;
+			}
+			ro.idle_ms = (double)v;
+			break;
+		}
 		case 'h':
 			fputs(usage_text, stdout);
 			status = cmd_finish_stdout(PH_EXIT_OK);
@@ -77,6 +110,19 @@ int cmd_run(int argc, char **argv)
 	if (optind >= argc) {
 		cmd_usage_error("run", "no command given");
 		goto out;
+	}
+	if ((ro.daemon_pid > 0) + (attach_name != NULL) + (attach_pidfile != NULL) > 1) {
+		cmd_usage_error("run", "give one of --attach, --attach-name, --attach-pidfile");
+		goto out;
+	}
+	{
+		struct err e;
+		if ((attach_name && lookup_by_name(attach_name, &ro.daemon_pid, &e) < 0) ||
+		    (attach_pidfile && lookup_pidfile(attach_pidfile, &ro.daemon_pid, &e) < 0) ||
+		    (ro.daemon_pid > 0 && lookup_check_pid(ro.daemon_pid, &e) < 0)) {
+			status = cmd_fail(PH_EXIT_FAIL, &e);
+			goto out;
+		}
 	}
 	char **cmd = argv + optind;
 	char *script = NULL;

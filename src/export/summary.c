@@ -21,7 +21,7 @@ void summary_print(const json_t *rec, FILE *out)
 {
 	const json_t *sum = json_object_get(rec, "summary");
 	const json_t *ex = json_object_get(rec, "exit");
-	char a[48], b[48], c[48];
+	char a[48], b[48], c[48], d[48];
 
 	fputs("perfhunt:", out);
 	size_t i;
@@ -56,6 +56,15 @@ void summary_print(const json_t *rec, FILE *out)
 		} else if (json_is_true(json_object_get(pk, "exact"))) {
 			fprintf(out, "  %-17s %-12s whole tree; exact: %s (%s)\n", "peak tree", a,
 				str(pk, "method"), str(pk, "note"));
+		} else if (!strcmp(scope, "daemon")) {
+			fprintf(out, "  %-17s %-12s the attached daemon's tree at %s, %s above its idle %s",
+				"daemon peak", a, units_ms(num(pk, "at_ms"), b, sizeof b),
+				units_kb(num(pk, "above_idle_kb"), c, sizeof c),
+				units_kb(num(pk, "idle_kb"), d, sizeof d));
+			const char *ph = str(pk, "phase");
+			if (*ph)
+				fprintf(out, ", in phase %s", ph);
+			fputc('\n', out);
 		} else {
 			fprintf(out, "  %-17s %-12s sum of the tree's RSS at %s", "sampled peak", a,
 				units_ms(num(pk, "at_ms"), b, sizeof b));

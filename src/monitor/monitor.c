@@ -20,22 +20,35 @@
 #include <sys/signalfd.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "gpu/nvml.h"
+#include "monitor/logtail.h"
 #include "proc/cgroup.h"
 #include "proc/netlink.h"
 #include "util/clock.h"
 
-struct loop {
-	const struct monitor_opts *o;
-	struct monitor_result *r;
+/* One sampled tree: the command's (or the watched one) and an attached daemon's. */
+struct side {
 	struct proctree tree;
 	struct proctree_totals prev;
 	bool have_prev;
+	struct tree_result *res;
+	bool active;
+};
+
+struct loop {
+	const struct monitor_opts *o;
+	struct monitor_result *r;
+	struct side main, daemon;
+	struct tree_result main_res;
+	struct logtail *logs;
+	size_t nlogs;
+	int inotify_fd;
 	int64_t t0_ns;
 	long ticks_per_s;
 	pid_t root;                 /* run mode: the command */
@@ -71,10 +84,10 @@ static uint64_t delta(uint64_t now, uint64_t before)
 	return now > before ? now - before : 0;
 }
 
-static void sample_gpu(struct loop *l, struct sample *s)
+static void sample_gpu(struct loop *l, const struct proctree *tree, struct sample *s)
 {
-	if (l->tree.nprocs > l->pids_cap) {
-		l->pids_cap = l->tree.nprocs * 2;
+	if (tree->nprocs > l->pids_cap) {
+		l->pids_cap = tree->nprocs * 2;
 		free(l->pids);
 		l->pids = malloc(l->pids_cap * sizeof(*l->pids));
 		if (!l->pids) {
@@ -82,7 +95,7 @@ static void sample_gpu(struct loop *l, struct sample *s)
 			return;
 		}
 	}
-	size_t n = proctree_pids(&l->tree, l->pids, l->pids_cap);
+	size_t n = proctree_pids(tree, l->pids, l->pids_cap);
 	struct gpu_sample g;
 	if (gpu_sample(l->gpu, l->pids, n, &g, NULL) < 0)
 		return;
@@ -96,81 +109,151 @@ static void sample_gpu(struct loop *l, struct sample *s)
 	}
 }
 
+/* Reads one tree into s: sums now, deltas since its previous sample. */
+static void read_side(struct loop *l, struct side *sd, struct sample *s, double t_ms)
+{
+	struct proctree_totals t;
+	proctree_sample(&sd->tree, &t);
+	memset(s, 0, sizeof(*s));
+	s->t_ms = t_ms;
+	s->epoch_ms = l->r->start_epoch_ms + (int64_t)t_ms;
+	s->rss_kb = t.rss_kb;
+	s->anon_kb = t.anon_kb;
+	s->file_kb = t.file_kb;
+	s->shmem_kb = t.shmem_kb;
+	s->swap_kb = t.swap_kb;
+	s->pss_kb = t.pss_kb;
+	s->pss_valid = t.pss_valid;
+	s->procs = t.procs;
+	s->threads = t.threads;
+	s->minflt_total = t.minflt;
+	s->majflt_total = t.majflt;
+	const struct proctree_totals *p = &sd->prev;
+	struct proctree_totals zero;
+	if (!sd->have_prev) {
+		memset(&zero, 0, sizeof(zero));
+		p = &zero;
+	}
+	s->user_ms = (double)delta(t.utime_ticks, p->utime_ticks) * 1000.0 / (double)l->ticks_per_s;
+	s->sys_ms = (double)delta(t.stime_ticks, p->stime_ticks) * 1000.0 / (double)l->ticks_per_s;
+	s->minflt = delta(t.minflt, p->minflt);
+	s->majflt = delta(t.majflt, p->majflt);
+	s->vcsw = delta(t.vcsw, p->vcsw);
+	s->ivcsw = delta(t.ivcsw, p->ivcsw);
+	s->read_bytes = delta(t.rchar, p->rchar);
+	s->write_bytes = delta(t.wchar, p->wchar);
+	sd->prev = t;
+	sd->have_prev = true;
+}
+
+/* Folds a labelled sample into its tree's figures. */
+static void account(struct side *sd, const struct sample *s)
+{
+	struct tree_result *res = sd->res;
+	const struct proctree_totals *t = &sd->prev;
+	if (res->samples == 0)
+		res->first = *t;
+	res->last = *t;
+	res->samples++;
+	if (t->hwm_kb > res->hwm_kb) {
+		res->hwm_kb = t->hwm_kb;
+		res->hwm_pid = t->hwm_pid;
+		memcpy(res->hwm_comm, t->hwm_comm, sizeof(res->hwm_comm));
+	}
+	if (s->rss_kb > res->peak_rss_kb || res->samples == 1) {
+		res->peak_rss_kb = s->rss_kb;
+		res->peak_at_ms = s->t_ms;
+		memcpy(res->peak_phase, s->phase, sizeof(res->peak_phase));
+	}
+	if (t->procs > res->max_procs)
+		res->max_procs = t->procs;
+	if (t->threads > res->max_threads)
+		res->max_threads = t->threads;
+	timeline_push(&res->tl, s);
+}
+
+static void poll_logs(struct loop *l);
+
 static void take_sample(struct loop *l)
 {
 	struct monitor_result *r = l->r;
-	if (l->rescan)
-		proctree_scan(&l->tree);
-	struct proctree_totals t;
-	proctree_sample(&l->tree, &t);
-	struct sample s;
-	memset(&s, 0, sizeof(s));
-	s.t_ms = now_ms(l);
-	s.epoch_ms = r->start_epoch_ms + (int64_t)s.t_ms;
-	s.rss_kb = t.rss_kb;
-	s.anon_kb = t.anon_kb;
-	s.file_kb = t.file_kb;
-	s.shmem_kb = t.shmem_kb;
-	s.swap_kb = t.swap_kb;
-	s.pss_kb = t.pss_kb;
-	s.pss_valid = t.pss_valid;
-	s.procs = t.procs;
-	s.threads = t.threads;
-	s.minflt_total = t.minflt;
-	s.majflt_total = t.majflt;
-	if (l->have_prev) {
-		s.user_ms = (double)delta(t.utime_ticks, l->prev.utime_ticks) * 1000.0 / (double)l->ticks_per_s;
-		s.sys_ms = (double)delta(t.stime_ticks, l->prev.stime_ticks) * 1000.0 / (double)l->ticks_per_s;
-		s.minflt = delta(t.minflt, l->prev.minflt);
-		s.majflt = delta(t.majflt, l->prev.majflt);
-		s.vcsw = delta(t.vcsw, l->prev.vcsw);
-		s.ivcsw = delta(t.ivcsw, l->prev.ivcsw);
-		s.read_bytes = delta(t.rchar, l->prev.rchar);
-		s.write_bytes = delta(t.wchar, l->prev.wchar);
+	poll_logs(l); /* probes that arrived before this instant label it */
+	if (l->rescan) {
+		proctree_scan(&l->main.tree);
+		if (r->daemon_attached)
+			proctree_scan(&l->daemon.tree);
+	}
+	double t_ms = now_ms(l);
+	struct sample sm, sc;
+	memset(&sc, 0, sizeof(sc));
+	bool daemon = r->daemon_attached;
+	if (daemon) {
+		if (l->daemon.active) {
+			read_side(l, &l->daemon, &sm, t_ms);
+			if (l->daemon.tree.nprocs == 0 && !r->daemon_exited) {
+				r->daemon_exited = true;
+				r->daemon_exit_ms = t_ms;
+				note(r, "the attached daemon exited at %.0f ms, during the run", t_ms);
+			}
+		} else {
+			memset(&sm, 0, sizeof(sm));
+			sm.t_ms = t_ms;
+			sm.epoch_ms = r->start_epoch_ms + (int64_t)t_ms;
+		}
+		if (l->main.active)
+			read_side(l, &l->main, &sc, t_ms);
+		sc.t_ms = t_ms;
+		sc.epoch_ms = sm.epoch_ms;
 	} else {
-		s.user_ms = (double)t.utime_ticks * 1000.0 / (double)l->ticks_per_s;
-		s.sys_ms = (double)t.stime_ticks * 1000.0 / (double)l->ticks_per_s;
-		s.minflt = t.minflt;
-		s.majflt = t.majflt;
-		s.vcsw = t.vcsw;
-		s.ivcsw = t.ivcsw;
-		s.read_bytes = t.rchar;
-		s.write_bytes = t.wchar;
+		read_side(l, &l->main, &sm, t_ms);
 	}
-	l->prev = t;
-	l->have_prev = true;
 	if (l->gpu)
-		sample_gpu(l, &s);
-	if (l->o->hooks.on_tick)
-		l->o->hooks.on_tick(l->o->hooks.arg, &l->tree, &s);
-	if (l->o->hooks.label)
-		l->o->hooks.label(l->o->hooks.arg, &s);
-
-	if (r->samples == 0)
-		r->first = t;
-	r->last = t;
+		sample_gpu(l, daemon ? &l->daemon.tree : &l->main.tree, &sm);
+	if (l->o->hooks.label) {
+		l->o->hooks.label(l->o->hooks.arg, &sm);
+		memcpy(sc.phase, sm.phase, sizeof(sc.phase));
+	}
+	if (daemon) {
+		account(&l->daemon, &sm);
+		if (l->main.active)
+			account(&l->main, &sc);
+		if (sm.rss_kb + sc.rss_kb > r->combined_peak_kb) {
+			r->combined_peak_kb = sm.rss_kb + sc.rss_kb;
+			r->combined_peak_at_ms = t_ms;
+		}
+	} else {
+		account(&l->main, &sm);
+	}
 	r->samples++;
-	if (t.hwm_kb > r->hwm_kb) {
-		r->hwm_kb = t.hwm_kb;
-		r->hwm_pid = t.hwm_pid;
-		memcpy(r->hwm_comm, t.hwm_comm, sizeof(r->hwm_comm));
-	}
-	if (s.rss_kb > r->peak_tree_rss_kb || r->samples == 1) {
-		r->peak_tree_rss_kb = s.rss_kb;
-		r->peak_at_ms = s.t_ms;
-		memcpy(r->peak_phase, s.phase, sizeof(r->peak_phase));
-	}
-	if (s.pss_valid && s.pss_kb > r->peak_pss_kb)
-		r->peak_pss_kb = s.pss_kb;
-	if (s.gpu_valid && s.gpu_mib > r->peak_gpu_mib)
-		r->peak_gpu_mib = s.gpu_mib;
-	if (t.procs > r->max_procs)
-		r->max_procs = t.procs;
-	if (t.threads > r->max_threads)
-		r->max_threads = t.threads;
-	timeline_push(&r->tl, &s);
-	if (l->o->hooks.on_sample && !r->write_errno && l->o->hooks.on_sample(l->o->hooks.arg, &s) < 0)
+	if (sm.pss_valid && sm.pss_kb > r->peak_pss_kb)
+		r->peak_pss_kb = sm.pss_kb;
+	if (sm.gpu_valid && sm.gpu_mib > r->peak_gpu_mib)
+		r->peak_gpu_mib = sm.gpu_mib;
+	if (l->o->hooks.on_sample && !r->write_errno &&
+	    l->o->hooks.on_sample(l->o->hooks.arg, &sm, daemon ? &sc : NULL) < 0)
 		r->write_errno = errno ? errno : EIO;
+}
+
+/* ---- probe logs ---- */
+
+struct log_ctx {
+	struct loop *l;
+	int stream;
+};
+
+static void log_chunk(void *arg, const char *buf, size_t n)
+{
+	struct log_ctx *c = arg;
+	if (c->l->o->hooks.on_output)
+		c->l->o->hooks.on_output(c->l->o->hooks.arg, c->stream, buf, n, now_ms(c->l));
+}
+
+static void poll_logs(struct loop *l)
+{
+	for (size_t i = 0; i < l->nlogs; i++) {
+		struct log_ctx c = { l, MONITOR_LOG + (int)i };
+		logtail_poll(&l->logs[i], log_chunk, &c);
+	}
 }
 
 /* ---- kernel events ---- */
@@ -178,8 +261,10 @@ static void take_sample(struct loop *l)
 static void on_fork(pid_t parent, pid_t child, void *arg)
 {
 	struct loop *l = arg;
-	if (parent == l->self || proctree_has(&l->tree, parent))
-		proctree_add(&l->tree, child, NULL);
+	if (parent == l->self || proctree_has(&l->main.tree, parent))
+		proctree_add(&l->main.tree, child, NULL);
+	else if (l->r->daemon_attached && proctree_has(&l->daemon.tree, parent))
+		proctree_add(&l->daemon.tree, child, NULL);
 }
 
 static void on_exit_record(const struct exit_record *x, void *arg)
@@ -187,7 +272,8 @@ static void on_exit_record(const struct exit_record *x, void *arg)
 	struct loop *l = arg;
 	/* A task of the tree: still a member (retired only at the next read),
 	 * or a child of one that lived too briefly to be seen. */
-	if (!proctree_has(&l->tree, x->tgid) && !proctree_has(&l->tree, x->ppid) && x->ppid != l->self &&
+	const struct proctree *t = &l->main.tree;
+	if (!proctree_has(t, x->tgid) && !proctree_has(t, x->ppid) && x->ppid != l->self &&
 	    !(l->root > 0 && (x->tgid == l->root || x->ppid == l->root)))
 		return;
 	if (x->hiwater_rss_kb > l->r->taskstats_kb) {
@@ -225,7 +311,7 @@ static void reap(struct loop *l)
 		if ((uint64_t)ru.ru_maxrss > l->r->maxrss_kb)
 			l->r->maxrss_kb = (uint64_t)ru.ru_maxrss;
 		if (pid == l->root) {
-			l->r->wall_ms = now_ms(l);
+			l->r->wall_ms = now_ms(l) - l->r->client_start_ms;
 			l->root_done = true;
 			if (WIFEXITED(st))
 				l->r->exit_code = WEXITSTATUS(st);
@@ -301,15 +387,19 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 			note(l->r, "%s", ce.msg);
 		}
 	}
-	proctree_add(&l->tree, c.pid, NULL);
+	proctree_add(&l->main.tree, c.pid, NULL);
+	l->main.active = true;
 	if (o->hooks.on_spawn)
 		o->hooks.on_spawn(o->hooks.arg, c.pid);
 	l->stream_fd[MONITOR_STDOUT] = c.out_fd;
 	l->stream_fd[MONITOR_STDERR] = c.err_fd;
 	l->stream_fd[MONITOR_PROBE_FD] = c.probe_fd;
 	c.out_fd = c.err_fd = c.probe_fd = -1;
-	l->r->start_epoch_ms = clock_epoch_ms();
-	l->t0_ns = clock_mono_ns();
+	if (!l->t0_ns) {
+		l->r->start_epoch_ms = clock_epoch_ms();
+		l->t0_ns = clock_mono_ns();
+	}
+	l->r->client_start_ms = now_ms(l);
 	int xerr = launch_release(&c);
 	launch_close(&c);
 	if (xerr) {
@@ -323,29 +413,83 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 	return 0;
 }
 
+static int median_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Opens the probe logs (at their current end) and an inotify watch on each. */
+static void open_logs(struct loop *l)
+{
+	const struct monitor_opts *o = l->o;
+	l->inotify_fd = -1;
+	if (!o->probe_logs || !o->probe_logs[0])
+		return;
+	while (o->probe_logs[l->nlogs])
+		l->nlogs++;
+	l->logs = calloc(l->nlogs, sizeof(*l->logs));
+	if (!l->logs) {
+		l->nlogs = 0;
+		return;
+	}
+	l->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	for (size_t i = 0; i < l->nlogs; i++) {
+		logtail_init(&l->logs[i], o->probe_logs[i]);
+		if (l->logs[i].fd < 0)
+			note(l->r, "probe log '%s' does not exist yet; followed when it appears",
+			     o->probe_logs[i]);
+		/* appends wake us at once; rotation is noticed at the next sample */
+		if (l->inotify_fd >= 0)
+			inotify_add_watch(l->inotify_fd, o->probe_logs[i], IN_MODIFY);
+	}
+}
+
+static void close_logs(struct loop *l)
+{
+	for (size_t i = 0; i < l->nlogs; i++) {
+		l->r->log_rotations += l->logs[i].rotations;
+		l->r->log_truncations += l->logs[i].truncations;
+		logtail_release(&l->logs[i]);
+	}
+	free(l->logs);
+	if (l->inotify_fd >= 0)
+		close(l->inotify_fd);
+}
+
 int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct err *e)
 {
 	memset(r, 0, sizeof(*r));
-	timeline_init(&r->tl, o->timeline_rows ? o->timeline_rows : 2048);
 	struct loop l;
 	memset(&l, 0, sizeof(l));
+	size_t rows = o->timeline_rows ? o->timeline_rows : 2048;
+	timeline_init(&l.main_res.tl, rows);
+	timeline_init(&r->daemon.tl, rows);
 	l.o = o;
 	l.r = r;
+	l.main.res = &l.main_res;
+	l.daemon.res = &r->daemon;
 	l.self = getpid();
 	l.ticks_per_s = sysconf(_SC_CLK_TCK);
 	l.events_fd = -1;
 	l.xs.fd = -1;
+	l.inotify_fd = -1;
+	l.main.tree.procfs_fd = l.daemon.tree.procfs_fd = -1;
 	for (int i = 0; i < 4; i++)
 		l.stream_fd[i] = -1;
 	int sfd = -1, tfd = -1, ret = -1;
 	struct cgroup cg = { 0 };
 	int64_t cpu0 = clock_self_cpu_ns();
-
-	if (proctree_init(&l.tree, o->procfs ? o->procfs : "/proc", e) < 0)
-		goto out;
-	l.tree.pss = o->pss;
-
 	sigset_t mask, oldmask;
+	uint64_t idle[4096];
+	size_t nidle = 0;
+	bool launched = false;
+
+	const char *procfs = o->procfs ? o->procfs : "/proc";
+	if (proctree_init(&l.main.tree, procfs, e) < 0 || proctree_init(&l.daemon.tree, procfs, e) < 0)
+		goto out;
+	l.main.tree.pss = l.daemon.tree.pss = o->pss;
+
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGINT);
@@ -382,23 +526,39 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 			snprintf(r->gpu_reason, sizeof(r->gpu_reason), "%s", ge.msg);
 		}
 	}
+	open_logs(&l);
+
+	if (o->launch && o->daemon_pid > 0) {
+		if (proctree_add(&l.daemon.tree, o->daemon_pid, e) < 0)
+			goto out;
+		proctree_scan(&l.daemon.tree);
+		l.daemon.active = true;
+		r->daemon_attached = true;
+		/* the clock starts with the settle period; the command starts after it */
+		r->start_epoch_ms = clock_epoch_ms();
+		l.t0_ns = clock_mono_ns();
+	}
 	if (o->launch) {
 		/* Daemonizing grandchildren are re-parented to us, so they stay measured. */
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
-		l.tree.anchor = l.self;
+		l.main.tree.anchor = l.self;
 		if (o->cgroup) {
 			struct err ce;
 			if (cgroup_create(&cg, &ce) < 0)
 				note(r, "no cgroup peak: %s", ce.msg);
 		}
-		if (start_command(&l, &cg, e) < 0)
-			goto out;
-		if (!r->started)
-			goto done;
+		if (!r->daemon_attached) {
+			if (start_command(&l, &cg, e) < 0)
+				goto out;
+			launched = true;
+			if (!r->started)
+				goto done;
+		}
 	} else {
-		if (proctree_add(&l.tree, o->attach_pid, e) < 0)
+		if (proctree_add(&l.main.tree, o->attach_pid, e) < 0)
 			goto out;
-		proctree_scan(&l.tree);
+		proctree_scan(&l.main.tree);
+		l.main.active = true;
 		r->start_epoch_ms = clock_epoch_ms();
 		l.t0_ns = clock_mono_ns();
 	}
@@ -416,8 +576,9 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 
 	bool stop = false;
 	while (!stop) {
-		struct pollfd p[8];
-		int np = 0, idx_sig, idx_tim, idx_ev = -1, idx_xs = -1, idx_st[4] = { -1, -1, -1, -1 };
+		struct pollfd p[9];
+		int np = 0, idx_sig, idx_tim, idx_ev = -1, idx_xs = -1, idx_in = -1;
+		int idx_st[4] = { -1, -1, -1, -1 };
 		p[np] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		idx_sig = np++;
 		p[np] = (struct pollfd){ .fd = tfd, .events = POLLIN };
@@ -429,6 +590,10 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 		if (l.xs.fd >= 0) {
 			p[np] = (struct pollfd){ .fd = l.xs.fd, .events = POLLIN };
 			idx_xs = np++;
+		}
+		if (l.inotify_fd >= 0) {
+			p[np] = (struct pollfd){ .fd = l.inotify_fd, .events = POLLIN };
+			idx_in = np++;
 		}
 		for (int s = 1; s <= 3; s++)
 			if (l.stream_fd[s] >= 0) {
@@ -452,11 +617,20 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 		/* Kernel events first, so a fork is a member before the next read. */
 		if (idx_ev >= 0 && p[idx_ev].revents) {
 			struct procevents_handler h = { on_fork, NULL, &l };
-			if (procevents_read(l.events_fd, &h) < 0)
-				proctree_scan(&l.tree); /* events lost: catch up by pulling */
+			if (procevents_read(l.events_fd, &h) < 0) {
+				/* events lost: catch up by pulling */
+				proctree_scan(&l.main.tree);
+				proctree_scan(&l.daemon.tree);
+			}
 		}
 		if (idx_xs >= 0 && p[idx_xs].revents)
 			exitstats_read(&l.xs, on_exit_record, &l);
+		if (idx_in >= 0 && p[idx_in].revents) {
+			char ev[4096];
+			while (read(l.inotify_fd, ev, sizeof(ev)) > 0)
+				;
+			poll_logs(&l);
+		}
 		for (int s = 1; s <= 3; s++)
 			if (idx_st[s] >= 0 && p[idx_st[s]].revents && !pump(&l, s))
 				close_stream(&l, s);
@@ -466,27 +640,42 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 				int sig = (int)si.ssi_signo;
 				if (sig == SIGCHLD)
 					continue;
-				if (o->launch && !l.root_done) {
+				if (launched && !l.root_done) {
 					kill(l.root, sig);
 					r->forwarded_signal = sig;
-				} else if (!o->launch) {
+				} else {
 					r->stop_signal = sig;
 					stop = true;
 				}
 			}
-			if (o->launch)
+			if (launched)
 				reap(&l);
 		}
 		if (p[idx_tim].revents) {
 			uint64_t expirations;
 			if (read(tfd, &expirations, sizeof(expirations)) > 0)
 				take_sample(&l);
-			if (!o->launch && l.tree.nprocs == 0) {
+			if (!o->launch && l.main.tree.nprocs == 0) {
 				r->target_exited = true;
 				stop = true;
 			}
+			if (o->launch && !launched) {
+				/* settling: the daemon's idle level, then the command */
+				if (nidle < sizeof(idle) / sizeof(idle[0]))
+					idle[nidle++] = r->daemon.tl.pending_n ? r->daemon.tl.pending.rss_kb
+									   : l.daemon.prev.rss_kb;
+				if (now_ms(&l) >= o->idle_ms) {
+					qsort(idle, nidle, sizeof(idle[0]), median_cmp);
+					r->idle_rss_kb = nidle ? idle[nidle / 2] : 0;
+					if (start_command(&l, &cg, e) < 0)
+						goto out;
+					launched = true;
+					if (!r->started)
+						goto done;
+				}
+			}
 		}
-		if (o->launch && l.root_done)
+		if (launched && l.root_done)
 			stop = true;
 	}
 	/* The last look: the tree as the command left it, then what is still in the pipes. */
@@ -504,9 +693,10 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 				break;
 		}
 	}
+	poll_logs(&l);
 	if (!o->launch)
 		r->wall_ms = now_ms(&l);
-	r->leftover_procs = l.tree.nprocs;
+	r->leftover_procs = l.main.tree.nprocs;
 done:
 	if (cg.version) {
 		struct err ce;
@@ -517,13 +707,27 @@ done:
 			note(r, "no cgroup peak: %s", ce.msg);
 		}
 	}
-	timeline_flush(&r->tl);
-	r->vanished = l.tree.vanished;
-	r->unreadable = l.tree.unreadable;
+	r->vanished = l.main.tree.vanished;
+	r->unreadable = l.main.tree.unreadable;
 	ret = 0;
 out:
+	timeline_flush(&l.main_res.tl);
+	timeline_flush(&r->daemon.tl);
+	/* the command's (or watched) tree is the result's main figures */
+	r->tl = l.main_res.tl;
+	r->peak_tree_rss_kb = l.main_res.peak_rss_kb;
+	r->peak_at_ms = l.main_res.peak_at_ms;
+	memcpy(r->peak_phase, l.main_res.peak_phase, sizeof(r->peak_phase));
+	r->hwm_kb = l.main_res.hwm_kb;
+	r->hwm_pid = l.main_res.hwm_pid;
+	memcpy(r->hwm_comm, l.main_res.hwm_comm, sizeof(r->hwm_comm));
+	r->first = l.main_res.first;
+	r->last = l.main_res.last;
+	r->max_procs = l.main_res.max_procs;
+	r->max_threads = l.main_res.max_threads;
 	for (int s = 1; s <= 3; s++)
 		close_stream(&l, s);
+	close_logs(&l);
 	cgroup_destroy(&cg);
 	if (l.events_fd >= 0)
 		close(l.events_fd);
@@ -534,7 +738,8 @@ out:
 		close(sfd);
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	}
-	proctree_release(&l.tree);
+	proctree_release(&l.main.tree);
+	proctree_release(&l.daemon.tree);
 	if (l.gpu)
 		gpu_close(l.gpu);
 	free(l.pids);
@@ -545,5 +750,6 @@ out:
 void monitor_result_release(struct monitor_result *r)
 {
 	timeline_release(&r->tl);
+	timeline_release(&r->daemon.tl);
 	json_decref(r->gpu_devices);
 }

@@ -19,20 +19,22 @@
 #include "proc/proctree.h"
 #include "util/err.h"
 
-enum monitor_stream { MONITOR_STDOUT = 1, MONITOR_STDERR = 2, MONITOR_PROBE_FD = 3 };
+/* Streams probes arrive on: the command's stdout/stderr, $PERFHUNT_FD, and
+ * followed log files (MONITOR_LOG + index in monitor_opts.probe_logs). */
+enum monitor_stream { MONITOR_STDOUT = 1, MONITOR_STDERR = 2, MONITOR_PROBE_FD = 3, MONITOR_LOG = 4 };
 
 struct monitor_hooks {
 	void *arg;
 	/* bytes the child wrote (already copied through to our stdout/stderr) */
-	void (*on_output)(void *arg, enum monitor_stream s, const char *buf, size_t n, double t_ms);
+	void (*on_output)(void *arg, int stream, const char *buf, size_t n, double t_ms);
 	/* sets s->phase before the sample is stored and written */
 	void (*label)(void *arg, struct sample *s);
-	/* every sample in order; a negative return is a write error, reported once */
-	int (*on_sample)(void *arg, const struct sample *s);
+	/* every sample in order: the main tree (the attached daemon's when there
+	 * is one) and, with a daemon, the command's; a negative return is a
+	 * write error, reported once */
+	int (*on_sample)(void *arg, const struct sample *s, const struct sample *client);
 	/* the command is forked but not yet exec'd (open counters on it here) */
 	void (*on_spawn)(void *arg, pid_t pid);
-	/* called after each sample with the tree's PIDs, for GPU attribution */
-	void (*on_tick)(void *arg, const struct proctree *t, struct sample *s);
 };
 
 struct monitor_opts {
@@ -47,7 +49,24 @@ struct monitor_opts {
 	size_t timeline_rows;        /* bound of the in-memory timeline */
 	bool gpu;                    /* sample GPU memory through NVML when present */
 	bool discard_output;         /* read the command's output for the hooks, do not copy it */
+	pid_t daemon_pid;            /* run mode: also sample this tree for the command's lifetime */
+	double idle_ms;              /* with a daemon: settle period sampled before the command */
+	char *const *probe_logs;     /* log files to follow for probes (NULL-terminated), or NULL */
 	struct monitor_hooks hooks;
+};
+
+/* What was sampled of one tree. */
+struct tree_result {
+	uint64_t peak_rss_kb;        /* largest sampled sum of RSS */
+	double peak_at_ms;
+	char peak_phase[96];
+	uint64_t hwm_kb;             /* largest VmHWM of a member */
+	pid_t hwm_pid;
+	char hwm_comm[64];
+	struct proctree_totals first, last;
+	uint32_t max_procs, max_threads;
+	uint64_t samples;
+	struct timeline tl;
 };
 
 struct monitor_result {
@@ -90,6 +109,17 @@ struct monitor_result {
 	uint32_t max_procs, max_threads;
 	uint64_t vanished, unreadable, leftover_procs;
 	double monitor_cpu_ms;
+	/* with an attached daemon */
+	bool daemon_attached;
+	struct tree_result daemon;
+	uint64_t idle_rss_kb;        /* the daemon's median RSS over the settle period */
+	double client_start_ms;      /* when the command started, on the sample clock */
+	bool daemon_exited;
+	double daemon_exit_ms;
+	uint64_t combined_peak_kb;   /* largest sum of both trees at one sample */
+	double combined_peak_at_ms;
+	/* probe logs */
+	uint64_t log_rotations, log_truncations;
 	int write_errno;             /* on_sample failed with this */
 	struct timeline tl;
 	char notes[8][160];

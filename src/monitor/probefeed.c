@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "monitor/logtail.h"
+#include "util/clock.h"
 #include "util/xalloc.h"
 
 /* Counters over one marked phase: begin snapshot, then the delta at its end. */
@@ -17,6 +19,11 @@ struct marker_counters {
 enum { MAX_MARKER_COUNTERS = 10000 };
 
 static const char *const stream_names[4] = { "", "stdout", "stderr", "fd" };
+
+static const char *stream_name(int stream)
+{
+	return stream < MONITOR_LOG ? stream_names[stream] : "log";
+}
 
 /* At begin=/end= markers, read the counters: the phase gets its own counts. */
 static void marker_counters(struct probefeed *f, const struct probe *p)
@@ -59,40 +66,59 @@ static void on_line(void *ctx, const char *line, size_t n, bool truncated)
 	struct probefeed *f = ctx;
 	(void)truncated;
 	struct probe p;
+	double t_ms = f->now_ms;
+	if (f->stream >= MONITOR_LOG) {
+		/* a daemon's log line may carry its own time: more exact than arrival */
+		double epoch_ms;
+		size_t skip = logtail_leading_time(line, n, &epoch_ms);
+		if (skip) {
+			if (f->log_time)
+				t_ms = epoch_ms - f->epoch_offset_ms;
+			line += skip;
+			n -= skip;
+		}
+	}
 	int ok = f->stream == MONITOR_PROBE_FD ? probe_parse_fd_line(f->config, line, n, &p)
 					       : probe_parse_line(f->config, line, n, &p);
 	if (ok == 1) {
 		if (f->counters)
 			marker_counters(f, &p);
-		phase_set_add_probe(&f->phases, &p, f->now_ms, stream_names[f->stream]);
+		phase_set_add_probe(&f->phases, &p, t_ms, stream_name(f->stream));
 		probe_release(&p);
 	}
 }
 
-void probefeed_init(struct probefeed *f, struct probe_config *config)
+void probefeed_init(struct probefeed *f, struct probe_config *config, size_t nlogs, bool log_time)
 {
 	memset(f, 0, sizeof(*f));
 	f->config = config;
+	f->log_time = log_time;
+	f->nstreams = MONITOR_LOG + nlogs;
+	f->lines = xcalloc(f->nstreams, sizeof(*f->lines));
 	phase_set_init(&f->phases);
-	for (int i = 1; i < 4; i++)
+	for (size_t i = 1; i < f->nstreams; i++)
 		linebuf_init(&f->lines[i], 0, on_line, f);
 }
 
 void probefeed_release(struct probefeed *f)
 {
-	for (int i = 1; i < 4; i++)
+	for (size_t i = 1; i < f->nstreams; i++)
 		linebuf_release(&f->lines[i]);
+	free(f->lines);
 	phase_set_release(&f->phases);
 	free(f->open);
 	free(f->done);
 }
 
-void probefeed_on_output(void *arg, enum monitor_stream s, const char *buf, size_t n, double t_ms)
+void probefeed_on_output(void *arg, int stream, const char *buf, size_t n, double t_ms)
 {
 	struct probefeed *f = arg;
+	if (stream < 1 || (size_t)stream >= f->nstreams)
+		return;
 	f->now_ms = t_ms;
-	f->stream = s;
-	linebuf_feed(&f->lines[s], buf, n);
+	f->epoch_offset_ms = (double)clock_epoch_ms() - t_ms;
+	f->stream = stream;
+	linebuf_feed(&f->lines[stream], buf, n);
 }
 
 void probefeed_label(void *arg, struct sample *s)
@@ -104,8 +130,8 @@ void probefeed_label(void *arg, struct sample *s)
 void probefeed_finish(struct probefeed *f, double end_ms)
 {
 	f->now_ms = end_ms;
-	for (int i = 1; i < 4; i++) {
-		f->stream = i;
+	for (size_t i = 1; i < f->nstreams; i++) {
+		f->stream = (int)i;
 		linebuf_flush(&f->lines[i]);
 	}
 	phase_set_finish(&f->phases, end_ms);

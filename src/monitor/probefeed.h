@@ -17,8 +17,11 @@
 struct probefeed {
 	struct probe_config *config;   /* borrowed */
 	struct phase_set phases;
-	struct linebuf lines[4];       /* by enum monitor_stream */
+	struct linebuf *lines;         /* by stream: 1..3, then one per probe log */
+	size_t nstreams;
+	bool log_time;                 /* use a log line's leading timestamp (--probe-time auto) */
 	double now_ms;                 /* arrival time of the bytes being split */
+	double epoch_offset_ms;        /* epoch ms at t_ms = 0, for log timestamps */
 	int stream;
 	/* counters read at begin=/end= markers (NULL: none) */
 	struct counters *counters;
@@ -26,10 +29,11 @@ struct probefeed {
 	size_t n_open, cap_open, n_done, cap_done;
 };
 
-void probefeed_init(struct probefeed *f, struct probe_config *config);
+/* nlogs: probe log files followed (streams MONITOR_LOG + i). */
+void probefeed_init(struct probefeed *f, struct probe_config *config, size_t nlogs, bool log_time);
 void probefeed_release(struct probefeed *f);
 /* monitor hooks */
-void probefeed_on_output(void *arg, enum monitor_stream s, const char *buf, size_t n, double t_ms);
+void probefeed_on_output(void *arg, int stream, const char *buf, size_t n, double t_ms);
 void probefeed_label(void *arg, struct sample *s);
 /* Ends open lines and phases at end_ms and computes the statistics. */
 void probefeed_finish(struct probefeed *f, double end_ms);

@@ -40,9 +40,9 @@ int procfs_parse_stat(const char *buf, size_t n, struct procfs_stat *out)
 	if (p >= end)
 		return -1;
 	out->state = *p++;
-	/* Fields after state, numbered as in proc(5): 4 ppid .. 22 starttime. */
-	uint64_t f[23] = { 0 };
-	for (int i = 4; i <= 22; i++) {
+	/* Fields after state, numbered as in proc(5): 4 ppid .. 23 vsize. */
+	uint64_t f[24] = { 0 };
+	for (int i = 4; i <= 23; i++) {
 		p = skip_spaces(p, end);
 		if (p < end && *p == '-') { /* a few fields may be negative */
 			p++;
@@ -62,6 +62,7 @@ int procfs_parse_stat(const char *buf, size_t n, struct procfs_stat *out)
 	out->stime_ticks = f[15];
 	out->num_threads = f[20];
 	out->starttime_ticks = f[22];
+	out->vsize_bytes = f[23];
 	return 0;
 }
 

@@ -20,6 +20,7 @@ struct procfs_stat {
 	uint64_t utime_ticks, stime_ticks;
 	uint64_t num_threads;
 	uint64_t starttime_ticks; /* with the PID, identifies a process across PID reuse */
+	uint64_t vsize_bytes;     /* 0 once an exiting process has dropped its memory */
 };
 
 struct procfs_status {

@@ -280,12 +280,15 @@ static int read_proc(struct proctree *t, struct proctree_proc *p)
 	struct procfs_stat st;
 	if (r <= 0 || procfs_parse_stat(buf, (size_t)r, &st) < 0)
 		return 0;
-	/* A zombie keeps its counters in stat but has no memory left to report. */
-	if (st.state == 'Z' || st.state == 'X') {
+	/* A zombie has exited, and so has a process whose memory is already torn
+	 * down: its stat holds the final counters, and it is retired with them. (A leader that called pthread_exit also shows 'Z'
+	 * while its other threads run on: that process stays a member.) */
+	bool exiting = st.vsize_bytes == 0 && p->seen && p->st.vsize_bytes != 0; /* past exit_mm */
+	if (((st.state == 'Z' || st.state == 'X') && st.num_threads <= 1) || exiting) {
 		p->st = st;
 		p->ss.rss_kb = p->ss.anon_kb = p->ss.file_kb = p->ss.shmem_kb = p->ss.swap_kb = 0;
 		p->seen = true;
-		return 1;
+		return 0;
 	}
 	r = read_file(t, p, F_STATUS, buf, sizeof(buf));
 	if (r == 0)

@@ -11,6 +11,10 @@ const char csv_header[] =
 	"epoch_ms,rss_kb,rss_gib,t_ms,anon_kb,file_kb,shmem_kb,swap_kb,pss_kb,user_ms,sys_ms,"
 	"minflt,majflt,minflt_total,majflt_total,vcsw,ivcsw,read_bytes,write_bytes,procs,threads,"
 	"gpu_mib,gpu_util_pct,phase\n";
+/* appended (before the newline) when a daemon is attached */
+const char csv_client_header[] =
+	",client_rss_kb,client_anon_kb,client_file_kb,client_shmem_kb,client_swap_kb,client_user_ms,"
+	"client_sys_ms,client_minflt,client_majflt,client_procs,client_threads";
 
 static int write_whole(int fd, const char *buf, size_t n)
 {
@@ -27,14 +31,19 @@ static int write_whole(int fd, const char *buf, size_t n)
 	return 0;
 }
 
-int csv_open(struct csv_writer *w, const char *path, enum csv_format format, struct err *e)
+int csv_open(struct csv_writer *w, const char *path, enum csv_format format, bool with_client,
+	     struct err *e)
 {
 	w->format = format;
+	w->with_client = with_client;
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0)
 		return err_sys(e, "cannot create '%s'", path);
-	if (format == CSV_FULL && write_whole(w->fd, csv_header, sizeof(csv_header) - 1) < 0) {
+	char header[sizeof(csv_header) + sizeof(csv_client_header)];
+	snprintf(header, sizeof(header), "%.*s%s\n", (int)sizeof(csv_header) - 2, csv_header,
+		 with_client ? csv_client_header : "");
+	if (format == CSV_FULL && write_whole(w->fd, header, strlen(header)) < 0) {
 		err_sys(e, "cannot write '%s'", path);
 		close(w->fd);
 		w->fd = -1;
@@ -43,7 +52,8 @@ int csv_open(struct csv_writer *w, const char *path, enum csv_format format, str
 	return 0;
 }
 
-size_t csv_format_row(enum csv_format format, const struct sample *s, char *buf, size_t n)
+size_t csv_format_row(enum csv_format format, const struct sample *s, const struct sample *client,
+		      char *buf, size_t n)
 {
 	int len;
 	if (format == CSV_SEED) {
@@ -60,7 +70,7 @@ size_t csv_format_row(enum csv_format format, const struct sample *s, char *buf,
 		/* Phase names are [A-Za-z0-9_.-+=]: nothing that needs CSV quoting. */
 		len = snprintf(buf, n,
 			       "%lld,%llu,%.2f,%.1f,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%llu,%llu,%llu,%llu,"
-			       "%llu,%llu,%llu,%llu,%u,%u,%s,%s,%s\n",
+			       "%llu,%llu,%llu,%llu,%u,%u,%s,%s,%s",
 			       (long long)s->epoch_ms, (unsigned long long)s->rss_kb,
 			       (double)s->rss_kb / 1048576.0, s->t_ms, (unsigned long long)s->anon_kb,
 			       (unsigned long long)s->file_kb, (unsigned long long)s->shmem_kb,
@@ -70,6 +80,16 @@ size_t csv_format_row(enum csv_format format, const struct sample *s, char *buf,
 			       (unsigned long long)s->vcsw, (unsigned long long)s->ivcsw,
 			       (unsigned long long)s->read_bytes, (unsigned long long)s->write_bytes,
 			       s->procs, s->threads, gpu, util, s->phase);
+		if (len >= 0 && client && (size_t)len < n)
+			len += snprintf(buf + len, n - (size_t)len,
+					",%llu,%llu,%llu,%llu,%llu,%.1f,%.1f,%llu,%llu,%u,%u",
+					(unsigned long long)client->rss_kb, (unsigned long long)client->anon_kb,
+					(unsigned long long)client->file_kb, (unsigned long long)client->shmem_kb,
+					(unsigned long long)client->swap_kb, client->user_ms, client->sys_ms,
+					(unsigned long long)client->minflt, (unsigned long long)client->majflt,
+					client->procs, client->threads);
+		if (len >= 0 && (size_t)len < n)
+			len += snprintf(buf + len, n - (size_t)len, "\n");
 	}
 	if (len < 0)
 		return 0;
@@ -81,10 +101,10 @@ size_t csv_format_row(enum csv_format format, const struct sample *s, char *buf,
 	return (size_t)len;
 }
 
-int csv_write(struct csv_writer *w, const struct sample *s)
+int csv_write(struct csv_writer *w, const struct sample *s, const struct sample *client)
 {
-	char buf[1024];
-	size_t len = csv_format_row(w->format, s, buf, sizeof(buf));
+	char buf[1536];
+	size_t len = csv_format_row(w->format, s, w->with_client ? client : NULL, buf, sizeof(buf));
 	return write_whole(w->fd, buf, len);
 }
 

@@ -17,16 +17,21 @@ enum csv_format { CSV_FULL, CSV_SEED };
 struct csv_writer {
 	int fd;
 	enum csv_format format;
+	bool with_client;    /* a daemon is attached: the command's tree in client_* columns */
 	char path[4096];
 };
 
-int csv_open(struct csv_writer *w, const char *path, enum csv_format format, struct err *e);
-/* Returns 0, or -1 with errno set when the row could not be written whole. */
-int csv_write(struct csv_writer *w, const struct sample *s);
+int csv_open(struct csv_writer *w, const char *path, enum csv_format format, bool with_client,
+	     struct err *e);
+/* Returns 0, or -1 with errno set when the row could not be written whole.
+ * client: the command's tree when a daemon is attached (s is the daemon's). */
+int csv_write(struct csv_writer *w, const struct sample *s, const struct sample *client);
 /* Closes; returns -1 (e filled) if the data could not be committed. */
 int csv_close(struct csv_writer *w, struct err *e);
 /* Formats one row into buf (with newline); returns its length. Exposed for tests. */
-size_t csv_format_row(enum csv_format format, const struct sample *s, char *buf, size_t n);
+size_t csv_format_row(enum csv_format format, const struct sample *s, const struct sample *client,
+		      char *buf, size_t n);
 extern const char csv_header[];
+extern const char csv_client_header[];
 
 #endif

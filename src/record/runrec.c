@@ -58,7 +58,7 @@ static double tv_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-static json_t *samples_json(const struct monitor_result *r, int interval_ms, const char *csv_path)
+static json_t *samples_json(const struct timeline *tl, int interval_ms, const char *csv_path)
 {
 	static const char *const cols[] = {
 		"t_ms", "rss_kb", "anon_kb", "file_kb", "shmem_kb", "swap_kb", "pss_kb", "user_ms",
@@ -69,8 +69,8 @@ static json_t *samples_json(const struct monitor_result *r, int interval_ms, con
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		json_array_append_new(columns, json_string(cols[i]));
 	json_t *rows = json_array();
-	for (size_t i = 0; i < r->tl.n; i++) {
-		const struct sample *s = &r->tl.rows[i];
+	for (size_t i = 0; i < tl->n; i++) {
+		const struct sample *s = &tl->rows[i];
 		json_array_append_new(rows, json_pack(
 			"[f,I,I,I,I,I,o,f,f,I,I,I,I,I,I,i,i,o,o,s]", s->t_ms, (json_int_t)s->rss_kb,
 			(json_int_t)s->anon_kb, (json_int_t)s->file_kb, (json_int_t)s->shmem_kb,
@@ -82,8 +82,49 @@ static json_t *samples_json(const struct monitor_result *r, int interval_ms, con
 			s->gpu_valid ? json_real(s->gpu_util_pct) : json_null(), s->phase));
 	}
 	return json_pack("{s:o, s:I, s:i, s:o, s:o}", "csv", csv_path ? json_string(csv_path) : json_null(),
-			 "stride", (json_int_t)r->tl.stride, "interval_ms", interval_ms, "columns", columns,
+			 "stride", (json_int_t)tl->stride, "interval_ms", interval_ms, "columns", columns,
 			 "rows", rows);
+}
+
+/* The two trees of `run --attach`: their own figures, and the combined peak in the summary. */
+static json_t *trees_json(const struct runrec_input *in, json_t *rec)
+{
+	const struct monitor_result *r = in->r;
+	const struct tree_result *d = &r->daemon;
+	double tck = (double)sysconf(_SC_CLK_TCK);
+	uint64_t above = d->peak_rss_kb > r->idle_rss_kb ? d->peak_rss_kb - r->idle_rss_kb : 0;
+	json_t *daemon = json_pack(
+		"{s:i, s:I, s:I, s:I, s:f, s:s, s:I, s:f, s:f, s:I, s:I, s:i, s:i, s:b}", "pid",
+		(int)in->opts->daemon_pid, "idle_rss_kb", (json_int_t)r->idle_rss_kb, "peak_rss_kb",
+		(json_int_t)d->peak_rss_kb, "peak_above_idle_kb", (json_int_t)above, "peak_at_ms",
+		d->peak_at_ms, "peak_phase", in->daemon_peak_phase ? in->daemon_peak_phase : "",
+		"hwm_kb", (json_int_t)d->hwm_kb, "user_s",
+		(double)(d->last.utime_ticks - d->first.utime_ticks) / tck, "sys_s",
+		(double)(d->last.stime_ticks - d->first.stime_ticks) / tck, "minflt",
+		(json_int_t)(d->last.minflt - d->first.minflt), "majflt",
+		(json_int_t)(d->last.majflt - d->first.majflt), "max_procs", (int)d->max_procs,
+		"max_threads", (int)d->max_threads, "exited", r->daemon_exited);
+	if (r->daemon_exited)
+		json_object_set_new(daemon, "exited_at_ms", json_real(r->daemon_exit_ms));
+	json_t *client = json_pack("{s:I, s:f, s:f, s:i, s:i, s:o}", "peak_rss_kb",
+				   (json_int_t)r->peak_tree_rss_kb, "peak_at_ms", r->peak_at_ms,
+				   "start_ms", r->client_start_ms, "max_procs", (int)r->max_procs,
+				   "max_threads", (int)r->max_threads, "samples",
+				   samples_json(&r->tl, in->opts->interval_ms, NULL));
+	/* combined figures: both trees summed at each sample */
+	json_t *sum = json_object_get(rec, "summary");
+	json_object_set_new(sum, "peak_tree_rss_kb", json_integer((json_int_t)r->combined_peak_kb));
+	json_object_set_new(sum, "peak_at_ms", json_real(r->combined_peak_at_ms));
+	json_object_set_new(sum, "idle_rss_kb", json_integer((json_int_t)r->idle_rss_kb));
+	json_object_set_new(sum, "daemon_peak_rss_kb", json_integer((json_int_t)d->peak_rss_kb));
+	json_object_set_new(sum, "peak_above_idle_kb", json_integer((json_int_t)above));
+	json_array_append_new(json_object_get(rec, "peaks"),
+			      json_pack("{s:s, s:I, s:s, s:b, s:f, s:s, s:I, s:I}", "scope", "daemon", "kb",
+					(json_int_t)d->peak_rss_kb, "method", "sampled sum", "exact", 0,
+					"at_ms", d->peak_at_ms, "phase",
+					in->daemon_peak_phase ? in->daemon_peak_phase : "", "idle_kb",
+					(json_int_t)r->idle_rss_kb, "above_idle_kb", (json_int_t)above));
+	return json_pack("{s:o, s:o}", "client", client, "daemon", daemon);
 }
 
 json_t *runrec_build(const struct runrec_input *in)
@@ -204,6 +245,13 @@ json_t *runrec_build(const struct runrec_input *in)
 		json_object_set_new(rec, "ended", json_string(in->ended));
 	json_object_set_new(rec, "counters", in->counters ? json_incref(in->counters) : json_object());
 	json_object_set_new(rec, "notes", notes);
-	json_object_set_new(rec, "samples", samples_json(r, in->opts->interval_ms, in->csv_path));
+	if (r->daemon_attached) {
+		/* the daemon is the program that matters: its timeline is the record's;
+		 * the command's tree is kept apart under trees.client */
+		json_object_set_new(rec, "samples", samples_json(&r->daemon.tl, in->opts->interval_ms, in->csv_path));
+		json_object_set_new(rec, "trees", trees_json(in, rec));
+	} else {
+		json_object_set_new(rec, "samples", samples_json(&r->tl, in->opts->interval_ms, in->csv_path));
+	}
 	return rec;
 }

@@ -24,6 +24,7 @@ struct runrec_input {
 	const char *peak_phase;           /* phase(s) at the sampled peak */
 	int exit_status;                  /* what perfhunt exits with for this run */
 	const char *ended;                /* watch: why recording ended */
+	const char *daemon_peak_phase;    /* with an attached daemon: phase(s) at its peak */
 };
 
 /* Returns a new record (caller json_decref's it). */

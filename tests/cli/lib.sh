@@ -8,9 +8,13 @@ T_FAIL=0
 T_NAME=
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/perfhunt-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-t() { T_NAME=$1; }
-ok() { T_PASS=$((T_PASS + 1)); echo "ok - $T_NAME"; }
-fail() { T_FAIL=$((T_FAIL + 1)); echo "not ok - $T_NAME: $*"; }
+T_DONE=1
+# A case that ends without ok or fail (a bare `[ ... ] && ok` that was false)
+# is a failure: no check may pass by saying nothing.
+unfinished() { [ "$T_DONE" = 1 ] || fail "the case ended without ok or fail (a check was false)"; }
+t() { unfinished; T_NAME=$1; T_DONE=0; }
+ok() { T_PASS=$((T_PASS + 1)); T_DONE=1; echo "ok - $T_NAME"; }
+fail() { T_FAIL=$((T_FAIL + 1)); T_DONE=1; echo "not ok - $T_NAME: $*"; }
 # check DESCRIPTION COMMAND...: runs a shell test, fails the case with DESCRIPTION if false
 check() { d=$1; shift; if "$@"; then :; else fail "$d"; return 1; fi; }
 expect_status() { # expect_status WANT GOT
@@ -33,6 +37,7 @@ print(json.dumps(v) if isinstance(v,(dict,list)) else v)' "$1" "$2"
 # between LOW VALUE HIGH: numeric check (floats ok)
 between() { awk -v l="$1" -v v="$2" -v h="$3" 'BEGIN{exit !(v>=l && v<=h)}'; }
 done_testing() {
+	unfinished
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" = 0 ]
 }

@@ -46,11 +46,11 @@ static void test_csv_rows(void **state)
 	s.epoch_ms = 1771368527742;
 	s.rss_kb = 212987636;
 	char buf[1024];
-	size_t n = csv_format_row(CSV_SEED, &s, buf, sizeof buf);
+	size_t n = csv_format_row(CSV_SEED, &s, NULL, buf, sizeof buf);
 	assert_int_equal(n, strlen("1771368527742,212987636,203.12\n"));
 	assert_string_equal(buf, "1771368527742,212987636,203.12\n");
 	strcpy(s.phase, "pin_abc");
-	n = csv_format_row(CSV_FULL, &s, buf, sizeof buf);
+	n = csv_format_row(CSV_FULL, &s, NULL, buf, sizeof buf);
 	assert_true(n > 0 && buf[n - 1] == '\n');
 	int commas = 0;
 	for (size_t i = 0; i < n; i++)
@@ -61,7 +61,7 @@ static void test_csv_rows(void **state)
 	assert_int_equal(commas, header_commas);
 	assert_non_null(strstr(buf, ",pin_abc\n"));
 	/* a row cut by a small buffer still ends with a newline */
-	n = csv_format_row(CSV_FULL, &s, buf, 20);
+	n = csv_format_row(CSV_FULL, &s, NULL, buf, 20);
 	assert_int_equal(buf[n - 1], '\n');
 }
 
