@@ -114,7 +114,7 @@ static void command_block(const json_t *rec, size_t i, bool color, FILE *out)
 		return;
 	}
 	bench_text_cells(rec, i, i, cells);
-	fprintf(out, "  %-12s %s median   %s   (%zu run%s)\n", "wall", cells[1], cells[2], runs, runs == 1 ? "" : "s");
+	fprintf(out, "  %-12s median %s   mean %s   (%zu run%s)\n", "wall", cells[1], cells[2], runs, runs == 1 ? "" : "s");
 	fprintf(out, "  %s %s … %s\n", "min … max   ", cells[3], cells[4]); /* "…" is 3 bytes: padded by hand */
 	fprintf(out, "  %-12s %s   (median of the exact largest-process peak)\n", "peak RSS", cells[5]);
 	fprintf(out, "  %-12s %s / %s   (medians)\n", "user / sys", stat_text(rec, i, "user_s", "median", a, sizeof(a)),
@@ -139,7 +139,7 @@ int bench_text_write(const json_t *rec, bool color, FILE *out)
 	}
 	if (n > 1) {
 		size_t ref = bench_record_fastest(rec);
-		fprintf(out, "\n%sSummary%s (mean wall time)\n  %s ran\n", color ? "\033[1m" : "", color ? "\033[0m" : "",
+		fprintf(out, "\n%sSummary%s (median wall time, ± from the MAD)\n  %s ran\n", color ? "\033[1m" : "", color ? "\033[0m" : "",
 			command_name(rec, ref));
 		for (size_t i = 0; i < n; i++) {
 			char buf[64];

@@ -108,11 +108,11 @@ double bench_record_stat(const json_t *rec, size_t i, const char *metric, const 
 size_t bench_record_fastest(const json_t *rec)
 {
 	size_t best = 0, n = json_array_size(json_object_get(rec, "commands"));
-	double best_mean = INFINITY;
+	double best_median = INFINITY;
 	for (size_t i = 0; i < n; i++) {
-		double m = bench_record_stat(rec, i, "wall_s", "mean");
-		if (m < best_mean) {
-			best_mean = m;
+		double m = bench_record_stat(rec, i, "wall_s", "median");
+		if (m < best_median) {
+			best_median = m;
 			best = i;
 		}
 	}
@@ -121,8 +121,8 @@ size_t bench_record_fastest(const json_t *rec)
 
 bool bench_record_relative(const json_t *rec, size_t i, size_t ref, double *ratio, double *sd)
 {
-	double mi = bench_record_stat(rec, i, "wall_s", "mean"), si = bench_record_stat(rec, i, "wall_s", "stddev");
-	double mr = bench_record_stat(rec, ref, "wall_s", "mean"), sr = bench_record_stat(rec, ref, "wall_s", "stddev");
+	double mi = bench_record_stat(rec, i, "wall_s", "median"), si = bench_record_stat(rec, i, "wall_s", "mad");
+	double mr = bench_record_stat(rec, ref, "wall_s", "median"), sr = bench_record_stat(rec, ref, "wall_s", "mad");
 	if (!(mi > 0) || !(mr > 0) || isnan(si) || isnan(sr))
 		return false;
 	*ratio = mi / mr;

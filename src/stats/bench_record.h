@@ -30,10 +30,12 @@ int bench_record_finish(json_t *rec, struct err *e);
 
 /* A statistic of command i ("median" of "wall_s"); NAN when absent. */
 double bench_record_stat(const json_t *rec, size_t i, const char *metric, const char *what);
-/* The command with the lowest mean wall time among those with runs; 0 when none. */
+/* The command with the lowest median wall time among those with runs; 0 when none. */
 size_t bench_record_fastest(const json_t *rec);
-/* mean_wall(i) / mean_wall(ref) and its standard deviation propagated from
- * both sides' relative σ (as hyperfine reports it). false when a side has no runs. */
+/* median_wall(i) / median_wall(ref) and its spread, propagated from both
+ * sides' relative MAD (scaled to estimate σ) the way hyperfine propagates σ
+ * of the means: robust to the one slow run that would swamp a mean.
+ * false when a side has no runs. */
 bool bench_record_relative(const json_t *rec, size_t i, size_t ref, double *ratio, double *sd);
 
 #endif
