@@ -85,7 +85,7 @@ static int add_summary(struct metrics_set *s, json_t *rec, size_t run, struct er
 	if (!json_is_object(sum))
 		return err_set(e, "run %zu: no \"summary\" object", run);
 	for (size_t i = 0; i < sizeof(summary_fields) / sizeof(summary_fields[0]); i++) {
-		double v;
+		double v = 0;
 		int r = read_number(sum, summary_fields[i], &v, run, "summary.", e);
 		if (r < 0)
 			return r;
@@ -111,7 +111,7 @@ static int add_counters(struct metrics_set *s, json_t *rec, size_t run, struct e
 			return err_set(e, "run %zu: counters.%s must be an object", run, name);
 		if (json_is_false(json_object_get(c, "supported")))
 			continue;
-		double v;
+		double v = 0;
 		char where[160];
 		snprintf(where, sizeof(where), "counters.%.128s.", name);
 		int r = read_number(c, "value", &v, run, where, e);
