@@ -17,6 +17,7 @@
 #include "export/compare_json.h"
 #include "export/compare_markdown.h"
 #include "export/compare_text.h"
+#include "record/jsonio.h"
 #include "stats/comparison.h"
 #include "stats/metrics.h"
 #include "stats/metrics_ref.h"
@@ -57,13 +58,20 @@ static const char usage_text[] =
 static int write_markdown_file(const char *path, const struct comparison *c, const char *base,
 			   const char *nw, struct err *e)
 {
-	FILE *f = fopen(path, "w");
+	/* Built in memory, then written atomically like every record: a full
+	 * disk leaves no half table, a symlink planted at path is replaced. */
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
 	if (!f)
 		return err_sys(e, "cannot write '%s'", path);
 	int rc = compare_markdown_write(c, base, nw, f);
 	if (fclose(f) != 0 || rc < 0)
-		return err_sys(e, "cannot write '%s'", path);
-	return 0;
+		rc = err_sys(e, "cannot write '%s'", path);
+	else
+		rc = jsonio_write_bytes(path, buf, n, e);
+	free(buf);
+	return rc;
 }
 
 static int write_json_file(const char *path, const struct comparison *c, const char *base,
@@ -72,18 +80,15 @@ static int write_json_file(const char *path, const struct comparison *c, const c
 	json_t *rec = compare_json_record(c, base, nw);
 	if (!rec)
 		return err_set(e, "cannot write '%s': a file name is not valid UTF-8", path);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		json_decref(rec);
-		return err_sys(e, "cannot write '%s'", path);
-	}
-	int rc = json_dumpf(rec, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-	if (rc == 0)
-		rc = fputc('\n', f) == EOF ? -1 : 0;
+	char *text = json_dumps(rec, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 	json_decref(rec);
-	if (fclose(f) != 0 || rc < 0)
-		return err_sys(e, "cannot write '%s'", path);
-	return 0;
+	if (!text)
+		return err_set(e, "cannot write '%s': out of memory", path);
+	char *whole = xasprintf("%s\n", text);
+	free(text);
+	int rc = jsonio_write_bytes(path, whole, strlen(whole), e); /* atomic, as above */
+	free(whole);
+	return rc;
 }
 
 int cmd_compare(int argc, char **argv)

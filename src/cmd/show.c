@@ -79,6 +79,9 @@ int cmd_show(int argc, char **argv)
 	}
 	if (argc != 2)
 		return cmd_usage_error("show", "expected one run record or history reference");
+	/* show has no options: "--jsn" is a typo, not a file name to report as unreadable */
+	if (argv[1][0] == '-' && argv[1][1])
+		return cmd_usage_error("show", "unknown option '%s'", argv[1]);
 	json_t *rec;
 	struct err e;
 	if (load_record(argv[1], &rec, &e) < 0)

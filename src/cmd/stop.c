@@ -66,7 +66,9 @@ int cmd_stop(int argc, char **argv)
 		      "another process (PID reuse) is removed and nothing is signalled.\n", stdout);
 		return cmd_finish_stdout(PH_EXIT_OK);
 	}
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
+	if (argc == 2 && argv[1][0] == '-')
+		return cmd_usage_error("stop", "unknown option '%s'", argv[1]);
+	if (argc > 2)
 		return cmd_usage_error("stop", "expected at most one monitor ID");
 	struct err e;
 	char dir[4096];

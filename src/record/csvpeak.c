@@ -554,6 +554,17 @@ int csvpeak_scan_fd(int fd, const char *name, struct csvpeak *s, struct err *e)
 	return rc;
 }
 
+/* A header name fit for an error line: a binary file's "header" would put
+ * raw bytes (terminal escapes included) on the user's terminal. */
+static bool printable_name(const char *name)
+{
+	size_t i = 0;
+	for (; name[i]; i++)
+		if (name[i] < 0x20 || name[i] > 0x7e || i >= 64)
+			return false;
+	return i > 0;
+}
+
 void csvpeak_bad_describe(const struct csvpeak *s, const struct csvpeak_bad *b, char *buf, size_t n)
 {
 	switch (b->reason) {
@@ -564,7 +575,7 @@ void csvpeak_bad_describe(const struct csvpeak *s, const struct csvpeak_bad *b, 
 		snprintf(buf, n, "%zu field%s, expected %zu", b->fields, b->fields == 1 ? "" : "s", s->fields);
 		break;
 	case CSVPEAK_BAD_VALUE:
-		if (s->column_name)
+		if (s->column_name && printable_name(s->column_name))
 			snprintf(buf, n, "%s is not a number", s->column_name);
 		else
 			snprintf(buf, n, "column %zu is not a number", s->column);
