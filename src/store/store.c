@@ -1,42 +1,40 @@
-/* store: the run history in SQLite (see store.h for the contract).
+/* store: the run history behind one interface (see store.h for the contract).
  *
- * A record is validated, kept whole as record_json (sample rows stripped:
- * they can be large and the timeline CSV holds them), and spread over plain
- * tables. Every write is one BEGIN IMMEDIATE transaction, so a concurrent
- * writer waits on the busy timeout instead of failing half-way; WAL mode lets
- * readers go on meanwhile. SQLite's result codes become one line each.
+ * Everything both backends share lives here: the schema and its migrations,
+ * how a record is validated, stripped of its sample rows and spread over the
+ * tables, and every query — written once with $1..$N parameters in the SQL
+ * that SQLite and PostgreSQL both read (store_sqlite.c, store_pg.c). Rows go
+ * in batches, so a run with thousands of phases costs a few round trips to a
+ * remote PostgreSQL, not thousands.
  */
 #include "store/store.h"
+#include "store/store_db.h"
 #include "record/git.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "stats/metrics.h"
 #include "util/parse.h"
+#include "util/url.h"
 #include "util/xalloc.h"
 
-struct store {
-	sqlite3 *db;
-	char *path;
-	int busy_timeout_ms;
-};
-
-/* Migration i brings the schema from version i to i + 1; append only. */
+/* Migration i brings the schema from version i to i + 1; append only. One
+ * text for both engines: @ID@ is the key column (SQLite's rowid alias,
+ * PostgreSQL's BIGSERIAL) and @NOROWID@ SQLite's WITHOUT ROWID; BIGINT and
+ * DOUBLE PRECISION have SQLite's INTEGER and REAL affinities. */
 static const char *const store_migrations[] = {
 	"CREATE TABLE benches ("
-	" id INTEGER PRIMARY KEY,"
+	" id @ID@,"
 	" started_at TEXT,"
 	" summary TEXT);"
 	"CREATE TABLE runs ("
-	" id INTEGER PRIMARY KEY,"
+	" id @ID@,"
 	" started_at TEXT NOT NULL,"
 	" command TEXT NOT NULL,"
 	" kind TEXT NOT NULL,"
@@ -44,121 +42,199 @@ static const char *const store_migrations[] = {
 	" git_commit TEXT,"
 	" git_dirty INTEGER,"
 	" hostname TEXT,"
-	" wall_s REAL, user_s REAL, sys_s REAL,"
-	" peak_rss_kb INTEGER, peak_tree_rss_kb INTEGER, cgroup_peak_kb INTEGER,"
-	" minflt INTEGER, majflt INTEGER,"
-	" bench_id INTEGER REFERENCES benches(id),"
+	" wall_s DOUBLE PRECISION, user_s DOUBLE PRECISION, sys_s DOUBLE PRECISION,"
+	" peak_rss_kb BIGINT, peak_tree_rss_kb BIGINT, cgroup_peak_kb BIGINT,"
+	" minflt BIGINT, majflt BIGINT,"
+	" bench_id BIGINT REFERENCES benches(id),"
 	" record_json TEXT NOT NULL);"
 	"CREATE INDEX runs_commit ON runs(git_commit);"
 	"CREATE INDEX runs_bench ON runs(bench_id);"
 	"CREATE TABLE metrics ("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
+	" run_id BIGINT NOT NULL REFERENCES runs(id),"
 	" name TEXT NOT NULL,"
-	" value REAL NOT NULL,"
-	" PRIMARY KEY (run_id, name)) WITHOUT ROWID;"
+	" value DOUBLE PRECISION NOT NULL,"
+	" PRIMARY KEY (run_id, name))@NOROWID@;"
 	"CREATE INDEX metrics_name ON metrics(name);"
 	"CREATE TABLE phases ("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
+	" run_id BIGINT NOT NULL REFERENCES runs(id),"
 	" name TEXT NOT NULL,"
 	" lane TEXT NOT NULL DEFAULT '',"
-	" start_ms REAL, end_ms REAL);"
+	" start_ms DOUBLE PRECISION, end_ms DOUBLE PRECISION);"
 	"CREATE INDEX phases_run ON phases(run_id);"
 	"CREATE TABLE tags ("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
+	" run_id BIGINT NOT NULL REFERENCES runs(id),"
 	" tag TEXT NOT NULL,"
-	" PRIMARY KEY (run_id, tag)) WITHOUT ROWID;"
+	" PRIMARY KEY (run_id, tag))@NOROWID@;"
 	"CREATE INDEX tags_tag ON tags(tag);",
 };
 #define STORE_SCHEMA_VERSION ((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))
 
-/* Turns an SQLite failure into one line that names the database and the cause. */
-static int store_fail(const struct store *s, int rc, const char *doing, struct err *e)
+/* Rows per INSERT when a run's metrics, phases or tags are written. */
+#define STORE_BATCH_ROWS 100
+
+int store_schema_version(void)
 {
-	const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
-	switch (rc & 0xff) {
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return err_set(e, "history database '%s' is locked by another process "
-			       "(gave up after %d ms while %s)", s->path, s->busy_timeout_ms, doing);
-	case SQLITE_NOTADB:
-		return err_set(e, "'%s' is not a perfhunt history database (file is not a database)",
-			       s->path);
-	case SQLITE_CORRUPT:
-		return err_set(e, "history database '%s' is corrupt (%s)", s->path, msg);
-	case SQLITE_READONLY:
-		return err_set(e, "history database '%s' is read-only (%s)", s->path, msg);
-	case SQLITE_CANTOPEN:
-		return err_set(e, "cannot open history database '%s' (%s)", s->path, msg);
-	case SQLITE_FULL:
-		return err_set(e, "history database '%s': disk full while %s", s->path, doing);
-	default:
-		return err_set(e, "history database '%s': %s: %s", s->path, doing, msg);
+	return STORE_SCHEMA_VERSION;
+}
+
+/* ---- results ---- */
+
+struct store_cell *store_res_add_row(struct store_res *r, size_t cols)
+{
+	r->cols = cols;
+	r->cells = xrealloc(r->cells, (r->rows + 1) * (cols ? cols : 1) * sizeof(*r->cells));
+	struct store_cell *c = &r->cells[r->rows * cols];
+	memset(c, 0, cols * sizeof(*c));
+	r->rows++;
+	return c;
+}
+
+void store_res_free(struct store_res *r)
+{
+	for (size_t i = 0; i < r->rows * r->cols; i++)
+		free(r->cells[i].s);
+	free(r->cells);
+	memset(r, 0, sizeof(*r));
+}
+
+static const struct store_cell *store_cell_at(const struct store_res *r, size_t row, size_t col)
+{
+	return &r->cells[row * r->cols + col];
+}
+
+int store_res_null(const struct store_res *r, size_t row, size_t col)
+{
+	return store_cell_at(r, row, col)->is_null;
+}
+
+int64_t store_res_i64(const struct store_res *r, size_t row, size_t col)
+{
+	const struct store_cell *c = store_cell_at(r, row, col);
+	if (c->is_null)
+		return 0;
+	if (c->type == STORE_INT)
+		return c->i;
+	if (c->type == STORE_REAL)
+		return (int64_t)llround(c->d);
+	return strtoll(c->s, NULL, 10);
+}
+
+double store_res_double(const struct store_res *r, size_t row, size_t col)
+{
+	const struct store_cell *c = store_cell_at(r, row, col);
+	if (c->is_null)
+		return NAN;
+	if (c->type == STORE_INT)
+		return (double)c->i;
+	if (c->type == STORE_REAL)
+		return c->d;
+	return strtod(c->s, NULL);
+}
+
+const char *store_res_text(const struct store_res *r, size_t row, size_t col)
+{
+	const struct store_cell *c = store_cell_at(r, row, col);
+	return c->is_null ? NULL : c->s;
+}
+
+/* ---- parameters ---- */
+
+static struct store_val store_int(int64_t v)
+{
+	return (struct store_val){ .type = STORE_INT, .i = v };
+}
+
+static struct store_val store_real(double v)
+{
+	return (struct store_val){ .type = STORE_REAL, .d = v };
+}
+
+/* Text, or a NULL of type text for a NULL pointer. */
+static struct store_val store_text(const char *v)
+{
+	return (struct store_val){ .type = STORE_TEXT, .s = v, .is_null = v == NULL };
+}
+
+/* A JSON number as an integer (as_int) or a real; NULL when absent. */
+static struct store_val store_num(json_t *v, int as_int)
+{
+	if (json_is_integer(v))
+		return as_int ? store_int(json_integer_value(v)) : store_real((double)json_integer_value(v));
+	if (json_is_real(v))
+		return as_int ? store_int((int64_t)llround(json_real_value(v))) : store_real(json_real_value(v));
+	struct store_val n = as_int ? store_int(0) : store_real(0);
+	n.is_null = 1;
+	return n;
+}
+
+static struct store_val store_str(json_t *v)
+{
+	return store_text(json_string_value(v));
+}
+
+#define Q(s, sql, p, out, doing, e) \
+	(s)->be->query((s), (sql), (p), (int)(sizeof(p) / sizeof((p)[0])), (out), (doing), (e))
+
+/* ---- schema ---- */
+
+/* The migration's SQL in the backend's dialect. Caller frees. */
+static char *store_dialect(const char *sql, int pg)
+{
+	static const char *const words[][3] = {
+		{ "@ID@", "INTEGER PRIMARY KEY", "BIGSERIAL PRIMARY KEY" },
+		{ "@NOROWID@", " WITHOUT ROWID", "" },
+	};
+	char *out = xstrdup(sql);
+	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+		char *at;
+		while ((at = strstr(out, words[w][0]))) {
+			char *next = xasprintf("%.*s%s%s", (int)(at - out), out, words[w][pg ? 2 : 1],
+					       at + strlen(words[w][0]));
+			free(out);
+			out = next;
+		}
 	}
+	return out;
 }
 
-static int store_exec(struct store *s, const char *sql, const char *doing, struct err *e)
-{
-	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
-	return rc == SQLITE_OK ? 0 : store_fail(s, rc, doing, e);
-}
-
-static int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct err *e)
-{
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
-	return rc == SQLITE_OK ? 0 : store_fail(s, rc, "preparing a query", e);
-}
-
-/* Runs a statement that returns no rows (or ignores them) and resets it. */
-static int store_step_done(struct store *s, sqlite3_stmt *st, const char *doing, struct err *e)
-{
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		;
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : store_fail(s, rc, doing, e);
-}
-
-static int store_user_version(struct store *s, int *out, struct err *e)
-{
-	sqlite3_stmt *st = NULL;
-	if (store_prepare(s, "PRAGMA user_version", &st, e))
-		return -1;
-	int rc = sqlite3_step(st);
-	*out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store_fail(s, rc, "reading the schema version", e);
-}
-
-static int store_migrate(struct store *s, struct err *e)
+int store_migrate(struct store *s, struct err *e)
 {
 	int v;
-	if (store_user_version(s, &v, e))
+	if (s->be->version(s, &v, e))
 		return -1;
 	if (v > STORE_SCHEMA_VERSION)
 		return err_set(e, "history database '%s' has schema version %d, newer than this "
 			       "perfhunt knows (%d)", s->path, v, STORE_SCHEMA_VERSION);
 	if (v == STORE_SCHEMA_VERSION)
 		return 0;
-	if (store_exec(s, "BEGIN IMMEDIATE", "creating the schema", e))
+	if (s->be->migration_begin(s, e))
 		return -1;
 	/* Another process may have migrated while we waited for the lock. */
-	if (store_user_version(s, &v, e))
+	if (s->be->version(s, &v, e))
 		goto fail;
 	for (int i = v; i < STORE_SCHEMA_VERSION; i++) {
 		char doing[64];
 		snprintf(doing, sizeof(doing), "migrating the schema to version %d", i + 1);
-		if (store_exec(s, store_migrations[i], doing, e))
+		char *sql = store_dialect(store_migrations[i], s->be->pg);
+		int rc = s->be->exec(s, sql, doing, e);
+		free(sql);
+		if (rc)
 			goto fail;
 	}
-	char sql[64];
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
-	if (store_exec(s, sql, "setting the schema version", e) ||
-	    store_exec(s, "COMMIT", "creating the schema", e))
+	if (s->be->version_set(s, STORE_SCHEMA_VERSION, e) ||
+	    s->be->exec(s, "COMMIT", "creating the schema", e))
 		goto fail;
 	return 0;
 fail:
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->be->rollback(s);
 	return -1;
+}
+
+/* ---- opening ---- */
+
+static int store_is_url(const char *p)
+{
+	return !strncmp(p, "postgresql://", 13) || !strncmp(p, "postgres://", 11);
 }
 
 int store_default_path(const char *path_or_null, char *buf, size_t n, struct err *e)
@@ -179,129 +255,6 @@ int store_default_path(const char *path_or_null, char *buf, size_t n, struct err
 	return 0;
 }
 
-/* Creates dir and any missing parents, each with mode 0700. */
-static int store_mkdirs(char *dir, struct err *e)
-{
-	struct stat st;
-	if (stat(dir, &st) == 0)
-		return S_ISDIR(st.st_mode) ? 0 : err_set(e, "'%s' is not a directory", dir);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		int rc = store_mkdirs(dir, e);
-		*slash = '/';
-		if (rc)
-			return rc;
-	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-		return err_sys(e, "cannot create directory '%s' for the history database", dir);
-	return 0;
-}
-
-static char *store_dirname(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
-
-/* Percent-escapes a path for an SQLite file: URI. */
-static char *store_uri(const char *path, const char *query)
-{
-	size_t n = strlen(path);
-	char *out = xmalloc(3 * n + strlen(query) + 8);
-	char *o = out + sprintf(out, "file:");
-	for (const char *p = path; *p; p++) {
-		if (*p == '%' || *p == '?' || *p == '#')
-			o += sprintf(o, "%%%02X", (unsigned char)*p);
-		else
-			*o++ = *p;
-	}
-	sprintf(o, "?%s", query);
-	return out;
-}
-
-static int store_connect(struct store *s, int create, struct err *e)
-{
-	int readonly = 0, memory = !strcmp(s->path, ":memory:");
-	if (!memory) {
-		struct stat st;
-		int exists = stat(s->path, &st) == 0;
-		if (!exists && errno != ENOENT)
-			return err_sys(e, "cannot open history database '%s'", s->path);
-		if (exists && S_ISDIR(st.st_mode))
-			return err_set(e, "history database '%s' is a directory", s->path);
-		char *dir = store_dirname(s->path);
-		int rc = 0;
-		if (!exists && !create) {
-			rc = err_set(e, "no history database at '%s' (runs are stored by 'perfhunt run', "
-				     "'perfhunt bench' or 'perfhunt history import')", s->path);
-		} else if (!exists) {
-			rc = store_mkdirs(dir, e);
-			if (!rc && access(dir, W_OK) != 0)
-				rc = err_set(e, "cannot create history database '%s': directory '%s' is "
-					     "read-only", s->path, dir);
-		} else if (access(s->path, W_OK) != 0 || access(dir, W_OK) != 0) {
-			if (create)
-				rc = err_set(e, "history database '%s' is read-only (%s is not writable)",
-					     s->path, access(s->path, W_OK) ? "the file" : "its directory");
-			readonly = 1;
-		}
-		free(dir);
-		if (rc)
-			return rc;
-	}
-	int flags = readonly ? SQLITE_OPEN_READONLY
-			     : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-	int rc = sqlite3_open_v2(s->path, &s->db, flags, NULL);
-	if (rc != SQLITE_OK)
-		return store_fail(s, rc, "opening", e);
-	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_timeout(s->db, s->busy_timeout_ms);
-	if (readonly) {
-		int v;
-		if (store_user_version(s, &v, e) == 0)
-			goto check;
-		/* A WAL database in a directory we cannot write: SQLite cannot make
-		 * its shared-memory file, so read the file as it is on disk (the
-		 * last writer checkpointed it when it closed). */
-		sqlite3_close(s->db);
-		char *uri = store_uri(s->path, "mode=ro&immutable=1");
-		rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-		free(uri);
-		if (rc != SQLITE_OK)
-			return store_fail(s, rc, "opening", e);
-		sqlite3_extended_result_codes(s->db, 1);
-check:
-		if (store_user_version(s, &v, e))
-			return -1;
-		if (v != STORE_SCHEMA_VERSION)
-			return err_set(e, "history database '%s' has schema version %d, this perfhunt "
-				       "reads version %d (open it once with write access to upgrade)",
-				       s->path, v, STORE_SCHEMA_VERSION);
-		return 0;
-	}
-	if (!memory) {
-		sqlite3_stmt *st = NULL;
-		if (store_prepare(s, "PRAGMA journal_mode = WAL", &st, e))
-			return -1;
-		rc = sqlite3_step(st);
-		const unsigned char *mode = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
-		int wal = mode && !strcmp((const char *)mode, "wal");
-		sqlite3_finalize(st);
-		if (rc != SQLITE_ROW)
-			return store_fail(s, rc, "switching to WAL mode", e);
-		if (!wal)
-			return err_set(e, "history database '%s': cannot switch to WAL mode", s->path);
-	}
-	if (store_exec(s, "PRAGMA foreign_keys = ON", "opening", e))
-		return -1;
-	return store_migrate(s, e);
-}
-
 static int store_open_mode(struct store **out, const char *path_or_null, int create, struct err *e)
 {
 	*out = NULL;
@@ -309,9 +262,11 @@ static int store_open_mode(struct store **out, const char *path_or_null, int cre
 	if (store_default_path(path_or_null, path, sizeof(path), e))
 		return -1;
 	struct store *s = xcalloc(1, sizeof(*s));
-	s->path = xstrdup(path);
+	s->be = store_is_url(path) ? &store_pg_backend : &store_sqlite_backend;
+	s->target = xstrdup(path);
+	s->path = url_redact(path);
 	s->busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
-	if (store_connect(s, create, e)) {
+	if (s->be->connect(s, create, e)) {
 		store_close(s);
 		return -1;
 	}
@@ -333,7 +288,9 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
-	sqlite3_close(s->db);
+	if (s->conn)
+		s->be->close(s);
+	free(s->target);
 	free(s->path);
 	free(s);
 }
@@ -343,10 +300,15 @@ const char *store_path(const struct store *s)
 	return s->path;
 }
 
+const char *store_backend_name(const struct store *s)
+{
+	return s->be->name;
+}
+
 void store_set_busy_timeout_ms(struct store *s, int timeout_ms)
 {
 	s->busy_timeout_ms = timeout_ms;
-	sqlite3_busy_timeout(s->db, timeout_ms);
+	s->be->set_timeout(s, timeout_ms);
 }
 
 /* ---- writing ---- */
@@ -401,27 +363,6 @@ char *store_command_text(json_t *cmd)
 	return buf;
 }
 
-/* Binds a JSON number (as an integer when as_int) or NULL when absent. */
-static void store_bind_num(sqlite3_stmt *st, int idx, json_t *v, int as_int)
-{
-	if (json_is_integer(v))
-		sqlite3_bind_int64(st, idx, json_integer_value(v));
-	else if (json_is_real(v) && as_int)
-		sqlite3_bind_int64(st, idx, (sqlite3_int64)llround(json_real_value(v)));
-	else if (json_is_real(v))
-		sqlite3_bind_double(st, idx, json_real_value(v));
-	else
-		sqlite3_bind_null(st, idx);
-}
-
-static void store_bind_str(sqlite3_stmt *st, int idx, json_t *v)
-{
-	if (json_is_string(v))
-		sqlite3_bind_text(st, idx, json_string_value(v), -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, idx);
-}
-
 /* The record as stored: sample rows stripped, tags merged. */
 static char *store_record_text(json_t *rec, json_t *tags)
 {
@@ -439,74 +380,102 @@ static char *store_record_text(json_t *rec, json_t *tags)
 	return text;
 }
 
-static int store_add_metric(struct store *s, sqlite3_stmt *st, int64_t id, const char *name,
-			    double value, struct err *e)
+/* Inserts rows of width columns (p holds rows * width values) into
+ * "INSERT INTO head VALUES", STORE_BATCH_ROWS rows per statement. */
+static int store_insert_rows(struct store *s, const char *head, const struct store_val *p,
+			     size_t rows, size_t width, const char *doing, struct err *e)
 {
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(st, 3, value);
-	return store_step_done(s, st, "storing a metric", e);
+	for (size_t first = 0; first < rows; first += STORE_BATCH_ROWS) {
+		size_t n = rows - first < STORE_BATCH_ROWS ? rows - first : STORE_BATCH_ROWS;
+		char *sql = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&sql, &len);
+		if (!f)
+			return err_sys(e, "history database '%s': %s", s->path, doing);
+		fprintf(f, "INSERT INTO %s VALUES ", head);
+		for (size_t r = 0; r < n; r++) {
+			fputs(r ? ",(" : "(", f);
+			for (size_t c = 0; c < width; c++)
+				fprintf(f, "%s$%zu", c ? ", " : "", r * width + c + 1);
+			fputc(')', f);
+		}
+		fclose(f);
+		int rc = s->be->query(s, sql, p + first * width, (int)(n * width), NULL, doing, e);
+		free(sql);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* Appends (id, name, value) unless name is already in the list. */
+static void store_metric_row(struct store_val **p, size_t *n, size_t *cap, int64_t id,
+			     const char *name, double value)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*p)[3 * i + 1].s, name))
+			return;
+	xgrow((void **)p, cap, 3 * (*n + 1), sizeof(**p));
+	(*p)[3 * *n] = store_int(id);
+	(*p)[3 * *n + 1] = store_text(name);
+	(*p)[3 * *n + 2] = store_real(value);
+	(*n)++;
 }
 
 /* Inserts the metrics, phases and tags rows of run id. */
 static int store_add_details(struct store *s, int64_t id, json_t *rec, json_t *tags, struct err *e)
 {
-	sqlite3_stmt *met = NULL, *ph = NULL, *tg = NULL, *extra = NULL;
-	int rc = -1;
-	if (store_prepare(s, "INSERT OR REPLACE INTO metrics(run_id, name, value) VALUES (?, ?, ?)",
-			  &met, e) ||
-	    store_prepare(s, "INSERT INTO phases(run_id, name, lane, start_ms, end_ms) "
-			  "VALUES (?, ?, ?, ?, ?)", &ph, e) ||
-	    store_prepare(s, "INSERT OR IGNORE INTO tags(run_id, tag) VALUES (?, ?)", &tg, e) ||
-	    store_prepare(s, "INSERT OR IGNORE INTO metrics(run_id, name, value) VALUES (?, ?, ?)",
-			  &extra, e))
-		goto out;
 	/* Metric names and values are exactly what compare reads from a record
 	 * (stats/metrics); other numeric summary fields are added after them. */
 	struct metrics_set ms;
 	if (metrics_from_records(&rec, 1, &ms, e))
-		goto out;
-	for (size_t m = 0; m < ms.n; m++) {
-		if (ms.items[m].n == 0)
-			continue;
-		if (store_add_metric(s, met, id, ms.items[m].name, ms.items[m].values[0], e)) {
-			metrics_set_release(&ms);
-			goto out;
-		}
-	}
-	metrics_set_release(&ms);
+		return -1;
+	struct store_val *p = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t m = 0; m < ms.n; m++)
+		if (ms.items[m].n)
+			store_metric_row(&p, &n, &cap, id, ms.items[m].name, ms.items[m].values[0]);
 	const char *key;
 	json_t *v;
-	json_object_foreach(json_object_get(rec, "summary"), key, v) {
-		if (json_is_number(v) && store_add_metric(s, extra, id, key, json_number_value(v), e))
-			goto out;
-	}
+	json_object_foreach(json_object_get(rec, "summary"), key, v)
+		if (json_is_number(v))
+			store_metric_row(&p, &n, &cap, id, key, json_number_value(v));
+	int rc = store_insert_rows(s, "metrics(run_id, name, value)", p, n, 3, "storing a metric", e);
+	metrics_set_release(&ms);
+	n = 0;
 	size_t i;
 	json_array_foreach(json_object_get(rec, "phases"), i, v) {
 		json_t *name = json_object_get(v, "name"), *lane = json_object_get(v, "lane");
 		if (!json_is_string(name))
 			continue;
-		sqlite3_bind_int64(ph, 1, id);
-		store_bind_str(ph, 2, name);
-		sqlite3_bind_text(ph, 3, json_is_string(lane) ? json_string_value(lane) : "", -1,
-				  SQLITE_TRANSIENT);
-		store_bind_num(ph, 4, json_object_get(v, "start_ms"), 0);
-		store_bind_num(ph, 5, json_object_get(v, "end_ms"), 0);
-		if (store_step_done(s, ph, "storing a phase", e))
-			goto out;
+		xgrow((void **)&p, &cap, 5 * (n + 1), sizeof(*p));
+		struct store_val *row = &p[5 * n++];
+		row[0] = store_int(id);
+		row[1] = store_str(name);
+		row[2] = store_text(json_is_string(lane) ? json_string_value(lane) : "");
+		row[3] = store_num(json_object_get(v, "start_ms"), 0);
+		row[4] = store_num(json_object_get(v, "end_ms"), 0);
 	}
+	if (!rc)
+		rc = store_insert_rows(s, "phases(run_id, name, lane, start_ms, end_ms)", p, n, 5,
+				       "storing a phase", e);
+	n = 0;
 	json_array_foreach(tags, i, v) {
-		sqlite3_bind_int64(tg, 1, id);
-		store_bind_str(tg, 2, v);
-		if (store_step_done(s, tg, "storing a tag", e))
-			goto out;
+		if (!json_is_string(v))
+			continue;
+		int dup = 0;
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = !strcmp(p[2 * k + 1].s, json_string_value(v));
+		if (dup)
+			continue;
+		xgrow((void **)&p, &cap, 2 * (n + 1), sizeof(*p));
+		p[2 * n] = store_int(id);
+		p[2 * n + 1] = store_str(v);
+		n++;
 	}
-	rc = 0;
-out:
-	sqlite3_finalize(met);
-	sqlite3_finalize(ph);
-	sqlite3_finalize(tg);
-	sqlite3_finalize(extra);
+	if (!rc)
+		rc = store_insert_rows(s, "tags(run_id, tag)", p, n, 2, "storing a tag", e);
+	free(p);
 	return rc;
 }
 
@@ -551,49 +520,47 @@ static int store_insert_run(struct store *s, json_t *rec, const char *const *ext
 		json_array_append_new(tags, json_string(*p));
 
 	char *text = store_record_text(rec, tags);
-	sqlite3_stmt *st = NULL;
 	int rc = -1;
 	if (!text) {
 		err_set(e, "run record cannot be serialised");
 		goto out;
 	}
-	if (store_prepare(s, "INSERT INTO runs(started_at, command, kind, exit_status, git_commit,"
-			  " git_dirty, hostname, wall_s, user_s, sys_s, peak_rss_kb, peak_tree_rss_kb,"
-			  " cgroup_peak_kb, minflt, majflt, bench_id, record_json) VALUES"
-			  " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-			  &st, e))
-		goto out;
-	store_bind_str(st, 1, started);
-	sqlite3_bind_text(st, 2, command, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, json_is_string(kind) ? json_string_value(kind) : "run", -1,
-			  SQLITE_TRANSIENT);
 	json_t *status = json_object_get(exitv, "status");
-	store_bind_num(st, 4, status ? status : json_object_get(exitv, "code"), 1);
-	store_bind_str(st, 5, json_object_get(git, "commit"));
 	json_t *dirty = json_object_get(git, "dirty");
-	if (json_is_boolean(dirty))
-		sqlite3_bind_int(st, 6, json_is_true(dirty));
-	store_bind_str(st, 7, json_object_get(host, "hostname"));
-	static const char *const real_cols[] = { "wall_s", "user_s", "sys_s" };
-	static const char *const int_cols[] = { "peak_rss_kb", "peak_tree_rss_kb", "cgroup_peak_kb",
-						"minflt", "majflt" };
-	for (int c = 0; c < 3; c++)
-		store_bind_num(st, 8 + c, json_object_get(sum, real_cols[c]), 0);
-	for (int c = 0; c < 5; c++)
-		store_bind_num(st, 11 + c, json_object_get(sum, int_cols[c]), 1);
-	if (bench_id > 0)
-		sqlite3_bind_int64(st, 16, bench_id);
-	sqlite3_bind_text(st, 17, text, -1, SQLITE_TRANSIENT);
-	if (store_step_done(s, st, "storing a run", e))
+	struct store_val p[17] = {
+		store_str(started),
+		store_text(command),
+		store_text(json_is_string(kind) ? json_string_value(kind) : "run"),
+		store_num(status ? status : json_object_get(exitv, "code"), 1),
+		store_str(json_object_get(git, "commit")),
+		json_is_boolean(dirty) ? store_int(json_is_true(dirty)) : store_num(NULL, 1),
+		store_str(json_object_get(host, "hostname")),
+		store_num(json_object_get(sum, "wall_s"), 0),
+		store_num(json_object_get(sum, "user_s"), 0),
+		store_num(json_object_get(sum, "sys_s"), 0),
+		store_num(json_object_get(sum, "peak_rss_kb"), 1),
+		store_num(json_object_get(sum, "peak_tree_rss_kb"), 1),
+		store_num(json_object_get(sum, "cgroup_peak_kb"), 1),
+		store_num(json_object_get(sum, "minflt"), 1),
+		store_num(json_object_get(sum, "majflt"), 1),
+		bench_id > 0 ? store_int(bench_id) : store_num(NULL, 1),
+		store_text(text),
+	};
+	struct store_res r = { 0 };
+	if (Q(s, "INSERT INTO runs(started_at, command, kind, exit_status, git_commit,"
+	      " git_dirty, hostname, wall_s, user_s, sys_s, peak_rss_kb, peak_tree_rss_kb,"
+	      " cgroup_peak_kb, minflt, majflt, bench_id, record_json) VALUES"
+	      " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)"
+	      " RETURNING id", p, &r, "storing a run", e))
 		goto out;
-	int64_t id = sqlite3_last_insert_rowid(s->db);
+	int64_t id = r.rows ? store_res_i64(&r, 0, 0) : 0;
+	store_res_free(&r);
 	if (store_add_details(s, id, rec, tags, e))
 		goto out;
 	if (out_id)
 		*out_id = id;
 	rc = 0;
 out:
-	sqlite3_finalize(st);
 	free(text);
 	free(command);
 	json_decref(tags);
@@ -602,16 +569,16 @@ out:
 
 static int store_commit(struct store *s, int rc, struct err *e)
 {
-	if (rc == 0 && store_exec(s, "COMMIT", "committing", e) == 0)
+	if (rc == 0 && s->be->exec(s, "COMMIT", "committing", e) == 0)
 		return 0;
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->be->rollback(s);
 	return -1;
 }
 
 int store_add_run(struct store *s, json_t *run_record, const char *const *tags,
 		  int64_t bench_id, int64_t *out_id, struct err *e)
 {
-	if (store_exec(s, "BEGIN IMMEDIATE", "storing a run", e))
+	if (s->be->begin(s, "storing a run", e))
 		return -1;
 	int rc = store_insert_run(s, run_record, tags, bench_id, NULL, out_id, e);
 	return store_commit(s, rc, e);
@@ -640,19 +607,18 @@ int store_add_bench(struct store *s, json_t *bench, const char *const *tags,
 	if (!text)
 		return err_set(e, "bench record cannot be serialised");
 
-	sqlite3_stmt *st = NULL;
 	int rc = -1;
-	if (store_exec(s, "BEGIN IMMEDIATE", "storing a bench", e)) {
+	if (s->be->begin(s, "storing a bench", e)) {
 		free(text);
 		return -1;
 	}
-	if (store_prepare(s, "INSERT INTO benches(started_at, summary) VALUES (?, ?)", &st, e))
+	struct store_val p[] = { store_str(json_object_get(bench, "started_at")), store_text(text) };
+	struct store_res r = { 0 };
+	if (Q(s, "INSERT INTO benches(started_at, summary) VALUES ($1, $2) RETURNING id", p, &r,
+	      "storing a bench", e))
 		goto out;
-	store_bind_str(st, 1, json_object_get(bench, "started_at"));
-	sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
-	if (store_step_done(s, st, "storing a bench", e))
-		goto out;
-	int64_t bench_id = sqlite3_last_insert_rowid(s->db);
+	int64_t bench_id = r.rows ? store_res_i64(&r, 0, 0) : 0;
+	store_res_free(&r);
 	json_array_foreach(commands, i, c) {
 		size_t j;
 		json_t *run;
@@ -667,17 +633,16 @@ int store_add_bench(struct store *s, json_t *bench, const char *const *tags,
 		*out_bench_id = bench_id;
 	rc = 0;
 out:
-	sqlite3_finalize(st);
 	free(text);
 	return store_commit(s, rc, e);
 }
 
 /* ---- reading ---- */
 
-static char *store_col_dup(sqlite3_stmt *st, int col)
+static char *store_dup(const struct store_res *r, size_t row, size_t col)
 {
-	const unsigned char *t = sqlite3_column_text(st, col);
-	return t ? xstrdup((const char *)t) : NULL;
+	const char *t = store_res_text(r, row, col);
+	return t ? xstrdup(t) : NULL;
 }
 
 int store_list(struct store *s, const struct store_filter *f, struct store_row **rows,
@@ -685,51 +650,42 @@ int store_list(struct store *s, const struct store_filter *f, struct store_row *
 {
 	*rows = NULL;
 	*n = 0;
-	sqlite3_stmt *st = NULL;
-	if (store_prepare(s, "SELECT r.id, coalesce(r.bench_id, 0), r.started_at, r.command, r.kind,"
-			  " r.git_commit, coalesce(r.git_dirty, 0), coalesce(r.exit_status, 0),"
-			  " r.wall_s, coalesce(r.peak_rss_kb, -1),"
-			  " coalesce((SELECT group_concat(tag, ',') FROM"
-			  "  (SELECT tag FROM tags t WHERE t.run_id = r.id ORDER BY tag)), '')"
-			  " FROM runs r"
-			  " WHERE (?1 IS NULL OR instr(r.command, ?1) > 0)"
-			  " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM tags t"
-			  "      WHERE t.run_id = r.id AND t.tag = ?2))"
-			  " AND (?3 IS NULL OR substr(r.git_commit, 1, length(?3)) = ?3)"
-			  " ORDER BY r.id DESC LIMIT ?4", &st, e))
+	struct store_val p[] = {
+		store_text(f ? f->command : NULL),
+		store_text(f ? f->tag : NULL),
+		store_text(f ? f->commit : NULL),
+		store_int(f && f->limit > 0 ? f->limit : INT64_MAX),
+	};
+	struct store_res r = { 0 };
+	if (Q(s, "SELECT r.id, coalesce(r.bench_id, 0), r.started_at, r.command, r.kind,"
+	      " r.git_commit, coalesce(r.git_dirty, 0), coalesce(r.exit_status, 0),"
+	      " r.wall_s, coalesce(r.peak_rss_kb, -1),"
+	      " coalesce((SELECT string_agg(tag, ',') FROM"
+	      "  (SELECT tag FROM tags t WHERE t.run_id = r.id ORDER BY tag) AS ordered), '')"
+	      " FROM runs r"
+	      " WHERE ($1 IS NULL OR strpos(r.command, $1) > 0)"
+	      " AND ($2 IS NULL OR EXISTS (SELECT 1 FROM tags t"
+	      "      WHERE t.run_id = r.id AND t.tag = $2))"
+	      " AND ($3 IS NULL OR substr(r.git_commit, 1, length($3)) = $3)"
+	      " ORDER BY r.id DESC LIMIT $4", p, &r, "listing runs", e))
 		return -1;
-	if (f && f->command)
-		sqlite3_bind_text(st, 1, f->command, -1, SQLITE_STATIC);
-	if (f && f->tag)
-		sqlite3_bind_text(st, 2, f->tag, -1, SQLITE_STATIC);
-	if (f && f->commit)
-		sqlite3_bind_text(st, 3, f->commit, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, f && f->limit > 0 ? f->limit : -1);
-	size_t cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		xgrow((void **)rows, &cap, *n + 1, sizeof(**rows));
-		struct store_row *r = &(*rows)[(*n)++];
-		r->id = sqlite3_column_int64(st, 0);
-		r->bench_id = sqlite3_column_int64(st, 1);
-		r->started_at = store_col_dup(st, 2);
-		r->command = store_col_dup(st, 3);
-		r->kind = store_col_dup(st, 4);
-		r->git_commit = store_col_dup(st, 5);
-		r->git_dirty = sqlite3_column_int(st, 6);
-		r->exit_status = sqlite3_column_int(st, 7);
-		r->wall_s = sqlite3_column_type(st, 8) == SQLITE_NULL ? NAN
-								    : sqlite3_column_double(st, 8);
-		r->peak_rss_kb = sqlite3_column_int64(st, 9);
-		r->tags = store_col_dup(st, 10);
+	*rows = xcalloc(r.rows ? r.rows : 1, sizeof(**rows));
+	for (size_t i = 0; i < r.rows; i++) {
+		struct store_row *o = &(*rows)[i];
+		o->id = store_res_i64(&r, i, 0);
+		o->bench_id = store_res_i64(&r, i, 1);
+		o->started_at = store_dup(&r, i, 2);
+		o->command = store_dup(&r, i, 3);
+		o->kind = store_dup(&r, i, 4);
+		o->git_commit = store_dup(&r, i, 5);
+		o->git_dirty = (int)store_res_i64(&r, i, 6);
+		o->exit_status = (int)store_res_i64(&r, i, 7);
+		o->wall_s = store_res_double(&r, i, 8);
+		o->peak_rss_kb = store_res_i64(&r, i, 9);
+		o->tags = store_dup(&r, i, 10);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		store_rows_free(*rows, *n);
-		*rows = NULL;
-		*n = 0;
-		return store_fail(s, rc, "listing runs", e);
-	}
+	*n = r.rows;
+	store_res_free(&r);
 	return 0;
 }
 
@@ -745,7 +701,21 @@ void store_rows_free(struct store_row *rows, size_t n)
 	free(rows);
 }
 
-/* Loads the records of the runs selected by where (one parameter: text when
+/* Parses a stored record; NULL (and an error naming the run) when unreadable. */
+static json_t *store_parse_record(struct store *s, int64_t id, const char *text, struct err *e)
+{
+	json_error_t jerr;
+	json_t *rec = text ? json_loads(text, 0, &jerr) : NULL;
+	if (!json_is_object(rec)) {
+		json_decref(rec);
+		err_set(e, "history database '%s': run %lld has an unreadable record", s->path,
+			(long long)id);
+		return NULL;
+	}
+	return rec;
+}
+
+/* Loads the records of the runs selected by where (one parameter $1: text when
  * text_arg is non-NULL, else int_arg), oldest first. */
 static int store_fetch(struct store *s, const char *where, const char *text_arg, int64_t int_arg,
 		       json_t ***records, size_t *n, struct err *e)
@@ -753,44 +723,29 @@ static int store_fetch(struct store *s, const char *where, const char *text_arg,
 	char sql[512];
 	snprintf(sql, sizeof(sql), "SELECT id, bench_id, record_json FROM runs WHERE %s ORDER BY id",
 		 where);
-	sqlite3_stmt *st = NULL;
-	if (store_prepare(s, sql, &st, e))
+	struct store_val p[] = { text_arg ? store_text(text_arg) : store_int(int_arg) };
+	struct store_res r = { 0 };
+	if (Q(s, sql, p, &r, "reading runs", e))
 		return -1;
-	if (text_arg)
-		sqlite3_bind_text(st, 1, text_arg, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_int64(st, 1, int_arg);
-	size_t cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		const char *text = (const char *)sqlite3_column_text(st, 2);
-		json_error_t jerr;
-		json_t *rec = text ? json_loads(text, 0, &jerr) : NULL;
-		if (!json_is_object(rec)) {
-			json_decref(rec);
-			sqlite3_finalize(st);
+	*records = xcalloc(r.rows ? r.rows : 1, sizeof(**records));
+	*n = 0;
+	for (size_t i = 0; i < r.rows; i++) {
+		int64_t id = store_res_i64(&r, i, 0);
+		json_t *rec = store_parse_record(s, id, store_res_text(&r, i, 2), e);
+		if (!rec) {
 			store_records_free(*records, *n);
 			*records = NULL;
 			*n = 0;
-			return err_set(e, "history database '%s': run %lld has an unreadable record",
-				       s->path, (long long)id);
+			store_res_free(&r);
+			return -1;
 		}
 		/* Where the record came from, for labels (not stored). */
 		json_object_set_new(rec, "history_id", json_integer(id));
-		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-			json_object_set_new(rec, "history_bench_id",
-					    json_integer(sqlite3_column_int64(st, 1)));
-		xgrow((void **)records, &cap, *n + 1, sizeof(**records));
+		if (!store_res_null(&r, i, 1))
+			json_object_set_new(rec, "history_bench_id", json_integer(store_res_i64(&r, i, 1)));
 		(*records)[(*n)++] = rec;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		store_records_free(*records, *n);
-		*records = NULL;
-		*n = 0;
-		return store_fail(s, rc, "reading runs", e);
-	}
+	store_res_free(&r);
 	return 0;
 }
 
@@ -806,7 +761,7 @@ int store_get_run(struct store *s, int64_t id, json_t **out, struct err *e)
 	json_t **recs = NULL;
 	size_t n = 0;
 	*out = NULL;
-	if (store_fetch(s, "id = ?1", NULL, id, &recs, &n, e))
+	if (store_fetch(s, "id = $1", NULL, id, &recs, &n, e))
 		return -1;
 	if (n == 0) {
 		free(recs);
@@ -821,23 +776,20 @@ int store_get_run(struct store *s, int64_t id, json_t **out, struct err *e)
 static int store_resolve_last(struct store *s, int64_t back, json_t ***records, size_t *n,
 			      struct err *e)
 {
-	sqlite3_stmt *st = NULL;
-	if (store_prepare(s, "SELECT max(id) AS m, bench_id FROM runs"
-			  " GROUP BY coalesce(bench_id, -id) ORDER BY m DESC LIMIT 1 OFFSET ?1",
-			  &st, e))
+	struct store_val p[] = { store_int(back) };
+	struct store_res r = { 0 };
+	if (Q(s, "SELECT max(id) AS m, max(bench_id) FROM runs"
+	      " GROUP BY coalesce(bench_id, -id) ORDER BY m DESC LIMIT 1 OFFSET $1",
+	      p, &r, "resolving @last", e))
 		return -1;
-	sqlite3_bind_int64(st, 1, back);
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		if (rc == SQLITE_DONE)
-			return 0;
-		return store_fail(s, rc, "resolving @last", e);
+	if (r.rows == 0) {
+		store_res_free(&r);
+		return 0;
 	}
-	int in_bench = sqlite3_column_type(st, 1) != SQLITE_NULL;
-	int64_t id = sqlite3_column_int64(st, in_bench ? 1 : 0);
-	sqlite3_finalize(st);
-	return store_fetch(s, in_bench ? "bench_id = ?1" : "id = ?1", NULL, id, records, n, e);
+	int in_bench = !store_res_null(&r, 0, 1);
+	int64_t id = store_res_i64(&r, 0, in_bench ? 1 : 0);
+	store_res_free(&r);
+	return store_fetch(s, in_bench ? "bench_id = $1" : "id = $1", NULL, id, records, n, e);
 }
 
 /* Resolves @commit:PREFIX, refusing a prefix shared by several commits. */
@@ -846,28 +798,23 @@ static int store_resolve_commit(struct store *s, const char *prefix, json_t ***r
 {
 	if (!*prefix || strspn(prefix, "0123456789abcdefABCDEF") != strlen(prefix))
 		return err_set(e, "'@commit:%s': expected a hexadecimal commit prefix", prefix);
-	sqlite3_stmt *st = NULL;
-	if (store_prepare(s, "SELECT DISTINCT git_commit FROM runs"
-			  " WHERE substr(git_commit, 1, length(?1)) = lower(?1) LIMIT 3", &st, e))
+	struct store_val p[] = { store_text(prefix) };
+	struct store_res r = { 0 };
+	if (Q(s, "SELECT DISTINCT git_commit FROM runs"
+	      " WHERE substr(git_commit, 1, length($1)) = lower($1) LIMIT 3", p, &r,
+	      "resolving a commit", e))
 		return -1;
-	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
 	char found[2][48] = { "", "" };
-	int count = 0, rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (count < 2)
-			snprintf(found[count], sizeof(found[count]), "%s",
-				 (const char *)sqlite3_column_text(st, 0));
-		count++;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return store_fail(s, rc, "resolving a commit", e);
+	for (size_t i = 0; i < r.rows && i < 2; i++)
+		snprintf(found[i], sizeof(found[i]), "%s", store_res_text(&r, i, 0));
+	size_t count = r.rows;
+	store_res_free(&r);
 	if (count > 1)
 		return err_set(e, "commit prefix '%s' is ambiguous (%.12s, %.12s%s)", prefix,
 			       found[0], found[1], count > 2 ? ", ..." : "");
 	if (count == 0)
 		return 0;
-	return store_fetch(s, "git_commit = ?1", found[0], 0, records, n, e);
+	return store_fetch(s, "git_commit = $1", found[0], 0, records, n, e);
 }
 
 int store_resolve(struct store *s, const char *ref, json_t ***records, size_t *n, struct err *e)
@@ -880,7 +827,7 @@ int store_resolve(struct store *s, const char *ref, json_t ***records, size_t *n
 	if (*r && strspn(r, "0123456789") == strlen(r)) {
 		if (parse_i64(r, 1, INT64_MAX, &v, "run ID", e))
 			return -1;
-		rc = store_fetch(s, "id = ?1", NULL, v, records, n, e);
+		rc = store_fetch(s, "id = $1", NULL, v, records, n, e);
 	} else if (!strcmp(r, "last")) {
 		rc = store_resolve_last(s, 0, records, n, e);
 	} else if (!strncmp(r, "last~", 5)) {
@@ -888,12 +835,12 @@ int store_resolve(struct store *s, const char *ref, json_t ***records, size_t *n
 			return -1;
 		rc = store_resolve_last(s, v, records, n, e);
 	} else if (!strncmp(r, "tag:", 4) && r[4]) {
-		rc = store_fetch(s, "id IN (SELECT run_id FROM tags WHERE tag = ?1)", r + 4, 0,
+		rc = store_fetch(s, "id IN (SELECT run_id FROM tags WHERE tag = $1)", r + 4, 0,
 				 records, n, e);
 	} else if (!strncmp(r, "bench:", 6)) {
 		if (parse_i64(r + 6, 1, INT64_MAX, &v, "@bench:ID", e))
 			return -1;
-		rc = store_fetch(s, "bench_id = ?1", NULL, v, records, n, e);
+		rc = store_fetch(s, "bench_id = $1", NULL, v, records, n, e);
 	} else if (!strncmp(r, "commit:", 7)) {
 		rc = store_resolve_commit(s, r + 7, records, n, e);
 	} else {
@@ -913,18 +860,18 @@ int store_resolve(struct store *s, const char *ref, json_t ***records, size_t *n
 /* Names of stored metrics, comma-separated, for an error message. */
 static void store_metric_names(struct store *s, char *buf, size_t len)
 {
-	sqlite3_stmt *st = NULL;
+	struct store_res r = { 0 };
 	buf[0] = '\0';
-	if (sqlite3_prepare_v2(s->db, "SELECT DISTINCT name FROM metrics ORDER BY name LIMIT 40",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (s->be->query(s, "SELECT DISTINCT name FROM metrics ORDER BY name LIMIT 40", NULL, 0,
+			 &r, "listing metrics", NULL))
 		return;
 	size_t used = 0;
-	while (sqlite3_step(st) == SQLITE_ROW && used + 8 < len) {
+	for (size_t i = 0; i < r.rows && used + 8 < len; i++) {
 		int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-				 (const char *)sqlite3_column_text(st, 0));
+				 store_res_text(&r, i, 0));
 		used = w > 0 && used + (size_t)w < len ? used + (size_t)w : len - 1;
 	}
-	sqlite3_finalize(st);
+	store_res_free(&r);
 }
 
 int store_trend(struct store *s, const char *metric, const char *command,
@@ -932,20 +879,17 @@ int store_trend(struct store *s, const char *metric, const char *command,
 {
 	*points = NULL;
 	*n = 0;
-	sqlite3_stmt *st = NULL;
-	if (store_prepare(s, "SELECT coalesce(r.git_commit, ''), coalesce(r.git_dirty, 0), m.value"
-			  " FROM metrics m JOIN runs r ON r.id = m.run_id"
-			  " WHERE m.name = ?1 AND (?2 IS NULL OR instr(r.command, ?2) > 0)"
-			  " ORDER BY r.id", &st, e))
+	struct store_val p[] = { store_text(metric), store_text(command) };
+	struct store_res r = { 0 };
+	if (Q(s, "SELECT coalesce(r.git_commit, ''), coalesce(r.git_dirty, 0), m.value"
+	      " FROM metrics m JOIN runs r ON r.id = m.run_id"
+	      " WHERE m.name = $1 AND ($2 IS NULL OR strpos(r.command, $2) > 0)"
+	      " ORDER BY r.id", p, &r, "reading a trend", e))
 		return -1;
-	sqlite3_bind_text(st, 1, metric, -1, SQLITE_STATIC);
-	if (command)
-		sqlite3_bind_text(st, 2, command, -1, SQLITE_STATIC);
 	size_t cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *commit = (const char *)sqlite3_column_text(st, 0);
-		int dirty = sqlite3_column_int(st, 1);
+	for (size_t row = 0; row < r.rows; row++) {
+		const char *commit = store_res_text(&r, row, 0);
+		int dirty = (int)store_res_i64(&r, row, 1);
 		size_t i = 0;
 		while (i < *n && ((*points)[i].dirty != dirty || strcmp((*points)[i].commit, commit)))
 			i++;
@@ -955,18 +899,12 @@ int store_trend(struct store *s, const char *metric, const char *command,
 								   .dirty = dirty };
 			(*n)++;
 		}
-		struct store_trend_point *p = &(*points)[i];
-		if ((p->n & (p->n - 1)) == 0) /* capacity doubles at powers of two */
-			p->values = xrealloc(p->values, (p->n ? 2 * p->n : 1) * sizeof(double));
-		p->values[p->n++] = sqlite3_column_double(st, 2);
+		struct store_trend_point *pt = &(*points)[i];
+		if ((pt->n & (pt->n - 1)) == 0) /* capacity doubles at powers of two */
+			pt->values = xrealloc(pt->values, (pt->n ? 2 * pt->n : 1) * sizeof(double));
+		pt->values[pt->n++] = store_res_double(&r, row, 2);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		store_trend_free(*points, *n);
-		*points = NULL;
-		*n = 0;
-		return store_fail(s, rc, "reading a trend", e);
-	}
+	store_res_free(&r);
 	if (*n == 0) {
 		char names[320];
 		store_metric_names(s, names, sizeof(names));
@@ -983,4 +921,105 @@ void store_trend_free(struct store_trend_point *points, size_t n)
 		free(points[i].values);
 	}
 	free(points);
+}
+
+/* ---- export ---- */
+
+/* The bench record of bench_id: its summary with each run put back under the
+ * command it ran (the first command whose argv matches; the last if none). */
+static json_t *store_bench_record(struct store *s, int64_t bench_id, struct err *e)
+{
+	struct store_val p[] = { store_int(bench_id) };
+	struct store_res r = { 0 };
+	if (Q(s, "SELECT summary FROM benches WHERE id = $1", p, &r, "exporting a bench", e))
+		return NULL;
+	json_error_t jerr;
+	const char *text = r.rows ? store_res_text(&r, 0, 0) : NULL;
+	json_t *bench = text ? json_loads(text, 0, &jerr) : NULL;
+	store_res_free(&r);
+	json_t *cmds = json_object_get(bench, "commands");
+	if (!json_is_object(bench) || !json_is_array(cmds) || json_array_size(cmds) == 0) {
+		json_decref(bench);
+		err_set(e, "history database '%s': bench %lld has an unreadable summary", s->path,
+			(long long)bench_id);
+		return NULL;
+	}
+	size_t i;
+	json_t *c;
+	json_array_foreach(cmds, i, c)
+		json_object_set_new(c, "runs", json_array());
+	if (Q(s, "SELECT id, record_json FROM runs WHERE bench_id = $1 ORDER BY id", p, &r,
+	      "exporting a bench", e)) {
+		json_decref(bench);
+		return NULL;
+	}
+	for (size_t row = 0; row < r.rows; row++) {
+		json_t *run = store_parse_record(s, store_res_i64(&r, row, 0),
+						 store_res_text(&r, row, 1), e);
+		if (!run) {
+			store_res_free(&r);
+			json_decref(bench);
+			return NULL;
+		}
+		json_t *home = json_array_get(cmds, json_array_size(cmds) - 1);
+		json_array_foreach(cmds, i, c) {
+			if (json_equal(json_object_get(c, "command"), json_object_get(run, "command"))) {
+				home = c;
+				break;
+			}
+		}
+		json_array_append_new(json_object_get(home, "runs"), run);
+	}
+	store_res_free(&r);
+	return bench;
+}
+
+int store_export(struct store *s, int (*fn)(json_t *record, void *arg), void *arg, struct err *e)
+{
+	/* Pages of runs by id keep memory bounded however large the history. */
+	int64_t after = 0, *done = NULL;
+	size_t ndone = 0, capdone = 0;
+	int rc = 0;
+	for (;;) {
+		struct store_val p[] = { store_int(after) };
+		struct store_res r = { 0 };
+		if (Q(s, "SELECT id, bench_id, record_json FROM runs WHERE id > $1 ORDER BY id LIMIT 500",
+		      p, &r, "exporting runs", e)) {
+			rc = -1;
+			break;
+		}
+		if (r.rows == 0) {
+			store_res_free(&r);
+			break;
+		}
+		for (size_t row = 0; row < r.rows && rc == 0; row++) {
+			int64_t id = store_res_i64(&r, row, 0);
+			after = id;
+			json_t *rec;
+			if (!store_res_null(&r, row, 1)) {
+				int64_t b = store_res_i64(&r, row, 1);
+				int seen = 0;
+				for (size_t k = 0; k < ndone && !seen; k++)
+					seen = done[k] == b;
+				if (seen)
+					continue;
+				xgrow((void **)&done, &capdone, ndone + 1, sizeof(*done));
+				done[ndone++] = b;
+				rec = store_bench_record(s, b, e);
+			} else {
+				rec = store_parse_record(s, id, store_res_text(&r, row, 2), e);
+			}
+			if (!rec) {
+				rc = -1;
+				break;
+			}
+			rc = fn(rec, arg);
+			json_decref(rec);
+		}
+		store_res_free(&r);
+		if (rc)
+			break;
+	}
+	free(done);
+	return rc;
 }

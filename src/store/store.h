@@ -1,4 +1,5 @@
-/* store: the run history, an SQLite database a user can also query by hand.
+/* store: the run history, an SQLite database (or a team's PostgreSQL
+ * database, when $PERFHUNT_DB is a postgresql:// URL) a user can also query by hand.
  *
  * Every run and bench record is kept whole (record_json) and also spread over
  * plain tables (runs, metrics, phases, tags, benches) so `sqlite3` answers
@@ -23,15 +24,19 @@ struct store;
 /* Opens (creating it and its directory, mode 0700, when missing) the history
  * database: path_or_null, else $PERFHUNT_DB, else .perfhunt/history.db at the
  * git top level found by walking up from the current directory, else in the
- * current directory. ":memory:" gives a private in-memory database.
+ * current directory. ":memory:" gives a private in-memory database; a
+ * postgresql:// (or postgres://) URL a PostgreSQL database, whose tables are
+ * created on first use (the database itself must exist).
  * Caller owns *out and releases it with store_close. */
 int store_open(struct store **out, const char *path_or_null, struct err *e);
 /* Like store_open, but never creates anything: a missing database is an
  * error, and a database the caller cannot write is opened for reading. */
 int store_open_existing(struct store **out, const char *path_or_null, struct err *e);
 void store_close(struct store *s);
-/* The path in use (borrowed). */
+/* The path or URL in use, any password replaced by *** (borrowed). */
 const char *store_path(const struct store *s);
+/* "SQLite" or "PostgreSQL". */
+const char *store_backend_name(const struct store *s);
 /* How long a write waits for another writer's lock (tests use a short one). */
 void store_set_busy_timeout_ms(struct store *s, int timeout_ms);
 /* Fills buf with the path store_open would use for path_or_null. */
@@ -104,5 +109,13 @@ struct store_trend_point {
 int store_trend(struct store *s, const char *metric, const char *command,
 		struct store_trend_point **points, size_t *n, struct err *e);
 void store_trend_free(struct store_trend_point *points, size_t n);
+
+/* Calls fn(record, arg) for every stored bench (a perfhunt.bench/1 record
+ * with its runs, each under the command whose argv it ran) and every run
+ * outside a bench (perfhunt.run/1), in the order they were stored: what
+ * store_add_bench and store_add_run take back. Records are borrowed for the
+ * call. A non-zero return of fn stops the export and is returned. */
+int store_export(struct store *s, int (*fn)(json_t *record, void *arg), void *arg,
+		 struct err *e);
 
 #endif

@@ -1,0 +1,92 @@
+/* store_db: the two history backends (SQLite, PostgreSQL) behind store.h.
+ *
+ * store.c holds everything that is the same on both: the schema and its
+ * migrations (one SQL text with two dialect words), what a record becomes in
+ * the tables, every query of list, show, resolve, trend and export. A backend
+ * only connects, runs SQL with $1..$N parameters and returns rows, and maps
+ * its engine's errors to one line. Not for use outside src/store.
+ */
+#ifndef PERFHUNT_STORE_DB_H
+#define PERFHUNT_STORE_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+enum store_type { STORE_INT, STORE_REAL, STORE_TEXT };
+
+/* A parameter ($k is p[k - 1]); s is borrowed. */
+struct store_val {
+	enum store_type type;
+	int is_null;
+	int64_t i;
+	double d;
+	const char *s;
+};
+
+/* A result cell: typed where the engine says (SQLite), text otherwise. */
+struct store_cell {
+	enum store_type type;
+	int is_null;
+	int64_t i;
+	double d;
+	char *s; /* owned; set for STORE_TEXT, and for SQLite integers */
+};
+
+struct store_res {
+	struct store_cell *cells; /* rows * cols, row-major */
+	size_t rows, cols;
+};
+
+struct store;
+
+struct store_backend {
+	const char *name;
+	/* Opens s->conn for s->target; create as in store_open. Migrates. */
+	int (*connect)(struct store *s, int create, struct err *e);
+	void (*close)(struct store *s);
+	/* One statement with parameters; rows into *out when out is non-NULL. */
+	int (*query)(struct store *s, const char *sql, const struct store_val *p, int np,
+		     struct store_res *out, const char *doing, struct err *e);
+	/* Statements without parameters (a migration), no rows. */
+	int (*exec)(struct store *s, const char *sql, const char *doing, struct err *e);
+	/* Starts a write transaction that waits for other writers (busy timeout). */
+	int (*begin)(struct store *s, const char *doing, struct err *e);
+	void (*rollback)(struct store *s);
+	void (*set_timeout)(struct store *s, int timeout_ms);
+	/* Schema version: 0 for an empty database. */
+	int (*version)(struct store *s, int *out, struct err *e);
+	/* Begins the migration transaction, exclusive among perfhunts. */
+	int (*migration_begin)(struct store *s, struct err *e);
+	int (*version_set)(struct store *s, int v, struct err *e);
+	/* 1 for PostgreSQL's dialect of the schema, 0 for SQLite's. */
+	int pg;
+};
+
+struct store {
+	const struct store_backend *be;
+	void *conn;
+	char *target; /* the file path or the connection URL (with any password) */
+	char *path;   /* what messages and store_path show (password hidden) */
+	int busy_timeout_ms;
+};
+
+extern const struct store_backend store_sqlite_backend;
+extern const struct store_backend store_pg_backend;
+
+/* Brings the schema to the current version (called by each connect). */
+int store_migrate(struct store *s, struct err *e);
+/* The version this perfhunt writes. */
+int store_schema_version(void);
+
+/* Result accessors (row, column); a NULL cell reads 0, NAN or NULL. */
+int store_res_null(const struct store_res *r, size_t row, size_t col);
+int64_t store_res_i64(const struct store_res *r, size_t row, size_t col);
+double store_res_double(const struct store_res *r, size_t row, size_t col);
+const char *store_res_text(const struct store_res *r, size_t row, size_t col);
+void store_res_free(struct store_res *r);
+/* Adds a row of cols cells to r and returns it (backends fill it). */
+struct store_cell *store_res_add_row(struct store_res *r, size_t cols);
+
+#endif

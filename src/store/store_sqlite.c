@@ -1,0 +1,339 @@
+/* store_sqlite: the history in an SQLite file (the default backend).
+ *
+ * WAL mode lets readers go on while one writer holds BEGIN IMMEDIATE; a
+ * writer waits on the busy timeout instead of failing half-way. SQLite binds
+ * the shared queries' $1..$N by name, and gets strpos() and string_agg(), so
+ * store.c writes each query once in the spelling PostgreSQL also reads.
+ */
+#include "store/store_db.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/xalloc.h"
+
+#define DB(s) ((sqlite3 *)(s)->conn)
+
+/* Turns an SQLite failure into one line that names the database and the cause. */
+static int sq_fail(const struct store *s, int rc, const char *doing, struct err *e)
+{
+	const char *msg = s->conn ? sqlite3_errmsg(DB(s)) : sqlite3_errstr(rc);
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return err_set(e, "history database '%s' is locked by another process "
+			       "(gave up after %d ms while %s)", s->path, s->busy_timeout_ms, doing);
+	case SQLITE_NOTADB:
+		return err_set(e, "'%s' is not a perfhunt history database (file is not a database)",
+			       s->path);
+	case SQLITE_CORRUPT:
+		return err_set(e, "history database '%s' is corrupt (%s)", s->path, msg);
+	case SQLITE_READONLY:
+		return err_set(e, "history database '%s' is read-only (%s)", s->path, msg);
+	case SQLITE_CANTOPEN:
+		return err_set(e, "cannot open history database '%s' (%s)", s->path, msg);
+	case SQLITE_FULL:
+		return err_set(e, "history database '%s': disk full while %s", s->path, doing);
+	default:
+		return err_set(e, "history database '%s': %s: %s", s->path, doing, msg);
+	}
+}
+
+static int sq_exec(struct store *s, const char *sql, const char *doing, struct err *e)
+{
+	int rc = sqlite3_exec(DB(s), sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : sq_fail(s, rc, doing, e);
+}
+
+static int sq_query(struct store *s, const char *sql, const struct store_val *p, int np,
+		    struct store_res *out, const char *doing, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(DB(s), sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sq_fail(s, rc, doing, e);
+	for (int k = 0; k < np; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "$%d", k + 1);
+		int idx = sqlite3_bind_parameter_index(st, name);
+		if (idx == 0)
+			continue;
+		if (p[k].is_null)
+			sqlite3_bind_null(st, idx);
+		else if (p[k].type == STORE_INT)
+			sqlite3_bind_int64(st, idx, p[k].i);
+		else if (p[k].type == STORE_REAL)
+			sqlite3_bind_double(st, idx, p[k].d);
+		else
+			sqlite3_bind_text(st, idx, p[k].s, -1, SQLITE_STATIC);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!out)
+			continue;
+		size_t cols = (size_t)sqlite3_column_count(st);
+		struct store_cell *c = store_res_add_row(out, cols);
+		for (size_t j = 0; j < cols; j++) {
+			int t = sqlite3_column_type(st, (int)j);
+			c[j].is_null = t == SQLITE_NULL;
+			if (t == SQLITE_INTEGER) {
+				c[j].type = STORE_INT;
+				c[j].i = sqlite3_column_int64(st, (int)j);
+				c[j].s = xstrdup((const char *)sqlite3_column_text(st, (int)j));
+			} else if (t == SQLITE_FLOAT) {
+				c[j].type = STORE_REAL;
+				c[j].d = sqlite3_column_double(st, (int)j);
+			} else if (t != SQLITE_NULL) {
+				c[j].type = STORE_TEXT;
+				const unsigned char *txt = sqlite3_column_text(st, (int)j);
+				c[j].s = xstrdup(txt ? (const char *)txt : "");
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		if (out)
+			store_res_free(out);
+		return sq_fail(s, rc, doing, e);
+	}
+	return 0;
+}
+
+static int sq_begin(struct store *s, const char *doing, struct err *e)
+{
+	return sq_exec(s, "BEGIN IMMEDIATE", doing, e);
+}
+
+static int sq_migration_begin(struct store *s, struct err *e)
+{
+	return sq_exec(s, "BEGIN IMMEDIATE", "creating the schema", e);
+}
+
+static void sq_rollback(struct store *s)
+{
+	sqlite3_exec(DB(s), "ROLLBACK", NULL, NULL, NULL);
+}
+
+static void sq_set_timeout(struct store *s, int timeout_ms)
+{
+	sqlite3_busy_timeout(DB(s), timeout_ms);
+}
+
+static int sq_version(struct store *s, int *out, struct err *e)
+{
+	struct store_res r = { 0 };
+	if (sq_query(s, "PRAGMA user_version", NULL, 0, &r, "reading the schema version", e))
+		return -1;
+	*out = r.rows ? (int)store_res_i64(&r, 0, 0) : 0;
+	store_res_free(&r);
+	return 0;
+}
+
+static int sq_version_set(struct store *s, int v, struct err *e)
+{
+	char sql[64];
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v);
+	return sq_exec(s, sql, "setting the schema version", e);
+}
+
+/* strpos(haystack, needle): 1-based position or 0, as PostgreSQL's. */
+static void sq_strpos(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const char *h = (const char *)sqlite3_value_text(argv[0]);
+	const char *n = (const char *)sqlite3_value_text(argv[1]);
+	if (!h || !n) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	const char *at = strstr(h, n);
+	sqlite3_result_int64(ctx, at ? (sqlite3_int64)(at - h) + 1 : 0);
+}
+
+struct sq_agg {
+	char *buf;
+	size_t len, cap;
+	int any;
+};
+
+/* string_agg(value, separator): values joined in input order, as PostgreSQL's. */
+static void sq_agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct sq_agg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+	const char *v = (const char *)sqlite3_value_text(argv[0]);
+	const char *sep = (const char *)sqlite3_value_text(argv[1]);
+	if (!a || !v)
+		return;
+	size_t vl = strlen(v), sl = a->any && sep ? strlen(sep) : 0;
+	xgrow((void **)&a->buf, &a->cap, a->len + vl + sl + 1, 1);
+	memcpy(a->buf + a->len, sep ? sep : "", sl);
+	memcpy(a->buf + a->len + sl, v, vl + 1);
+	a->len += sl + vl;
+	a->any = 1;
+}
+
+static void sq_agg_final(sqlite3_context *ctx)
+{
+	struct sq_agg *a = sqlite3_aggregate_context(ctx, 0);
+	if (!a || !a->any) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	sqlite3_result_text(ctx, a->buf, (int)a->len, free);
+}
+
+/* Creates dir and any missing parents, each with mode 0700. */
+static int sq_mkdirs(char *dir, struct err *e)
+{
+	struct stat st;
+	if (stat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : err_set(e, "'%s' is not a directory", dir);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		int rc = sq_mkdirs(dir, e);
+		*slash = '/';
+		if (rc)
+			return rc;
+	}
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return err_sys(e, "cannot create directory '%s' for the history database", dir);
+	return 0;
+}
+
+static char *sq_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+/* Percent-escapes a path for an SQLite file: URI. */
+static char *sq_uri(const char *path, const char *query)
+{
+	size_t n = strlen(path);
+	char *out = xmalloc(3 * n + strlen(query) + 8);
+	char *o = out + sprintf(out, "file:");
+	for (const char *p = path; *p; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			o += sprintf(o, "%%%02X", (unsigned char)*p);
+		else
+			*o++ = *p;
+	}
+	sprintf(o, "?%s", query);
+	return out;
+}
+
+static int sq_open(struct store *s, const char *name, int flags, struct err *e)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(name, &db, flags, NULL);
+	s->conn = db;
+	if (rc != SQLITE_OK)
+		return sq_fail(s, rc, "opening", e);
+	sqlite3_extended_result_codes(db, 1);
+	sqlite3_busy_timeout(db, s->busy_timeout_ms);
+	sqlite3_create_function(db, "strpos", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+				sq_strpos, NULL, NULL);
+	sqlite3_create_function(db, "string_agg", 2, SQLITE_UTF8, NULL, NULL, sq_agg_step,
+				sq_agg_final);
+	return 0;
+}
+
+static void sq_close(struct store *s)
+{
+	sqlite3_close(DB(s));
+	s->conn = NULL;
+}
+
+static int sq_connect(struct store *s, int create, struct err *e)
+{
+	int readonly = 0, memory = !strcmp(s->target, ":memory:");
+	if (!memory) {
+		struct stat st;
+		int exists = stat(s->target, &st) == 0;
+		if (!exists && errno != ENOENT)
+			return err_sys(e, "cannot open history database '%s'", s->path);
+		if (exists && S_ISDIR(st.st_mode))
+			return err_set(e, "history database '%s' is a directory", s->path);
+		char *dir = sq_dirname(s->target);
+		int rc = 0;
+		if (!exists && !create) {
+			rc = err_set(e, "no history database at '%s' (runs are stored by 'perfhunt run', "
+				     "'perfhunt bench' or 'perfhunt history import')", s->path);
+		} else if (!exists) {
+			rc = sq_mkdirs(dir, e);
+			if (!rc && access(dir, W_OK) != 0)
+				rc = err_set(e, "cannot create history database '%s': directory '%s' is "
+					     "read-only", s->path, dir);
+		} else if (access(s->target, W_OK) != 0 || access(dir, W_OK) != 0) {
+			if (create)
+				rc = err_set(e, "history database '%s' is read-only (%s is not writable)",
+					     s->path, access(s->target, W_OK) ? "the file" : "its directory");
+			readonly = 1;
+		}
+		free(dir);
+		if (rc)
+			return rc;
+	}
+	int flags = readonly ? SQLITE_OPEN_READONLY
+			     : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	if (sq_open(s, s->target, flags, e))
+		return -1;
+	if (readonly) {
+		int v;
+		if (sq_version(s, &v, e) != 0) {
+			/* A WAL database in a directory we cannot write: SQLite cannot make
+			 * its shared-memory file, so read the file as it is on disk (the
+			 * last writer checkpointed it when it closed). */
+			sq_close(s);
+			char *uri = sq_uri(s->target, "mode=ro&immutable=1");
+			int rc = sq_open(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, e);
+			free(uri);
+			if (rc || sq_version(s, &v, e))
+				return -1;
+		}
+		if (v != store_schema_version())
+			return err_set(e, "history database '%s' has schema version %d, this perfhunt "
+				       "reads version %d (open it once with write access to upgrade)",
+				       s->path, v, store_schema_version());
+		return 0;
+	}
+	if (!memory) {
+		struct store_res r = { 0 };
+		if (sq_query(s, "PRAGMA journal_mode = WAL", NULL, 0, &r, "switching to WAL mode", e))
+			return -1;
+		const char *mode = r.rows ? store_res_text(&r, 0, 0) : NULL;
+		int wal = mode && !strcmp(mode, "wal");
+		store_res_free(&r);
+		if (!wal)
+			return err_set(e, "history database '%s': cannot switch to WAL mode", s->path);
+	}
+	if (sq_exec(s, "PRAGMA foreign_keys = ON", "opening", e))
+		return -1;
+	return store_migrate(s, e);
+}
+
+const struct store_backend store_sqlite_backend = {
+	.name = "SQLite",
+	.connect = sq_connect,
+	.close = sq_close,
+	.query = sq_query,
+	.exec = sq_exec,
+	.begin = sq_begin,
+	.rollback = sq_rollback,
+	.set_timeout = sq_set_timeout,
+	.version = sq_version,
+	.migration_begin = sq_migration_begin,
+	.version_set = sq_version_set,
+	.pg = 0,
+};
