@@ -29,11 +29,13 @@ static const char usage_text[] =
 	"       perfhunt history show [--json] ID|REF\n"
 	"       perfhunt history trend [--command S] METRIC\n"
 	"       perfhunt history import [--tag T]... FILE.json...\n"
+	"       perfhunt history export [--out FILE]\n"
 	"\n"
 	"The runs that 'run' and 'bench' stored, newest first. The database is\n"
 	"$PERFHUNT_DB, else .perfhunt/history.db at the git top level (or in the\n"
 	"current directory); it is plain SQLite (tables runs, metrics, phases, tags,\n"
-	"benches). 'perfhunt history SUBCOMMAND --help' describes each subcommand.\n"
+	"benches), or a team's PostgreSQL when $PERFHUNT_DB is a postgresql:// URL.\n"
+	"'perfhunt history SUBCOMMAND --help' describes each subcommand.\n"
 	"\n"
 	"REF: @last (newest run, or the whole newest bench), @last~N, @tag:NAME,\n"
 	"@bench:ID, @commit:PREFIX, or a run ID.\n"
@@ -75,10 +77,23 @@ static const char trend_usage[] =
 static const char import_usage[] =
 	"usage: perfhunt history import [--tag T]... FILE.json...\n"
 	"\n"
-	"Adds perfhunt.run/1 and perfhunt.bench/1 record files to the history, each\n"
-	"file in one transaction.\n"
+	"Adds perfhunt.run/1 and perfhunt.bench/1 records to the history, each record\n"
+	"in one transaction. A file holds one record, or many, one per line, as\n"
+	"'history export' writes them (or a JSON array of records). FILE '-' is stdin.\n"
 	"\n"
 	"  -t, --tag T       tag every imported run T (repeatable)\n"
+	"  -h, --help        show this help\n";
+
+static const char export_usage[] =
+	"usage: perfhunt history export [--out FILE]\n"
+	"\n"
+	"Writes every stored run as JSON Lines, oldest first: one perfhunt.bench/1\n"
+	"record (with its runs) per bench, one perfhunt.run/1 record per other run,\n"
+	"each on one line, tags included — what 'history import' reads, to move runs\n"
+	"between a laptop's SQLite and a team's PostgreSQL:\n"
+	"  PERFHUNT_DB=postgresql://... perfhunt history import runs.jsonl\n"
+	"\n"
+	"  -o, --out FILE    write to FILE, atomically (default: stdout)\n"
 	"  -h, --help        show this help\n";
 
 /* getopt_long over argv with the conventions of every command; returns the
@@ -434,30 +449,111 @@ static int history_import(int argc, char **argv)
 	}
 	status = PH_EXIT_OK;
 	for (int i = optind; i < argc; i++) {
-		json_t *rec = NULL;
-		int64_t id = 0;
-		if (jsonio_read(argv[i], NULL, &rec, &e)) {
+		json_t **recs = NULL;
+		size_t nrecs = 0;
+		if (jsonio_read_many(argv[i], &recs, &nrecs, &e)) {
 			status = cmd_fail(PH_EXIT_FAIL, &e);
 			continue;
 		}
-		const char *schema = json_string_value(json_object_get(rec, "schema"));
-		int rc;
-		if (schema && !strcmp(schema, "perfhunt.bench/1"))
-			rc = store_add_bench(s, rec, tags, &id, &e);
-		else
-			rc = store_add_run(s, rec, tags, 0, &id, &e);
-		if (rc) {
-			err_wrap(&e, "%s", argv[i]);
-			status = cmd_fail(PH_EXIT_FAIL, &e);
-		} else {
-			printf("%s: stored as %s %" PRId64 "\n", argv[i],
-			       schema && !strcmp(schema, "perfhunt.bench/1") ? "bench" : "run", id);
+		for (size_t k = 0; k < nrecs; k++) {
+			json_t *rec = recs[k];
+			int64_t id = 0;
+			const char *schema = json_string_value(json_object_get(rec, "schema"));
+			int rc;
+			if (schema && !strcmp(schema, "perfhunt.bench/1"))
+				rc = store_add_bench(s, rec, tags, &id, &e);
+			else
+				rc = store_add_run(s, rec, tags, 0, &id, &e);
+			if (rc && nrecs > 1) {
+				err_wrap(&e, "%s: record %zu", argv[i], k + 1);
+				status = cmd_fail(PH_EXIT_FAIL, &e);
+			} else if (rc) {
+				err_wrap(&e, "%s", argv[i]);
+				status = cmd_fail(PH_EXIT_FAIL, &e);
+			} else {
+				printf("%s: stored as %s %" PRId64 "\n", argv[i],
+				       schema && !strcmp(schema, "perfhunt.bench/1") ? "bench" : "run", id);
+			}
 		}
-		json_decref(rec);
+		jsonio_values_free(recs, nrecs);
 	}
 	store_close(s);
 	free(tags);
 	return cmd_finish_stdout(status);
+}
+
+struct history_export {
+	FILE *out;
+	size_t runs, benches;
+};
+
+static int history_export_one(json_t *rec, void *arg)
+{
+	struct history_export *x = arg;
+	const char *schema = json_string_value(json_object_get(rec, "schema"));
+	if (schema && !strcmp(schema, "perfhunt.bench/1")) {
+		x->benches++;
+		size_t i;
+		json_t *c;
+		json_array_foreach(json_object_get(rec, "commands"), i, c)
+			x->runs += json_array_size(json_object_get(c, "runs"));
+	} else {
+		x->runs++;
+	}
+	/* One line per record: compact JSON never holds a raw newline. */
+	return json_dumpf(rec, x->out, JSON_COMPACT) != 0 || fputc('\n', x->out) == EOF;
+}
+
+static int history_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *out = "-";
+	int c, status = 0;
+	while ((c = history_getopt(argc, argv, ":o:h", longopts, &status)) != -1) {
+		switch (c) {
+		case -2:
+			return status;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			return history_help(export_usage);
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error("history", "unexpected argument '%s'", argv[optind]);
+	struct store *s = NULL;
+	struct err e = { 0 };
+	if (store_open_existing(&s, NULL, &e))
+		return cmd_fail(PH_EXIT_FAIL, &e);
+	/* Built in memory, then written whole (atomically for a file). */
+	char *buf = NULL;
+	size_t len = 0;
+	struct history_export x = { .out = open_memstream(&buf, &len) };
+	if (!x.out) {
+		store_close(s);
+		err_sys(&e, "cannot export");
+		return cmd_fail(PH_EXIT_FAIL, &e);
+	}
+	int rc = store_export(s, history_export_one, &x, &e);
+	if (fclose(x.out) != 0 && rc == 0)
+		rc = err_sys(&e, "cannot export");
+	if (rc > 0)
+		rc = err_set(&e, "cannot export: out of memory");
+	if (rc == 0)
+		rc = jsonio_write_bytes(out, buf, len, &e);
+	if (rc == 0 && strcmp(out, "-"))
+		fprintf(stderr, "perfhunt: exported %zu run%s (%zu bench%s) from %s to %s\n", x.runs,
+			x.runs == 1 ? "" : "s", x.benches, x.benches == 1 ? "" : "es", store_path(s), out);
+	free(buf);
+	store_close(s);
+	if (rc)
+		return cmd_fail(PH_EXIT_FAIL, &e);
+	return cmd_finish_stdout(PH_EXIT_OK);
 }
 
 int cmd_history(int argc, char **argv)
@@ -470,6 +566,7 @@ int cmd_history(int argc, char **argv)
 		{ "show", history_show },
 		{ "trend", history_trend },
 		{ "import", history_import },
+		{ "export", history_export },
 	};
 	opterr = 0;
 	optind = 1;

@@ -119,3 +119,86 @@ int jsonio_read(const char *path, const char *schema_prefix, json_t **out, struc
 	*out = v;
 	return 0;
 }
+
+void jsonio_values_free(json_t **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_decref(v[i]);
+	free(v);
+}
+
+/* Appends v (consumed) or, for an array, its elements; -1 for a non-object. */
+static int jsonio_take(json_t *v, json_t ***out, size_t *n, size_t *cap)
+{
+	size_t count = json_is_array(v) ? json_array_size(v) : 1;
+	for (size_t i = 0; i < count; i++) {
+		json_t *item = json_is_array(v) ? json_array_get(v, i) : v;
+		if (!json_is_object(item)) {
+			json_decref(v);
+			return -1;
+		}
+		xgrow((void **)out, cap, *n + 1, sizeof(**out));
+		(*out)[(*n)++] = json_incref(item);
+	}
+	json_decref(v);
+	return 0;
+}
+
+int jsonio_read_many(const char *path, json_t ***out, size_t *n, struct err *e)
+{
+	*out = NULL;
+	*n = 0;
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!f)
+		return err_sys(e, "cannot read '%s'", path);
+	char *buf = NULL;
+	size_t len = 0, cap = 0, got;
+	do {
+		xgrow((void **)&buf, &cap, len + 65536, 1);
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+	} while (got > 0);
+	int bad = ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (bad) {
+		free(buf);
+		return err_sys(e, "cannot read '%s'", path);
+	}
+	size_t pos = 0, vcap = 0, line = 1, index = 0;
+	int rc = 0;
+	for (;;) {
+		while (pos < len && strchr(" \t\r\n", buf[pos])) {
+			line += buf[pos] == '\n';
+			pos++;
+		}
+		if (pos == len)
+			break;
+		json_error_t je;
+		json_t *v = json_loadb(buf + pos, len - pos,
+				       JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
+		index++;
+		if (!v) {
+			rc = err_set(e, "cannot read '%s': %s (line %zu)", path, je.text,
+				     line + (size_t)(je.line > 0 ? je.line - 1 : 0));
+			break;
+		}
+		for (size_t k = 0; k < (size_t)je.position && pos + k < len; k++)
+			line += buf[pos + k] == '\n';
+		pos += (size_t)je.position;
+		if (jsonio_take(v, out, n, &vcap)) {
+			rc = err_set(e, "cannot read '%s': value %zu is not a perfhunt record (not a JSON "
+				     "object)", path, index);
+			break;
+		}
+	}
+	free(buf);
+	if (rc == 0 && *n == 0)
+		rc = err_set(e, "cannot read '%s': no record in it", path);
+	if (rc) {
+		jsonio_values_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}

@@ -16,6 +16,12 @@ int jsonio_write(const char *path, const json_t *v, struct err *e);
 /* Reads path ("-" for stdin); when schema_prefix is non-NULL the record's
  * "schema" must start with it. *out is owned by the caller (json_decref). */
 int jsonio_read(const char *path, const char *schema_prefix, json_t **out, struct err *e);
+/* Reads every JSON object of path ("-" for stdin): one record, several one
+ * after another (JSON Lines, as `history export` writes), or arrays of them
+ * (flattened). *out is a new array of new references (caller frees with
+ * jsonio_values_free). Errors name the file and the value's position. */
+int jsonio_read_many(const char *path, json_t ***out, size_t *n, struct err *e);
+void jsonio_values_free(json_t **v, size_t n);
 /* Writes bytes to path atomically (temp file + rename); "-" means stdout. */
 int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *e);
 
