@@ -311,7 +311,13 @@ static void progress_draw(struct progress *p, const char *name, bool warmup)
 		char t[32];
 		snprintf(eta, sizeof(eta), "  ETA %s", units_ms(left_ms, t, sizeof(t)));
 	}
-	fprintf(stderr, "\r\033[K  [%s] %zu/%zu%s  %s%.40s", bar, p->done, p->total, eta, warmup ? "warmup: " : "", name);
+	/* the end of a long command tells most; never cut a UTF-8 sequence */
+	size_t len = strlen(name);
+	const char *tail = len > 40 ? name + len - 39 : name;
+	while ((*tail & 0xC0) == 0x80)
+		tail++;
+	fprintf(stderr, "\r\033[K  [%s] %zu/%zu%s  %s%s%s", bar, p->done, p->total, eta, warmup ? "warmup: " : "",
+		tail != name ? "…" : "", tail);
 	fflush(stderr);
 }
 

@@ -21,7 +21,7 @@ t "the same command is good: exit 0"
 expect_status 0 $? && expect_grep '^bisect-check: good \(0\): wall_s ' "$TMP/out" && ok
 
 t "a baseline from the history (@tag:good)"
-"$P" bisect-check --baseline @tag:good --threshold 50 -- "$W" sleep:200 >"$TMP/out"
+"$P" bisect-check --baseline @tag:good --threshold 50 -n 4 -- "$W" sleep:200 >"$TMP/out"
 expect_status 1 $? && expect_grep '@tag:good, 5 runs' "$TMP/out" && ok
 
 t "a command that does not exist is skipped: 125"
