@@ -192,6 +192,43 @@ static void ctx_spawn(void *arg, pid_t pid)
 		c->feed->counters = c->counters;
 }
 
+int record_opts_getopt(struct record_opts *o, const char *cmd, int argc, char **argv,
+		       const char *extra_short, const struct option *longopts)
+{
+	char shortopts[64];
+	bool plus = extra_short[0] == '+';
+	snprintf(shortopts, sizeof(shortopts), "%s%s%s", plus ? "+" : "", RECORD_OPTS_SHORT,
+		 extra_short + plus);
+	for (;;) {
+		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+		if (c == -1)
+			return -1;
+		if (c == '?' || c == ':') {
+			fprintf(stderr, "(see 'perfhunt %s --help')\n", cmd);
+			return -2;
+		}
+		struct err e;
+		int rc = record_opts_parse(o, c, optarg, &e);
+		if (rc < 0) {
+			cmd_usage_error(cmd, "%s", e.msg);
+			return -2;
+		}
+		if (rc == 0)
+			return c;
+	}
+}
+
+int record_opts_number(const char *cmd, const char *opt, const char *arg, int64_t min, int64_t max,
+		       int64_t *out)
+{
+	struct err e;
+	if (parse_i64(arg, min, max, out, opt, &e) < 0) {
+		cmd_usage_error(cmd, "%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
 static int ctx_sample(void *arg, const struct sample *s, const struct sample *client)
 {
 	struct hooks_ctx *c = arg;

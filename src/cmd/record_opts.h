@@ -68,6 +68,16 @@ void record_opts_init(struct record_opts *o);
 void record_opts_release(struct record_opts *o);
 /* getopt_long table: the shared options followed by extra (terminated); caller frees. */
 struct option *record_opts_longopts(const struct option *extra);
+/* getopt_long over the shared options and a command's own: returns the next
+ * option that is not a shared one (for the command's switch), -1 at the end,
+ * or -2 after printing a usage error. extra_short: the command's own short
+ * options ("+" first to stop at the first operand). */
+int record_opts_getopt(struct record_opts *o, const char *cmd, int argc, char **argv,
+		       const char *extra_short, const struct option *longopts);
+/* A whole-number option value in [min, max]; prints the usage error and
+ * returns -1 when it is not one. */
+int record_opts_number(const char *cmd, const char *opt, const char *arg, int64_t min, int64_t max,
+		       int64_t *out);
 /* Handles option c if it is a shared one: 1 handled, 0 not ours, -1 bad value (e filled). */
 int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err *e);
 /* Runs the monitor (launch != NULL: run mode; else watch o->attach_pid) and

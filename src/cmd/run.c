@@ -52,61 +52,41 @@ int cmd_run(int argc, char **argv)
 	int status = PH_EXIT_USAGE;
 	optind = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+" RECORD_OPTS_SHORT "h", longopts, NULL)) != -1) {
-		struct err e;
-		int rc = record_opts_parse(&ro, c, optarg, &e);
-		if (rc < 0) {
-			cmd_usage_error("run", "%s", e.msg);
-			goto out;
-		}
-		if (rc > 0)
-			continue;
+	int64_t v;
+	while ((c = record_opts_getopt(&ro, "run", argc, argv, "+h", longopts)) > 0) {
 		switch (c) {
 		case OPT_SHELL:
 			shell = true;
 			break;
-		case OPT_LIMIT: {
-			int64_t v;
-			if (parse_i64(optarg, 1, INT64_MAX / (1 << 20), &v, "--memory-limit", &e) < 0) {
-				cmd_usage_error("run", "%s", e.msg);
+		case OPT_LIMIT:
+			if (record_opts_number("run", "--memory-limit", optarg, 1, INT64_MAX >> 20, &v) < 0)
 				goto out;
-			}
 			limit_mib = (uint64_t)v;
 			break;
-		}
-		case OPT_ATTACH: {
-			int64_t v;
-			if (parse_i64(optarg, 1, 0x7fffffff, &v, "--attach", &e) < 0) {
-				cmd_usage_error("run", "%s", e.msg);
+		case OPT_ATTACH:
+			if (record_opts_number("run", "--attach", optarg, 1, 0x7fffffff, &v) < 0)
 				goto out;
-			}
 			ro.daemon_pid = (pid_t)v;
 			break;
-		}
 		case OPT_ATTACH_NAME:
 			attach_name = optarg;
 			break;
 		case OPT_ATTACH_PIDFILE:
 			attach_pidfile = optarg;
 			break;
-		case OPT_IDLE: {
-			int64_t v;
-			if (parse_i64(optarg, 0, 3600000, &v, "--idle-ms", &e) < 0) {
-				cmd_usage_error("run", "%s", e.msg);
+		case OPT_IDLE:
+			if (record_opts_number("run", "--idle-ms", optarg, 0, 3600000, &v) < 0)
 				goto out;
-			}
 			ro.idle_ms = (double)v;
 			break;
-		}
 		case 'h':
 			fputs(usage_text, stdout);
 			status = cmd_finish_stdout(PH_EXIT_OK);
 			goto out;
-		default:
-			fprintf(stderr, "(see 'perfhunt run --help')\n");
-			goto out;
 		}
 	}
+	if (c == -2)
+		goto out;
 	if (optind >= argc) {
 		cmd_usage_error("run", "no command given");
 		goto out;

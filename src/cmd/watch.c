@@ -115,14 +115,7 @@ int cmd_watch(int argc, char **argv)
 	struct err e;
 	optind = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, RECORD_OPTS_SHORT "h", longopts, NULL)) != -1) {
-		int rc = record_opts_parse(&ro, c, optarg, &e);
-		if (rc < 0) {
-			cmd_usage_error("watch", "%s", e.msg);
-			goto out;
-		}
-		if (rc > 0)
-			continue;
+	while ((c = record_opts_getopt(&ro, "watch", argc, argv, "h", longopts)) > 0) {
 		switch (c) {
 		case OPT_NAME:
 			name = optarg;
@@ -131,10 +124,12 @@ int cmd_watch(int argc, char **argv)
 			pidfile = optarg;
 			break;
 		case OPT_DURATION:
-			if (parse_duration_ms(optarg, 1000, &ro.duration_ms, "--duration", &e) < 0 ||
-			    ro.duration_ms <= 0) {
-				cmd_usage_error("watch", "%s", ro.duration_ms <= 0 && !strchr(e.msg, ':')
-							      ? "--duration must be positive" : e.msg);
+			if (parse_duration_ms(optarg, 1000, &ro.duration_ms, "--duration", &e) < 0) {
+				cmd_usage_error("watch", "%s", e.msg);
+				goto out;
+			}
+			if (ro.duration_ms <= 0) {
+				cmd_usage_error("watch", "--duration must be positive, got '%s'", optarg);
 				goto out;
 			}
 			break;
@@ -145,11 +140,10 @@ int cmd_watch(int argc, char **argv)
 			fputs(usage_text, stdout);
 			status = cmd_finish_stdout(PH_EXIT_OK);
 			goto out;
-		default:
-			fprintf(stderr, "(see 'perfhunt watch --help')\n");
-			goto out;
 		}
 	}
+	if (c == -2)
+		goto out;
 	int given = (optind < argc) + (name != NULL) + (pidfile != NULL);
 	if (given != 1 || optind + 1 < argc) {
 		cmd_usage_error("watch", given ? "give one target: PID, --name or --pidfile"

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fdio.h"
+
 const char csv_header[] =
 	"epoch_ms,rss_kb,rss_gib,t_ms,anon_kb,file_kb,shmem_kb,swap_kb,pss_kb,user_ms,sys_ms,"
 	"minflt,majflt,minflt_total,majflt_total,vcsw,ivcsw,read_bytes,write_bytes,procs,threads,"
@@ -15,21 +17,6 @@ const char csv_header[] =
 const char csv_client_header[] =
 	",client_rss_kb,client_anon_kb,client_file_kb,client_shmem_kb,client_swap_kb,client_user_ms,"
 	"client_sys_ms,client_minflt,client_majflt,client_procs,client_threads";
-
-static int write_whole(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 int csv_open(struct csv_writer *w, const char *path, enum csv_format format, bool with_client,
 	     struct err *e)
@@ -43,7 +30,7 @@ int csv_open(struct csv_writer *w, const char *path, enum csv_format format, boo
 	char header[sizeof(csv_header) + sizeof(csv_client_header)];
 	snprintf(header, sizeof(header), "%.*s%s\n", (int)sizeof(csv_header) - 2, csv_header,
 		 with_client ? csv_client_header : "");
-	if (format == CSV_FULL && write_whole(w->fd, header, strlen(header)) < 0) {
+	if (format == CSV_FULL && fdio_write_all(w->fd, header, strlen(header)) < 0) {
 		err_sys(e, "cannot write '%s'", path);
 		close(w->fd);
 		w->fd = -1;
@@ -105,7 +92,7 @@ int csv_write(struct csv_writer *w, const struct sample *s, const struct sample 
 {
 	char buf[1536];
 	size_t len = csv_format_row(w->format, s, w->with_client ? client : NULL, buf, sizeof(buf));
-	return write_whole(w->fd, buf, len);
+	return fdio_write_all(w->fd, buf, len);
 }
 
 int csv_close(struct csv_writer *w, struct err *e)

@@ -9,22 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/xalloc.h"
+#include "util/fdio.h"
 
-static int write_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
+#include "util/xalloc.h"
 
 /* Devices and FIFOs (/dev/stdout, /dev/full, a pipe) are written in place:
  * renaming over them would replace the node itself. */
@@ -33,7 +20,7 @@ static int write_in_place(const char *path, const char *buf, size_t n, struct er
 	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return err_sys(e, "cannot open '%s'", path);
-	int rc = write_all(fd, buf, n);
+	int rc = fdio_write_all(fd, buf, n);
 	if (rc < 0)
 		err_sys(e, "cannot write '%s'", path);
 	if (close(fd) != 0 && rc == 0)
@@ -44,7 +31,7 @@ static int write_in_place(const char *path, const char *buf, size_t n, struct er
 int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *e)
 {
 	if (!strcmp(path, "-"))
-		return write_all(STDOUT_FILENO, buf, n) < 0 ? err_sys(e, "cannot write to stdout") : 0;
+		return fdio_write_all(STDOUT_FILENO, buf, n) < 0 ? err_sys(e, "cannot write to stdout") : 0;
 	struct stat st;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		return write_in_place(path, buf, n, e);
@@ -56,7 +43,7 @@ int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *
 		return -1;
 	}
 	fchmod(fd, 0644);
-	if (write_all(fd, buf, n) < 0)
+	if (fdio_write_all(fd, buf, n) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;
