@@ -8,6 +8,8 @@ T_FAIL=0
 T_NAME=
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/perfhunt-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# runs a test records go to a throwaway history, never the source tree's
+export PERFHUNT_DB="${PERFHUNT_DB:-$TMP/history.db}"
 T_DONE=1
 # A case that ends without ok or fail (a bare `[ ... ] && ok` that was false)
 # is a failure: no check may pass by saying nothing.
