@@ -75,16 +75,19 @@ int procevents_read(int fd, const struct procevents_handler *h)
 			if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(struct proc_event)) ||
 			    cn->id.idx != CN_IDX_PROC)
 				continue;
-			struct proc_event *ev = (struct proc_event *)cn->data;
-			if (ev->what == PROC_EVENT_FORK) {
+			/* The event sits 36 bytes into the message (nlmsghdr + cn_msg): not
+			 * aligned for its u64 timestamp, so it is copied out, never cast. */
+			struct proc_event ev;
+			memcpy(&ev, cn->data, sizeof(ev));
+			if (ev.what == PROC_EVENT_FORK) {
 				/* Threads fork too; only new processes (pid == tgid) matter. */
-				if (ev->event_data.fork.child_pid == ev->event_data.fork.child_tgid && h->on_fork)
-					h->on_fork(ev->event_data.fork.parent_tgid,
-						   ev->event_data.fork.child_tgid, h->arg);
-			} else if (ev->what == PROC_EVENT_EXIT) {
-				if (ev->event_data.exit.process_pid == ev->event_data.exit.process_tgid &&
+				if (ev.event_data.fork.child_pid == ev.event_data.fork.child_tgid && h->on_fork)
+					h->on_fork(ev.event_data.fork.parent_tgid,
+						   ev.event_data.fork.child_tgid, h->arg);
+			} else if (ev.what == PROC_EVENT_EXIT) {
+				if (ev.event_data.exit.process_pid == ev.event_data.exit.process_tgid &&
 				    h->on_exit)
-					h->on_exit(ev->event_data.exit.process_tgid, h->arg);
+					h->on_exit(ev.event_data.exit.process_tgid, h->arg);
 			}
 		}
 	}

@@ -58,7 +58,7 @@ expect_status 0 $st && check "fds $f1 -> $f2" [ "$f2" -le $((f1 + 2)) ] &&
 	check "RSS $r1 -> $r2 KiB" [ "$r2" -le $((r1 + 16384)) ] && ok
 
 t "5000 threads: max_threads recorded"
-"$P" run -q --no-save --interval 20 -o thr.json -- "$W" threads:5000:1500 2>err; st=$?
+"$P" run -q --no-save --interval 20 -o thr.json -- "$W" threads:5000:5000 2>err; st=$?
 expect_status 0 $st && check "max_threads $(jget thr.json summary.max_threads)" \
 	[ "$(jget thr.json summary.max_threads)" -ge 5000 ] && no_sanitizer err && ok
 
