@@ -238,15 +238,7 @@ static int split_commands(const struct bench_cli *b, char **words, int n, char *
 			return cmd_usage_error("bench", "an empty command around ':::'");
 		char **argv = xcalloc((size_t)(j - i) + 1, sizeof(*argv));
 		if (b->shell) {
-			size_t len = 1;
-			for (int k = i; k < j; k++)
-				len += strlen(words[k]) + 1;
-			argv[0] = xcalloc(1, len);
-			for (int k = i; k < j; k++) {
-				if (k > i)
-					strcat(argv[0], " ");
-				strcat(argv[0], words[k]);
-			}
+			argv[0] = xjoin(words + i, (size_t)(j - i), " ");
 		} else {
 			for (int k = i; k < j; k++)
 				argv[k - i] = xstrdup(words[k]);

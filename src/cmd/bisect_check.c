@@ -58,21 +58,6 @@ static const char usage_text[] =
 
 enum { OPT_BASELINE = 1000, OPT_METRIC, OPT_THRESHOLD, OPT_ALPHA, OPT_COMMAND, OPT_SHELL, OPT_SAVE };
 
-/* The words of CMD joined into one script for --shell; caller frees. */
-static char *join_words(char **words)
-{
-	size_t len = 1;
-	for (char **a = words; *a; a++)
-		len += strlen(*a) + 1;
-	char *s = xcalloc(1, len);
-	for (char **a = words; *a; a++) {
-		if (a != words)
-			strcat(s, " ");
-		strcat(s, *a);
-	}
-	return s;
-}
-
 /* Runs CMD n times into *set; PH_EXIT_OK, or PH_EXIT_BISECT_SKIP after saying why. */
 static int run_new(struct record_opts *ro, const struct launch_opts *lo, char *const *record_argv,
 		   const char *shown, int64_t n, struct metrics_set *set)
@@ -241,7 +226,7 @@ int cmd_bisect_check(int argc, char **argv)
 	char **cmd = argv + optind;
 	char *shell_argv[2] = { NULL, NULL };
 	if (shell)
-		shell_argv[0] = script = join_words(cmd);
+		shell_argv[0] = script = xjoin(cmd, (size_t)(argc - optind), " ");
 	char *const *record_argv = shell ? shell_argv : cmd;
 	struct launch_opts lo = { .argv = record_argv, .shell = shell, .capture = true, .probe_fd = ro.probes };
 	json_t *jargv = json_array();

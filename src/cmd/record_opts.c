@@ -58,6 +58,7 @@ void record_opts_init(struct record_opts *o)
 	o->gpu = true;
 	o->tags = xcalloc(1, sizeof(*o->tags));
 	o->probe_logs = xcalloc(1, sizeof(*o->probe_logs));
+	o->ready_fd = -1;
 	o->idle_ms = 500;
 	probe_config_init(&o->probe_cfg);
 }
@@ -179,6 +180,18 @@ struct hooks_ctx {
 	char counters_error[600];
 };
 
+/* Sampling runs: a parent waiting for a detached monitor may return now. */
+static void ctx_started(void *arg)
+{
+	struct hooks_ctx *c = arg;
+	struct record_opts *o = (struct record_opts *)c->ro;
+	if (o->ready_fd < 0)
+		return;
+	dprintf(o->ready_fd, "K%s", o->ready_msg ? o->ready_msg : "");
+	close(o->ready_fd);
+	o->ready_fd = -1;
+}
+
 /* The command is forked, not yet exec'd: counting starts at its exec. */
 static void ctx_spawn(void *arg, pid_t pid)
 {
@@ -271,6 +284,13 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 	if (o->probes || o->nlogs)
 		ctx.feed = &feed;
 
+	/* output that is not shown must still be read (for probes): capture it */
+	struct launch_opts lo;
+	if (launch && o->discard_output && !launch->capture) {
+		lo = *launch;
+		lo.capture = true;
+		launch = &lo;
+	}
 	struct monitor_opts mo = {
 		.interval_ms = o->interval_ms,
 		.pss = o->pss,
@@ -286,9 +306,14 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 		.idle_ms = o->idle_ms,
 		.probe_logs = o->nlogs ? o->probe_logs : NULL,
 		.hooks = { .arg = &ctx, .on_output = ctx_output, .label = ctx_label, .on_sample = ctx_sample,
-			   .on_spawn = ctx_spawn },
+			   .on_spawn = ctx_spawn, .on_started = ctx_started },
 	};
 	if (monitor_run(&mo, &r, &e) < 0) {
+		if (o->ready_fd >= 0) { /* a detached monitor's parent prints the reason */
+			dprintf(o->ready_fd, "E%s", e.msg);
+			close(o->ready_fd);
+			o->ready_fd = -1;
+		}
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;
 	}

@@ -42,6 +42,8 @@ struct record_opts {
 	char **probe_logs;   /* --probe-log FILE... (NULL-terminated) */
 	size_t nlogs;
 	bool probe_time_arrival; /* --probe-time arrival: ignore log timestamps */
+	int ready_fd;        /* watch --detach: told "K<ready_msg>" once sampling runs, "E<error>" if it cannot */
+	const char *ready_msg;
 };
 
 #define RECORD_OPTS_SHORT "o:qe:"

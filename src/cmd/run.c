@@ -109,15 +109,7 @@ int cmd_run(int argc, char **argv)
 	char *shell_argv[2] = { NULL, NULL };
 	if (shell) {
 		/* hyperfine style: the words after -- form one shell command */
-		size_t len = 1;
-		for (char **a = cmd; *a; a++)
-			len += strlen(*a) + 1;
-		script = xcalloc(1, len);
-		for (char **a = cmd; *a; a++) {
-			if (a != cmd)
-				strcat(script, " ");
-			strcat(script, *a);
-		}
+		script = xjoin(cmd, (size_t)(argc - optind), " ");
 		shell_argv[0] = script;
 	}
 	struct launch_opts lo = { .argv = shell ? shell_argv : cmd, .shell = shell,

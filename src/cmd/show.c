@@ -10,13 +10,14 @@
 #include "export/sparkline.h"
 #include "export/summary.h"
 #include "record/jsonio.h"
+#include "stats/metrics_ref.h"
 #include "store/store.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
 static int load_record(const char *arg, json_t **out, struct err *e)
 {
-	if (arg[0] != '@' && !(arg[0] && strspn(arg, "0123456789") == strlen(arg)))
+	if (!metrics_ref_is_history(arg))
 		return jsonio_read(arg, "perfhunt.run/", out, e);
 	struct store *s = NULL;
 	json_t **recs = NULL;

@@ -32,8 +32,10 @@ static const char usage_text[] =
 	RECORD_OPTS_HELP
 	"  -h, --help             show this help\n";
 
-/* Puts the monitor in the background; returns 1 in the parent (done), 0 in the monitor. */
-static int detach(struct monitor_state *st, char *dir, size_t dirlen, int *status)
+/* Puts the monitor in the background; returns 1 in the parent (done), 0 in
+ * the monitor. The parent returns once the monitor samples (or says why it
+ * cannot), so a client started right after `watch --detach` is seen whole. */
+static int detach(struct monitor_state *st, char *dir, size_t dirlen, int *ready_fd, int *status)
 {
 	struct err e;
 	if (statefile_dir(dir, dirlen, &e) < 0) {
@@ -87,8 +89,7 @@ static int detach(struct monitor_state *st, char *dir, size_t dirlen, int *statu
 	dup2(log, STDERR_FILENO);
 	close(log);
 	close(nul);
-	dprintf(p[1], "K%s", st->id);
-	close(p[1]);
+	*ready_fd = p[1];
 	return 0;
 }
 
@@ -178,8 +179,9 @@ int cmd_watch(int argc, char **argv)
 	if (background) {
 		st.target_pid = pid;
 		snprintf(st.target, sizeof(st.target), "%s", target_argv[0] ? target_argv[0] : "");
-		if (detach(&st, dir, sizeof(dir), &status))
+		if (detach(&st, dir, sizeof(dir), &ro.ready_fd, &status))
 			goto out;
+		ro.ready_msg = st.id;
 	}
 	status = record_opts_execute(&ro, NULL, 0, target_argv);
 	if (background) {

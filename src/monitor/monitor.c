@@ -573,6 +573,8 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 		goto out;
 	}
 	take_sample(&l);
+	if (o->hooks.on_started)
+		o->hooks.on_started(o->hooks.arg);
 
 	bool stop = false;
 	while (!stop) {

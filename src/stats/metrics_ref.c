@@ -12,10 +12,15 @@
 #include "store/store.h"
 #include "util/xalloc.h"
 
+bool metrics_ref_is_history(const char *arg)
+{
+	return arg[0] == '@' || (arg[0] && strspn(arg, "0123456789") == strlen(arg));
+}
+
 int metrics_ref_load(const char *arg, const char *command, struct metrics_set *out, struct err *e)
 {
 	metrics_set_init(out);
-	if (arg[0] == '@' || (arg[0] && strspn(arg, "0123456789") == strlen(arg))) {
+	if (metrics_ref_is_history(arg)) {
 		struct store *s = NULL;
 		json_t **recs = NULL;
 		size_t n = 0;

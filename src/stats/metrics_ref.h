@@ -8,9 +8,13 @@
 #ifndef PERFHUNT_METRICS_REF_H
 #define PERFHUNT_METRICS_REF_H
 
+#include <stdbool.h>
+
 #include "stats/metrics.h"
 #include "util/err.h"
 
+/* True when arg is a history reference (@last, @tag:NAME, a run ID), not a file. */
+bool metrics_ref_is_history(const char *arg);
 /* Loads the runs that arg names into out (initialised here; released on
  * failure). command picks the command of a bench record (its name or
  * 1-based index; NULL for the first). */

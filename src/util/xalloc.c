@@ -43,3 +43,22 @@ char *xasprintf(const char *fmt, ...)
 		check(NULL);
 	return s;
 }
+
+char *xjoin(char *const *words, size_t n, const char *sep)
+{
+	size_t len = 1, slen = strlen(sep);
+	for (size_t i = 0; i < n; i++)
+		len += strlen(words[i]) + slen;
+	char *s = xmalloc(len), *p = s;
+	for (size_t i = 0; i < n; i++) {
+		if (i) {
+			memcpy(p, sep, slen);
+			p += slen;
+		}
+		size_t w = strlen(words[i]);
+		memcpy(p, words[i], w);
+		p += w;
+	}
+	*p = 0;
+	return s;
+}

@@ -16,6 +16,8 @@ void *xrealloc(void *p, size_t n);
 void xgrow(void **p, size_t *cap, size_t need, size_t elem);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* Joins n words with sep between them (a shell command from its words); caller frees. */
+char *xjoin(char *const *words, size_t n, const char *sep);
 /* Returns a newly allocated formatted string; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
