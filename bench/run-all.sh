@@ -1,8 +1,9 @@
 #!/bin/sh
 # Runs every benchmark of docs/PERFORMANCE.md against the perfhunt in BUILD.
-# usage: bench/run-all.sh [BUILD]     (make bench BUILD=build-perf)
-# Helpers are compiled into BUILD/bench; results are printed as the tables the
-# document quotes. Each benchmark can also be run alone (see its section).
+# usage: bench/run-all.sh [BUILD] [helpers]   (make bench BUILD=build-perf)
+# Helpers are compiled into BUILD/bench (with "helpers": only that, so one
+# benchmark can then be run alone, as docs/PERFORMANCE.md shows); results are
+# printed as the tables the document quotes.
 set -eu
 build=${1:-build}
 here=$(dirname "$0")
@@ -11,11 +12,15 @@ helpers=$build/bench
 py=/usr/bin/python3
 mkdir -p "$helpers"
 cc=${CC:-cc}
-for src in sampler/tree sampler/floor overhead/minwrap accuracy/spike passthrough/ticker passthrough/latency; do
+for src in sampler/tree sampler/floor sampler/perfile overhead/minwrap accuracy/spike passthrough/ticker passthrough/latency; do
 	$cc -O2 -Wall -Wextra -o "$helpers/$(basename $src)" "$here/$src.c"
 done
+[ "${2:-}" = helpers ] && exit 0
 
 echo "## sampler: monitor CPU per process-sample"
+sleep 600 &
+"$helpers/perfile" $! 20000
+kill $!
 $py "$here/sampler/run.py" --perfhunt "$ph" --helpers "$helpers"
 echo
 echo "## accuracy: a 1 GiB spike held 50 ms, sampled at 1 s"
