@@ -446,7 +446,7 @@ static int save(const struct bench_cli *b, json_t *rec)
 	struct err e;
 	struct store *st;
 	int64_t id;
-	if (store_open(&st, NULL, &e) < 0 || (store_add_bench(st, rec, NULL, &id, &e) < 0 && (store_close(st), 1))) {
+	if (store_open(&st, NULL, &e) < 0 || (store_add_bench(st, rec, b->ro.tags, &id, &e) < 0 && (store_close(st), 1))) {
 		fprintf(stderr, "perfhunt: bench not saved to the history: %s\n", e.msg);
 		return PH_EXIT_FAIL;
 	}
@@ -522,6 +522,8 @@ int cmd_bench(int argc, char **argv)
 		status = PH_EXIT_FAIL;
 	fflush(stdout);
 	if (b.ro.save && save(&b, rec) != PH_EXIT_OK)
+		status = PH_EXIT_FAIL;
+	if (record_opts_fleet(&b.ro, rec) < 0)
 		status = PH_EXIT_FAIL;
 	status = cmd_finish_stdout(status);
 out:

@@ -24,6 +24,7 @@
 enum {
 	OPT_INTERVAL = 500, OPT_CSV, OPT_CSV_FORMAT, OPT_PSS, OPT_CGROUP, OPT_PROBE, OPT_LANE_KEY,
 	OPT_NO_PROBES, OPT_TAG, OPT_NO_SAVE, OPT_GPU, OPT_COUNTERS, OPT_PROBE_LOG, OPT_PROBE_TIME,
+	OPT_OPENMETRICS, OPT_PUSH, OPT_PUSH_JOB, OPT_PUSH_LABEL,
 };
 
 static const struct option shared[] = {
@@ -44,6 +45,10 @@ static const struct option shared[] = {
 	{ "events", required_argument, NULL, 'e' },
 	{ "probe-log", required_argument, NULL, OPT_PROBE_LOG },
 	{ "probe-time", required_argument, NULL, OPT_PROBE_TIME },
+	{ "export-openmetrics", required_argument, NULL, OPT_OPENMETRICS },
+	{ "push", required_argument, NULL, OPT_PUSH },
+	{ "push-job", required_argument, NULL, OPT_PUSH_JOB },
+	{ "push-label", required_argument, NULL, OPT_PUSH_LABEL },
 };
 
 void record_opts_init(struct record_opts *o)
@@ -59,6 +64,8 @@ void record_opts_init(struct record_opts *o)
 	o->tags = xcalloc(1, sizeof(*o->tags));
 	o->probe_logs = xcalloc(1, sizeof(*o->probe_logs));
 	o->ready_fd = -1;
+	fleet_opts_init(&o->fleet);
+	o->push_labels = xcalloc(1, sizeof(*o->push_labels));
 	o->idle_ms = 500;
 	probe_config_init(&o->probe_cfg);
 }
@@ -67,6 +74,9 @@ void record_opts_release(struct record_opts *o)
 {
 	free(o->tags);
 	free(o->probe_logs);
+	for (size_t i = 0; i < o->npush_labels; i += 2)
+		free((char *)o->push_labels[i]); /* the names; values point into argv */
+	free(o->push_labels);
 	probe_config_release(&o->probe_cfg);
 }
 
@@ -154,6 +164,31 @@ int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err 
 		o->probe_logs[o->nlogs++] = (char *)arg;
 		o->probe_logs[o->nlogs] = NULL;
 		return 1;
+	case OPT_OPENMETRICS:
+		o->fleet.openmetrics_path = arg;
+		return 1;
+	case OPT_PUSH:
+		if (strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8))
+			return err_set(e, "--push: expected an http:// or https:// URL, got '%s'", arg);
+		o->fleet.push_url = arg;
+		return 1;
+	case OPT_PUSH_JOB:
+		if (!*arg)
+			return err_set(e, "--push-job: empty job name");
+		o->fleet.job = arg;
+		return 1;
+	case OPT_PUSH_LABEL: {
+		char *name;
+		const char *value;
+		if (fleet_parse_label(arg, &name, &value, e) < 0)
+			return -1;
+		o->push_labels = xrealloc(o->push_labels, (o->npush_labels + 3) * sizeof(*o->push_labels));
+		o->push_labels[o->npush_labels++] = name;
+		o->push_labels[o->npush_labels++] = value;
+		o->push_labels[o->npush_labels] = NULL;
+		o->fleet.labels = o->push_labels;
+		return 1;
+	}
 	case OPT_PROBE_TIME:
 		if (!strcmp(arg, "auto"))
 			o->probe_time_arrival = false;
@@ -178,7 +213,28 @@ struct hooks_ctx {
 	const struct record_opts *ro;
 	struct counters *counters;
 	char counters_error[600];
+	char *const *argv;       /* the recorded command, for live pushes */
+	double last_push_ms;
+	bool push_failed;
 };
+
+/* watch --push-every: the latest sample to the gateway, without stalling the
+ * sampler (short timeout, no retries); a failure is said once. */
+static void push_live(struct hooks_ctx *c, const struct sample *s)
+{
+	const struct record_opts *o = c->ro;
+	if (c->last_push_ms && s->t_ms - c->last_push_ms < o->push_every_ms)
+		return;
+	c->last_push_ms = s->t_ms ? s->t_ms : 1;
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	struct err e;
+	if (fleet_push_live(&o->fleet, s, o->interval_ms, c->argv && c->argv[0] ? c->argv[0] : "", host,
+			    &e) < 0 && !c->push_failed) {
+		c->push_failed = true;
+		fprintf(stderr, "perfhunt: live push failed (recording goes on): %s\n", e.msg);
+	}
+}
 
 /* Sampling runs: a parent waiting for a detached monitor may return now. */
 static void ctx_started(void *arg)
@@ -190,6 +246,8 @@ static void ctx_started(void *arg)
 	dprintf(o->ready_fd, "K%s", o->ready_msg ? o->ready_msg : "");
 	close(o->ready_fd);
 	o->ready_fd = -1;
+	fleet_opts_init(&o->fleet);
+	o->push_labels = xcalloc(1, sizeof(*o->push_labels));
 }
 
 /* The command is forked, not yet exec'd: counting starts at its exec. */
@@ -245,6 +303,8 @@ int record_opts_number(const char *cmd, const char *opt, const char *arg, int64_
 static int ctx_sample(void *arg, const struct sample *s, const struct sample *client)
 {
 	struct hooks_ctx *c = arg;
+	if (c->ro->push_every_ms > 0 && c->ro->fleet.push_url)
+		push_live(c, s);
 	return c->csv ? csv_write(c->csv, s, client) : 0;
 }
 
@@ -268,7 +328,7 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 	struct err e;
 	struct csv_writer csv = { .fd = -1 };
 	struct probefeed feed;
-	struct hooks_ctx ctx = { .ro = o };
+	struct hooks_ctx ctx = { .ro = o, .argv = record_argv };
 	struct monitor_result r;
 	int status = PH_EXIT_FAIL;
 	bool have_result = false;
@@ -313,6 +373,8 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 			dprintf(o->ready_fd, "E%s", e.msg);
 			close(o->ready_fd);
 			o->ready_fd = -1;
+	fleet_opts_init(&o->fleet);
+	o->push_labels = xcalloc(1, sizeof(*o->push_labels));
 		}
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;
@@ -341,6 +403,13 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 		goto out;
 	}
 
+	if (o->push_every_ms > 0 && o->fleet.push_url) {
+		char host[256] = "";
+		gethostname(host, sizeof(host) - 1);
+		struct err pe;
+		if (fleet_live_end(&o->fleet, host, &pe) < 0 && !ctx.push_failed)
+			fprintf(stderr, "perfhunt: live push failed: %s\n", pe.msg);
+	}
 	probefeed_finish(&feed, r.wall_ms);
 	char peak_phase[256] = "", daemon_phase[256] = "";
 	phase_set_active_at(&feed.phases, r.peak_at_ms, peak_phase, sizeof(peak_phase));
@@ -417,6 +486,18 @@ out:
 	return status;
 }
 
+int record_opts_fleet(const struct record_opts *o, json_t *rec)
+{
+	struct err e;
+	if (!o->fleet.openmetrics_path && !o->fleet.push_url)
+		return 0;
+	if (fleet_after_record(&o->fleet, rec, &e) < 0) {
+		cmd_fail(PH_EXIT_FAIL, &e);
+		return -1;
+	}
+	return 0;
+}
+
 int record_opts_save(const struct record_opts *o, json_t *rec)
 {
 	struct err e;
@@ -444,6 +525,9 @@ int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
 		summary_print(rec, stderr);
 	}
 	if (rec && o->save && record_opts_save(o, rec) < 0 && status == 0)
+		status = PH_EXIT_FAIL;
+	/* local records first, then the network: a gateway that is down loses nothing */
+	if (rec && record_opts_fleet(o, rec) < 0 && status == 0)
 		status = PH_EXIT_FAIL;
 	json_decref(rec);
 	return status;

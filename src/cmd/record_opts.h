@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fleet/fleet.h"
 #include "monitor/launch.h"
 #include "probe/probe.h"
 #include "record/csv.h"
@@ -42,6 +43,10 @@ struct record_opts {
 	char **probe_logs;   /* --probe-log FILE... (NULL-terminated) */
 	size_t nlogs;
 	bool probe_time_arrival; /* --probe-time arrival: ignore log timestamps */
+	struct fleet_opts fleet; /* --export-openmetrics, --push, --push-job, --push-label */
+	const char **push_labels; /* name, value, ..., NULL */
+	size_t npush_labels;
+	double push_every_ms;    /* watch --push-every: live samples to the gateway */
 	int ready_fd;        /* watch --detach: told "K<ready_msg>" once sampling runs, "E<error>" if it cannot */
 	const char *ready_msg;
 };
@@ -64,7 +69,10 @@ struct record_opts {
 	"      --no-save          do not store the run in the history\n" \
 	"      --gpu MODE         auto (default): sample GPU memory when an NVIDIA driver is present; off\n" \
 	"      --counters         count perf events over the tree (software always, hardware where present)\n" \
-	"  -e, --events LIST      perf event names to count (implies --counters)\n"
+	"  -e, --events LIST      perf event names to count (implies --counters)\n" \
+	"      --export-openmetrics FILE  the summary as OpenMetrics text (node_exporter textfile)\n" \
+	"      --push URL         push the summary to a Prometheus Pushgateway\n" \
+	"      --push-job NAME    the gateway's job (default perfhunt); --push-label K=V adds a label\n"
 
 void record_opts_init(struct record_opts *o);
 void record_opts_release(struct record_opts *o);
@@ -87,6 +95,8 @@ int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err 
  * or NULL when nothing ran. Returns the exit status perfhunt should give. */
 int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 			uint64_t memory_limit_bytes, char *const *record_argv, json_t **rec);
+/* --export-openmetrics and --push for a finished record; one line on failure. */
+int record_opts_fleet(const struct record_opts *o, json_t *rec);
 /* Stores a run record in the history; prints one line on failure. */
 int record_opts_save(const struct record_opts *o, json_t *rec);
 /* record_opts_capture, then the summary (unless --quiet) and the history. */

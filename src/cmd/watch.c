@@ -29,6 +29,7 @@ static const char usage_text[] =
 	"      --pidfile FILE     the process whose PID is in FILE\n"
 	"      --duration TIME    stop after TIME (e.g. 30s, 5m; a bare number is seconds)\n"
 	"      --detach           run in the background; prints the monitor's ID for 'perfhunt stop'\n"
+	"      --push-every TIME  with --push: push the latest sample to the gateway this often\n"
 	RECORD_OPTS_HELP
 	"  -h, --help             show this help\n";
 
@@ -101,12 +102,13 @@ int cmd_watch(int argc, char **argv)
 	ro.probes = false;
 	const char *name = NULL, *pidfile = NULL;
 	bool background = false;
-	enum { OPT_NAME = 1000, OPT_PIDFILE, OPT_DURATION, OPT_DETACH };
+	enum { OPT_NAME = 1000, OPT_PIDFILE, OPT_DURATION, OPT_DETACH, OPT_PUSH_EVERY };
 	static const struct option extra[] = {
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "detach", no_argument, NULL, OPT_DETACH },
+		{ "push-every", required_argument, NULL, OPT_PUSH_EVERY },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -137,6 +139,14 @@ int cmd_watch(int argc, char **argv)
 		case OPT_DETACH:
 			background = true;
 			break;
+		case OPT_PUSH_EVERY:
+			if (parse_duration_ms(optarg, 1000, &ro.push_every_ms, "--push-every", &e) < 0 ||
+			    ro.push_every_ms < 100) {
+				cmd_usage_error("watch", "--push-every: expected a period of at least 100ms, got '%s'",
+						optarg);
+				goto out;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			status = cmd_finish_stdout(PH_EXIT_OK);
@@ -145,6 +155,17 @@ int cmd_watch(int argc, char **argv)
 	}
 	if (c == -2)
 		goto out;
+	if (ro.push_every_ms > 0 && !ro.fleet.push_url) {
+		cmd_usage_error("watch", "--push-every needs --push URL");
+		goto out;
+	}
+	if (ro.push_every_ms > 0) {
+		/* a live push must never stall the sampler for long */
+		long budget = (long)ro.push_every_ms < 2000 ? (long)ro.push_every_ms : 2000;
+		ro.fleet.push.total_timeout_ms = budget;
+		ro.fleet.push.connect_timeout_ms = budget;
+		ro.fleet.push.retries = 0;
+	}
 	int given = (optind < argc) + (name != NULL) + (pidfile != NULL);
 	if (given != 1 || optind + 1 < argc) {
 		cmd_usage_error("watch", given ? "give one target: PID, --name or --pidfile"

@@ -76,6 +76,32 @@ else
 		v=$(scrape perfhunt_phase_seconds 'instance="box1".*phase="load"') &&
 		check "load phase, got '$v'" between 0.04 "$v" 5 && ok
 
+	t "run --push and --export-openmetrics: the file first, then the gateway"
+	timeout 60 "$PERFHUNT" run -q --no-save --export-openmetrics "$TMP/r.prom" --push "$GW" --push-job runs \
+		--push-label instance=box2 -- "$WORKLOADS/phwork" alloc:8 sleep:50 2>"$TMP/err"; expect_status 0 $? &&
+		expect_grep '^perfhunt_wall_seconds' "$TMP/r.prom" &&
+		v=$(scrape perfhunt_wall_seconds 'instance="box2".*job="runs"') && check "wall pushed, got '$v'" between 0.04 "$v" 5 && ok
+
+	t "bench --push: the bench's medians reach the gateway"
+	timeout 60 "$PERFHUNT" bench -q --no-save -n 2 --push "$GW" --push-job benches --push-label instance=box3 -- \
+		"$WORKLOADS/phwork" sleep:20 >/dev/null 2>"$TMP/err"; expect_status 0 $? &&
+		v=$(scrape perfhunt_wall_seconds 'instance="box3".*job="benches"') && check "bench wall, got '$v'" between 0.01 "$v" 5 && ok
+
+	t "watch --push-every: live samples while the daemon runs, the group removed at the end"
+	"$WORKLOADS/phwork" alloc:16 sleep:3000 & T=$!
+	timeout 60 "$PERFHUNT" watch -q --no-save --interval 50 --push "$GW" --push-job live --push-every 200ms \
+		--duration 1500ms "$T" 2>"$TMP/err" & M=$!
+	sleep 0.8
+	live=$(curl -s -m 5 "$GW/metrics" | grep -c 'stream="live"')
+	wait "$M"; st=$?
+	kill "$T" 2>/dev/null; wait "$T" 2>/dev/null
+	after=$(curl -s -m 5 "$GW/metrics" | grep -c 'stream="live"')
+	expect_status 0 $st && check "live series while watching: $live" [ "$live" -gt 0 ] &&
+		check "live group left behind: $after" [ "$after" = 0 ] && ok
+
+	t "--push-every without --push is a usage error"
+	"$PERFHUNT" watch --push-every 1s 1 2>/dev/null; expect_status 2 $? && ok
+
 	t "a PUT replaces the group: a second push of another record leaves no old series"
 	P push --gateway "$GW" --job ci --label instance=box1 "$D/base-1.json" &&
 		v=$(scrape perfhunt_wall_seconds 'instance="box1".*job="ci"') &&
