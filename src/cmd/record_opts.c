@@ -425,6 +425,8 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 		.cgroup_mode = o->cgroup ? "auto" : "off", .r = &r, .csv_path = o->csv_path,
 		.phases = phases, .peak_phase = peak_phase, .exit_status = status,
 		.daemon_peak_phase = daemon_phase,
+		/* only the summary will see this record: it shows no git commit */
+		.without_git = !o->json_path && !o->save && !o->fleet.openmetrics_path && !o->fleet.push_url,
 	};
 	char ended[64] = "";
 	if (!launch) {

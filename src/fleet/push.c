@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/dynlib.h"
 #include "util/url.h"
 #include "util/xalloc.h"
 
@@ -132,6 +133,36 @@ static void push_first_line(struct push_answer *a)
 		strcpy(a->text + 197, "...");
 }
 
+/* libcurl, loaded on the first push (see util/dynlib.h): the functions used. */
+static struct {
+	CURLcode (*global_init)(long flags);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *c, CURLoption opt, ...);
+	CURLcode (*easy_perform)(CURL *c);
+	CURLcode (*easy_getinfo)(CURL *c, CURLINFO info, ...);
+	void (*easy_cleanup)(CURL *c);
+	const char *(*easy_strerror)(CURLcode code);
+	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+	void (*slist_free_all)(struct curl_slist *l);
+} curl;
+
+static int curl_load(struct err *e)
+{
+	static const char *const names[] = {
+		"curl_global_init", "curl_easy_init", "curl_easy_setopt", "curl_easy_perform",
+		"curl_easy_getinfo", "curl_easy_cleanup", "curl_easy_strerror", "curl_slist_append",
+		"curl_slist_free_all",
+	};
+	static int loaded;
+	if (loaded)
+		return 0;
+	if (dynlib_load("libcurl.so.4", names, (void **)&curl, sizeof(names) / sizeof(names[0]), e) < 0)
+		return -1;
+	curl.global_init(CURL_GLOBAL_DEFAULT);
+	loaded = 1;
+	return 0;
+}
+
 static int push_request(const char *method, const char *base, const char *job,
 			const char *const *labels, const char *body, size_t len,
 			const struct push_opts *o_or_null, struct err *e)
@@ -144,47 +175,46 @@ static int push_request(const char *method, const char *base, const char *job,
 	char *url = NULL;
 	if (push_group_url(base, job, labels, &url, e))
 		return -1;
-	char *shown = url_redact(url);
-	static int inited;
-	if (!inited) {
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-		inited = 1;
+	if (curl_load(e) < 0) {
+		free(url);
+		return -1;
 	}
-	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: text/plain; version=0.0.4; charset=utf-8");
+	char *shown = url_redact(url);
+	struct curl_slist *hdr = curl.slist_append(NULL, "Content-Type: text/plain; version=0.0.4; charset=utf-8");
 	int rc = -1, attempts = 0;
 	long backoff = o.backoff_ms;
 	for (;;) {
 		attempts++;
 		struct push_answer ans = { .n = 0 };
 		char cerr[CURL_ERROR_SIZE] = "";
-		CURL *c = curl_easy_init();
+		CURL *c = curl.easy_init();
 		if (!c) {
 			err_set(e, "cannot push to '%s': cannot start libcurl", shown);
 			break;
 		}
-		curl_easy_setopt(c, CURLOPT_URL, url);
-		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+		curl.easy_setopt(c, CURLOPT_URL, url);
+		curl.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+		curl.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 		if (body) {
-			curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-			curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-			curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+			curl.easy_setopt(c, CURLOPT_POSTFIELDS, body);
+			curl.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+			curl.easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
 		}
-		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
-		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, o.total_timeout_ms);
-		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
-		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, push_keep);
-		curl_easy_setopt(c, CURLOPT_WRITEDATA, &ans);
-		curl_easy_setopt(c, CURLOPT_USERAGENT, "perfhunt/" PERFHUNT_VERSION);
-		CURLcode cc = curl_easy_perform(c);
+		curl.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
+		curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, o.total_timeout_ms);
+		curl.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+		curl.easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
+		curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, push_keep);
+		curl.easy_setopt(c, CURLOPT_WRITEDATA, &ans);
+		curl.easy_setopt(c, CURLOPT_USERAGENT, "perfhunt/" PERFHUNT_VERSION);
+		CURLcode cc = curl.easy_perform(c);
 		long status = 0;
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-		curl_easy_cleanup(c);
+		curl.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		curl.easy_cleanup(c);
 		int retry;
 		if (cc != CURLE_OK) {
 			retry = push_transient(cc);
-			err_set(e, "cannot push to '%s': %s", shown, cerr[0] ? cerr : curl_easy_strerror(cc));
+			err_set(e, "cannot push to '%s': %s", shown, cerr[0] ? cerr : curl.easy_strerror(cc));
 		} else if (status >= 200 && status < 300) {
 			rc = 0;
 			break;
@@ -206,7 +236,7 @@ static int push_request(const char *method, const char *base, const char *job,
 		if (e && used + strlen(tail) < sizeof(e->msg))
 			strcat(e->msg, tail);
 	}
-	curl_slist_free_all(hdr);
+	curl.slist_free_all(hdr);
 	free(shown);
 	free(url);
 	return rc;

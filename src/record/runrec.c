@@ -43,14 +43,22 @@ static json_t *host_json(void)
 			 "cpu_model", h.cpu_model, "cores", h.cores, "memory_kb", (json_int_t)h.memory_kb);
 }
 
-static json_t *git_json(void)
+/* Asking git whether the tree is dirty spawns `git status` (~14 ms): once per
+ * process is enough (a bench asks for every run), and never when the record
+ * goes nowhere that keeps it. */
+static json_t *git_json(bool wanted)
 {
-	struct git_info g;
-	git_info_read(&g);
-	if (!g.present)
+	static json_t *cached;
+	if (!wanted)
 		return json_null();
-	return json_pack("{s:s, s:o}", "commit", g.commit, "dirty",
-			 g.dirty < 0 ? json_null() : json_boolean(g.dirty));
+	if (!cached) {
+		struct git_info g;
+		git_info_read(&g);
+		cached = g.present ? json_pack("{s:s, s:o}", "commit", g.commit, "dirty",
+					       g.dirty < 0 ? json_null() : json_boolean(g.dirty))
+				   : json_null();
+	}
+	return json_deep_copy(cached);
 }
 
 static double tv_s(struct timeval tv)
@@ -220,7 +228,7 @@ json_t *runrec_build(const struct runrec_input *in)
 	json_t *rec = json_pack(
 		"{s:s, s:s, s:o, s:s, s:I, s:o, s:o, s:o, s:o, s:{s:i, s:b, s:s}, s:o, s:o}", "schema",
 		"perfhunt.run/1", "kind", in->kind, "command", cmd, "started_at", started,
-		"started_epoch_ms", (json_int_t)r->start_epoch_ms, "host", host_json(), "git", git_json(),
+		"started_epoch_ms", (json_int_t)r->start_epoch_ms, "host", host_json(), "git", git_json(!in->without_git),
 		"tags", tags, "exit", exit, "options", "interval_ms", in->opts->interval_ms, "pss",
 		in->opts->pss, "cgroup", in->cgroup_mode ? in->cgroup_mode : "off", "summary", summary,
 		"peaks", peaks);

@@ -6,6 +6,7 @@
 #define PERFHUNT_RUNREC_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "monitor/monitor.h"
@@ -25,6 +26,7 @@ struct runrec_input {
 	int exit_status;                  /* what perfhunt exits with for this run */
 	const char *ended;                /* watch: why recording ended */
 	const char *daemon_peak_phase;    /* with an attached daemon: phase(s) at its peak */
+	bool without_git;                 /* the record is not kept: skip asking git ("git": null) */
 };
 
 /* Returns a new record (caller json_decref's it). */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/dynlib.h"
 #include "util/xalloc.h"
 
 #define PG(s) ((PGconn *)(s)->conn)
@@ -24,6 +25,51 @@
 #define PG_MIGRATION_LOCK 0x70657266
 
 /* The first line of libpq's message, without its "ERROR:  " prefix. */
+/* libpq, loaded when a postgresql:// history is opened (see util/dynlib.h). */
+static struct {
+	PGconn *(*connectdbParams)(const char *const *keywords, const char *const *values, int expand_dbname);
+	ConnStatusType (*status)(const PGconn *conn);
+	char *(*errorMessage)(const PGconn *conn);
+	PQnoticeProcessor (*setNoticeProcessor)(PGconn *conn, PQnoticeProcessor proc, void *arg);
+	void (*finish)(PGconn *conn);
+	PGresult *(*exec)(PGconn *conn, const char *query);
+	PGresult *(*execParams)(PGconn *conn, const char *command, int nParams, const Oid *paramTypes, const char *const *paramValues, const int *paramLengths, const int *paramFormats, int resultFormat);
+	ExecStatusType (*resultStatus)(const PGresult *res);
+	char *(*resultErrorField)(const PGresult *res, int fieldcode);
+	int (*ntuples)(const PGresult *res);
+	int (*nfields)(const PGresult *res);
+	char *(*getvalue)(const PGresult *res, int tup_num, int field_num);
+	int (*getisnull)(const PGresult *res, int tup_num, int field_num);
+	void (*clear)(PGresult *res);
+} pq;
+
+static int pq_load(struct err *e)
+{
+	static const char *const names[] = {
+		"PQconnectdbParams",
+		"PQstatus",
+		"PQerrorMessage",
+		"PQsetNoticeProcessor",
+		"PQfinish",
+		"PQexec",
+		"PQexecParams",
+		"PQresultStatus",
+		"PQresultErrorField",
+		"PQntuples",
+		"PQnfields",
+		"PQgetvalue",
+		"PQgetisnull",
+		"PQclear",
+	};
+	static int loaded;
+	if (loaded)
+		return 0;
+	if (dynlib_load("libpq.so.5", names, (void **)&pq, sizeof(names) / sizeof(names[0]), e) < 0)
+		return -1;
+	loaded = 1;
+	return 0;
+}
+
 static void pg_message(const char *msg, char *buf, size_t n)
 {
 	if (!msg || !*msg)
@@ -36,10 +82,10 @@ static void pg_message(const char *msg, char *buf, size_t n)
 static int pg_fail(const struct store *s, PGresult *res, const char *doing, struct err *e)
 {
 	char msg[300];
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-	pg_message(primary ? primary : PQerrorMessage(PG(s)), msg, sizeof(msg));
-	if (PQstatus(PG(s)) != CONNECTION_OK)
+	const char *state = res ? pq.resultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = res ? pq.resultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	pg_message(primary ? primary : pq.errorMessage(PG(s)), msg, sizeof(msg));
+	if (pq.status(PG(s)) != CONNECTION_OK)
 		return err_set(e, "history database '%s': connection lost while %s (%s)", s->path,
 			       doing, msg);
 	if (state && !strcmp(state, "55P03"))
@@ -55,25 +101,25 @@ static int pg_fail(const struct store *s, PGresult *res, const char *doing, stru
 static int pg_done(struct store *s, PGresult *res, struct store_res *out, const char *doing,
 		   struct err *e)
 {
-	ExecStatusType st = PQresultStatus(res);
+	ExecStatusType st = pq.resultStatus(res);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		pg_fail(s, res, doing, e);
-		PQclear(res);
+		pq.clear(res);
 		return -1;
 	}
 	if (out && st == PGRES_TUPLES_OK) {
-		int rows = PQntuples(res), cols = PQnfields(res);
+		int rows = pq.ntuples(res), cols = pq.nfields(res);
 		for (int r = 0; r < rows; r++) {
 			struct store_cell *c = store_res_add_row(out, (size_t)cols);
 			for (int j = 0; j < cols; j++) {
 				c[j].type = STORE_TEXT;
-				c[j].is_null = PQgetisnull(res, r, j);
+				c[j].is_null = pq.getisnull(res, r, j);
 				if (!c[j].is_null)
-					c[j].s = xstrdup(PQgetvalue(res, r, j));
+					c[j].s = xstrdup(pq.getvalue(res, r, j));
 			}
 		}
 	}
-	PQclear(res);
+	pq.clear(res);
 	return 0;
 }
 
@@ -94,7 +140,7 @@ static int pg_query(struct store *s, const char *sql, const struct store_val *p,
 			snprintf(num[k], sizeof(num[k]), "%.17g", p[k].d);
 		vals[k] = p[k].type == STORE_TEXT ? p[k].s : num[k];
 	}
-	PGresult *res = PQexecParams(PG(s), sql, np, types, vals, NULL, NULL, 0);
+	PGresult *res = pq.execParams(PG(s), sql, np, types, vals, NULL, NULL, 0);
 	free(types);
 	free(vals);
 	free(num);
@@ -103,7 +149,7 @@ static int pg_query(struct store *s, const char *sql, const struct store_val *p,
 
 static int pg_exec(struct store *s, const char *sql, const char *doing, struct err *e)
 {
-	return pg_done(s, PQexec(PG(s), sql), NULL, doing, e);
+	return pg_done(s, pq.exec(PG(s), sql), NULL, doing, e);
 }
 
 static int pg_begin(struct store *s, const char *doing, struct err *e)
@@ -113,14 +159,14 @@ static int pg_begin(struct store *s, const char *doing, struct err *e)
 
 static void pg_rollback(struct store *s)
 {
-	PQclear(PQexec(PG(s), "ROLLBACK"));
+	pq.clear(pq.exec(PG(s), "ROLLBACK"));
 }
 
 static void pg_set_timeout(struct store *s, int timeout_ms)
 {
 	char sql[64];
 	snprintf(sql, sizeof(sql), "SET lock_timeout = %d", timeout_ms);
-	PQclear(PQexec(PG(s), sql));
+	pq.clear(pq.exec(PG(s), sql));
 }
 
 static int pg_version(struct store *s, int *out, struct err *e)
@@ -173,7 +219,7 @@ static void pg_quiet(void *arg, const char *msg)
 static void pg_close(struct store *s)
 {
 	if (s->conn)
-		PQfinish(PG(s));
+		pq.finish(PG(s));
 	s->conn = NULL;
 }
 
@@ -182,15 +228,17 @@ static int pg_connect(struct store *s, int create, struct err *e)
 	/* Earlier keywords are overridden by the URL's own (expand_dbname). */
 	const char *const keys[] = { "connect_timeout", "application_name", "dbname", NULL };
 	const char *const vals[] = { "10", "perfhunt", s->target, NULL };
-	s->conn = PQconnectdbParams(keys, vals, 1);
+	if (pq_load(e) < 0)
+		return err_wrap(e, "cannot open history database '%s'", s->path);
+	s->conn = pq.connectdbParams(keys, vals, 1);
 	if (!s->conn)
 		return err_set(e, "cannot connect to history database '%s': out of memory", s->path);
-	if (PQstatus(PG(s)) != CONNECTION_OK) {
+	if (pq.status(PG(s)) != CONNECTION_OK) {
 		char msg[300];
-		pg_message(PQerrorMessage(PG(s)), msg, sizeof(msg));
+		pg_message(pq.errorMessage(PG(s)), msg, sizeof(msg));
 		return err_set(e, "cannot connect to history database '%s': %s", s->path, msg);
 	}
-	PQsetNoticeProcessor(PG(s), pg_quiet, NULL);
+	pq.setNoticeProcessor(PG(s), pg_quiet, NULL);
 	pg_set_timeout(s, s->busy_timeout_ms);
 	if (!create) {
 		int v;
