@@ -11,6 +11,7 @@
 #include "gpu/nvml.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -123,6 +124,13 @@ static void init_proc_api(struct gpu *g, struct proc_api *api, const char *base)
 int gpu_open(struct gpu **out, const char *lib_path, struct err *e)
 {
 	*out = NULL;
+	/* Without the driver's control device there is no GPU to ask: skip the
+	 * library search (~40 failed opens, ~0.7 ms of every run's start). */
+	if (!lib_path && access("/dev/nvidiactl", F_OK) != 0 &&
+	    access("/proc/driver/nvidia/version", F_OK) != 0) {
+		err_set(e, "no NVIDIA driver (no /dev/nvidiactl)");
+		return GPU_UNAVAILABLE;
+	}
 	const char *path = lib_path ? lib_path : "libnvidia-ml.so.1";
 	struct gpu *g = xcalloc(1, sizeof(*g));
 	nvmlReturn_t r;

@@ -46,9 +46,9 @@ int launch_spawn(const struct launch_opts *o, struct launch_child *c, struct err
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		for (int s = 1; s < NSIG; s++)
-			if (s != SIGKILL && s != SIGSTOP)
-				signal(s, SIG_DFL);
+		/* perfhunt installs no handlers (signals come through a signalfd) and
+		 * ignores only SIGPIPE; what it inherited, the command inherits too */
+		signal(SIGPIPE, SIG_DFL);
 		if (o->capture) {
 			dup2(out[1], STDOUT_FILENO);
 			dup2(er[1], STDERR_FILENO);
