@@ -270,12 +270,18 @@ int record_opts_getopt(struct record_opts *o, const char *cmd, int argc, char **
 	bool plus = extra_short[0] == '+';
 	snprintf(shortopts, sizeof(shortopts), "%s%s%s", plus ? "+" : "", RECORD_OPTS_SHORT,
 		 extra_short + plus);
+	opterr = 0; /* one line of our own instead of getopt's */
 	for (;;) {
+		optopt = 0;
 		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
 		if (c == -1)
 			return -1;
 		if (c == '?' || c == ':') {
-			fprintf(stderr, "(see 'perfhunt %s --help')\n", cmd);
+			if (optopt && optopt < 256) /* a short option */
+				cmd_usage_error(cmd, "unknown option or missing value: '-%c'", optopt);
+			else
+				cmd_usage_error(cmd, "unknown option or missing value: '%s'",
+						optind > 0 && optind <= argc ? argv[optind - 1] : "");
 			return -2;
 		}
 		struct err e;

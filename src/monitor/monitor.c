@@ -607,7 +607,7 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 			double left = o->duration_ms - now_ms(&l);
 			if (left <= 0)
 				break;
-			timeout = (int)left + 1;
+			timeout = left < 1e9 ? (int)left + 1 : 1000000000; /* --duration of years */
 		}
 		int n = poll(p, (nfds_t)np, timeout);
 		if (n < 0) {

@@ -30,6 +30,7 @@ int csv_open(struct csv_writer *w, const char *path, enum csv_format format, boo
 	char header[sizeof(csv_header) + sizeof(csv_client_header)];
 	snprintf(header, sizeof(header), "%.*s%s\n", (int)sizeof(csv_header) - 2, csv_header,
 		 with_client ? csv_client_header : "");
+	w->whole_bytes = format == CSV_FULL ? (long long)strlen(header) : 0;
 	if (format == CSV_FULL && fdio_write_all(w->fd, header, strlen(header)) < 0) {
 		err_sys(e, "cannot write '%s'", path);
 		close(w->fd);
@@ -92,7 +93,16 @@ int csv_write(struct csv_writer *w, const struct sample *s, const struct sample 
 {
 	char buf[1536];
 	size_t len = csv_format_row(w->format, s, w->with_client ? client : NULL, buf, sizeof(buf));
-	return fdio_write_all(w->fd, buf, len);
+	if (fdio_write_all(w->fd, buf, len) < 0) {
+		/* a full disk took part of the row: cut the file back to whole rows */
+		int saved = errno;
+		if (ftruncate(w->fd, w->whole_bytes) == 0)
+			lseek(w->fd, w->whole_bytes, SEEK_SET);
+		errno = saved;
+		return -1;
+	}
+	w->whole_bytes += (long long)len;
+	return 0;
 }
 
 int csv_close(struct csv_writer *w, struct err *e)

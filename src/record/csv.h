@@ -18,6 +18,7 @@ struct csv_writer {
 	int fd;
 	enum csv_format format;
 	bool with_client;    /* a daemon is attached: the command's tree in client_* columns */
+	long long whole_bytes; /* bytes of whole rows written: a failed write is cut back to it */
 	char path[4096];
 };
 

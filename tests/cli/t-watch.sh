@@ -82,7 +82,7 @@ id=$("$P" watch --no-save --detach --csv "$TMP/d.csv" $T)
 expect_grep "^$id +running" "$TMP/ps" || true
 sleep 0.3
 "$P" stop "$id" 2>"$TMP/stop"; st=$?
-expect_status 0 $st && expect_grep 'stopped by SIGTERM' "$TMP/stop" && expect_grep 'peak RSS +2[45]\.' "$TMP/stop" &&
+expect_status 0 $st && expect_grep 'stopped by SIGTERM' "$TMP/stop" && expect_grep 'peak RSS +(2[4-9]|[3-9][0-9])\.' "$TMP/stop" &&
 	[ "$(wc -l <"$TMP/d.csv")" -ge 3 ] && [ -z "$(ls "$PERFHUNT_STATE_DIR")" ] && ok
 kill $T 2>/dev/null; wait $T 2>/dev/null
 
