@@ -12,7 +12,7 @@ export PERFHUNT_DB
 "$P" bench -q -n 5 --tag good --export-json "$TMP/base.json" -- "$W" sleep:20 fd:begin=step sleep:10 fd:end=step >/dev/null 2>&1
 
 t "a clearly slower command regressed: exit 1, one line saying why"
-"$P" bisect-check --baseline "$TMP/base.json" --threshold 50 -- "$W" sleep:200 >"$TMP/out" 2>"$TMP/err"
+"$P" bisect-check --baseline "$TMP/base.json" --threshold 50 -- "$W" sleep:600 >"$TMP/out" 2>"$TMP/err"
 expect_status 1 $? && [ "$(wc -l <"$TMP/out")" = 1 ] &&
 	expect_grep '^bisect-check: bad \(1\): wall_s regressed: median .* -> .* \(5 runs\), \+[0-9.]+ %' "$TMP/out" && ok
 
@@ -21,7 +21,7 @@ t "the same command is good: exit 0"
 expect_status 0 $? && expect_grep '^bisect-check: good \(0\): wall_s ' "$TMP/out" && ok
 
 t "a baseline from the history (@tag:good)"
-"$P" bisect-check --baseline @tag:good --threshold 50 -n 4 -- "$W" sleep:200 >"$TMP/out"
+"$P" bisect-check --baseline @tag:good --threshold 50 -n 4 -- "$W" sleep:600 >"$TMP/out"
 expect_status 1 $? && expect_grep '@tag:good, 5 runs' "$TMP/out" && ok
 
 t "a command that does not exist is skipped: 125"
