@@ -3,7 +3,7 @@ PREFIX ?= /usr/local
 BUILD  ?= build
 MESON_FLAGS ?= --buildtype=debugoptimized
 
-.PHONY: all setup demo check check-asan install bench fuzz clean
+.PHONY: all setup demo check check-asan check-clang install bench fuzz clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -31,6 +31,13 @@ check-asan:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		meson test -C build-asan --print-errorlogs --timeout-multiplier 3
 
+# The same code with clang, warnings as errors; its unit tests run too.
+check-clang:
+	@scripts/setup --quiet
+	test -f build-clang/build.ninja || CC=clang meson setup build-clang --buildtype=debugoptimized
+	ninja -C build-clang
+	meson test -C build-clang --suite unit --print-errorlogs
+
 install: all
 	meson configure $(BUILD) --prefix=$(PREFIX)
 	meson install -C $(BUILD)
@@ -42,4 +49,4 @@ fuzz:
 	fuzz/run.sh
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz
+	rm -rf $(BUILD) build-asan build-clang build-fuzz
