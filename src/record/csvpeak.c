@@ -8,12 +8,16 @@
 #include "record/csvpeak.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "util/xalloc.h"
 
@@ -319,7 +323,7 @@ static inline void walk_line(const char *p, const char *end, size_t column, stru
 }
 
 /* Judges a walked line [p, w->eol) and keeps it when it is the new peak. */
-static void line_done(struct csvpeak *s, const char *p, struct line_walk *w)
+static __attribute__((noinline)) void line_done(struct csvpeak *s, const char *p, struct line_walk *w)
 {
 	const char *end = w->eol;
 	if ((size_t)(end - p) > CSVPEAK_MAX_LINE_BYTES) {
@@ -385,20 +389,186 @@ static int process_line(struct csvpeak *s, const char *p, const char *end, struc
 	return 0;
 }
 
-/* Every whole line in [p, end); returns where the unfinished last line starts. */
+/* Bit i set when byte i of the 64 at p is ',' or '\n': one structural bitmap per
+ * block, so finding the next separator is a bit-scan (after simdjson's stage 1). */
+#ifdef __SSE2__
+static inline uint64_t block_seps(const char *p)
+{
+	const __m128i comma = _mm_set1_epi8(','), nl = _mm_set1_epi8('\n');
+	uint64_t m = 0;
+	for (int i = 0; i < 4; i++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+		__m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, nl));
+		m |= (uint64_t)(uint32_t)_mm_movemask_epi8(hit) << (16 * i);
+	}
+	return m;
+}
+#else
+static inline uint64_t block_seps(const char *p)
+{
+	uint64_t m = 0;
+	for (int i = 0; i < 8; i++) {
+		uint64_t w = load8(p + 8 * i);
+		uint64_t hit = (swar_bytes_equal(w, ',') | swar_bytes_equal(w, '\n')) >> 7;
+		/* Gathers the low bit of each byte into one byte (no carries: the products do not overlap). */
+		m |= ((hit * 0x0102040810204080u) >> 56) << (8 * i);
+	}
+	return m;
+}
+#endif
+
+/* block_seps for the last n < 64 bytes: copied into a padded block (NUL is no separator). */
+static uint64_t tail_seps(const char *p, size_t n)
+{
+	char pad[64] = { 0 };
+	memcpy(pad, p, n);
+	return block_seps(pad);
+}
+
+/* Whether the n bytes at p are all ASCII digits, for 1 <= n <= 16; whole words are read,
+ * up to limit when n < 8 (false, to take the general path, when the word does not fit). */
+static inline bool all_digits16(const char *p, size_t n, const char *limit)
+{
+	if (n >= 8)
+		return !(swar_non_digits(load8(p)) | swar_non_digits(load8(p + n - 8)));
+	if (limit - p < 8)
+		return false;
+	return !(swar_non_digits(load8(p)) & ((1ull << (8 * n)) - 1));
+}
+
+/* The peak's integer part as a threshold that plain integers of up to 16 digits are
+ * compared with before they are converted: v > peak exactly when v > int_part (a
+ * fraction cannot lift the peak above an integer that exceeds its integer part), and
+ * for canonical digit strings that is a longer string, or as long and greater byte by
+ * byte. len 0: every value is a new peak (none yet, or the peak is negative); len 17:
+ * none of up to 16 digits is. hi and lo are the digits as big-endian words (see
+ * digit_words), which compare as the strings do for equal lengths. */
+struct peak_bar {
+	size_t len;
+	uint64_t hi, lo;
+};
+
+/* The n (1..16) digits at p as two big-endian words: the first 8 (right-aligned when
+ * n < 8, so that equal lengths compare as numbers) and the last 8, overlapping the first
+ * when n < 16 (for equal lengths, the first differing byte decides in either word). */
+static inline void digit_words(const char *p, size_t n, uint64_t *hi, uint64_t *lo)
+{
+	uint64_t h = __builtin_bswap64(load8(p));
+	if (n < 8) {
+		*hi = h >> (8 * (8 - n));
+		*lo = 0;
+	} else {
+		*hi = h;
+		*lo = __builtin_bswap64(load8(p + n - 8));
+	}
+}
+
+static void peak_bar_set(const struct csvpeak *s, struct peak_bar *bar)
+{
+	*bar = (struct peak_bar){ 0 };
+	if (!s->found || s->peak.negative)
+		return;
+	char digits[24] = { 0 };
+	int n = snprintf(digits, sizeof(digits), "%" PRIu64, s->peak.int_part);
+	if (n > 16) {
+		bar->len = 17;
+		return;
+	}
+	bar->len = (size_t)n;
+	digit_words(digits, bar->len, &bar->hi, &bar->lo);
+}
+
+/* Judges the line [p, eol) exactly as a carried line is judged: the general path. */
+static __attribute__((noinline)) void line_general(struct csvpeak *s, const char *p, const char *end)
+{
+	struct line_walk w;
+	walk_line(p, end, s->column, &w);
+	line_done(s, p, &w);
+}
+
+/* Separators kept per line: rows with more fields take the general path. */
+#define FAST_FIELDS 256
+
+/* Every whole line in [p, end); returns where the unfinished last line starts.
+ *
+ * Separators come from the block bitmaps; their offsets in the line are kept, so the
+ * two fields a row needs are found once the line ends. A row whose time is 1 to 16
+ * digits and whose value is a plain unsigned integer of 1 to 16 digits without leading
+ * zeros (what samplers write) is judged here, and its value converted only when it is a
+ * new peak; anything else (CRLF, signs, fractions, leading zeros, bad lines) goes to
+ * line_general, which judges it exactly as it judges a carried line. */
 static const char *scan_lines(struct csvpeak *s, const char *p, const char *end)
 {
-	const size_t column = s->column;
-	struct line_walk w;
-	while (p < end) {
-		walk_line(p, end, column, &w);
-		if (w.eol == end)
-			break;
-		s->lines++;
-		line_done(s, p, &w);
-		p = w.eol + 1;
+	const size_t column = s->column, fields = s->fields, n = (size_t)(end - p);
+	const bool has_time = s->has_time, fast = fields < FAST_FIELDS;
+	const char *limit = s->read_end;
+	struct peak_bar bar;
+	peak_bar_set(s, &bar);
+	/* at[0] is the offset before the line's first byte (wrapping for the first line),
+	 * at[i] that of its i-th separator. */
+	size_t at[FAST_FIELDS];
+	at[0] = (size_t)-1;
+	size_t k = 1, off = 0, ls = 0;
+	uint64_t bits = n >= 64 ? block_seps(p) : tail_seps(p, n);
+	uint64_t lines = s->lines;
+	for (;;) {
+		while (!bits) {
+			off += 64;
+			if (off >= n)
+				goto out;
+			bits = n - off >= 64 ? block_seps(p + off) : tail_seps(p + off, n - off);
+		}
+		size_t pos = off + (unsigned)__builtin_ctzll(bits);
+		bits &= bits - 1;
+		at[k & (FAST_FIELDS - 1)] = pos;
+		if (p[pos] != '\n') {
+			k++;
+			continue;
+		}
+		lines++;
+		const char *row = p + ls, *v = row;
+		size_t len = pos - ls, tn = 0, vs = 0, vn = 0;
+		bool plain = k == fields && fast && len - 1 < CSVPEAK_MAX_LINE_BYTES && p[pos - 1] != '\r';
+		if (__builtin_expect(plain, 1)) {
+			/* Only now are at[1..fields] all this line's. */
+			tn = at[1] - ls;
+			vs = at[column - 1] + 1;
+			vn = at[column] - vs;
+			v = p + vs;
+			plain = (!has_time || (tn - 1 < 16 && all_digits16(row, tn, limit))) &&
+				vn - 1 < 16 && (*v != '0' || vn == 1) && all_digits16(v, vn, limit);
+		}
+		if (__builtin_expect(!plain, 0)) {
+			s->lines = lines;
+			line_general(s, row, end);
+			if (s->peak_line == lines)
+				peak_bar_set(s, &bar);
+		} else {
+			s->rows++;
+			uint64_t hi, lo;
+			digit_words(v, vn, &hi, &lo);
+			if (__builtin_expect(!(vn < bar.len || (vn == bar.len && (hi < bar.hi || (hi == bar.hi && lo <= bar.lo)))), 0)) {
+				s->lines = lines;
+				if (!s->found && has_time)
+					s->first_epoch_ms = int_value(row, p + at[1]);
+				s->found = true;
+				s->peak = (struct csvpeak_num){ .negative = false, .int_part = digits_value(v, v + vn) };
+				s->peak_epoch_ms = has_time ? int_value(row, p + at[1]) : 0;
+				s->peak_line = lines;
+				s->pending = row;
+				s->pending_len = len;
+				s->value_off = vs - ls;
+				s->value_len = vn;
+				bar = (struct peak_bar){ vn, hi, lo };
+			}
+		}
+		at[0] = pos;
+		ls = pos + 1;
+		k = 1;
 	}
-	return p;
+out:
+	s->lines = lines;
+	return p + ls;
 }
 
 /* Copies a new peak row out of bytes the caller is about to take back. */
