@@ -281,6 +281,162 @@ static void test_huge_lines(void **state)
 	free(text);
 }
 
+/* Rows the scanner judges inline against the general path (the byte-by-byte feed
+ * carries every line, so scan2 compares the two): a field straddling a 64-byte
+ * block at every offset. */
+static void test_block_boundaries(void **state)
+{
+	(void)state;
+	char text[4096];
+	for (size_t pad = 0; pad < 130; pad++) {
+		size_t n = (size_t)sprintf(text, "1,1,");
+		memset(text + n, 'x', pad);
+		n += pad;
+		n += (size_t)sprintf(text + n, "\n1771368525552,212987468,203.12\n"
+				     "1771368526647,9,0\n1771368527742,212987469,203.12\n"
+				     "1771368528742,1212987469,1\n17,1212987469,2\n");
+		struct csvpeak s;
+		assert_int_equal(scan2(text, n, 0, NULL, &s), 0);
+		assert_row(&s, "1771368528742,1212987469,1");
+		assert_int_equal(s.peak_line, 5);
+		assert_int_equal(s.peak_epoch_ms, 1771368528742);
+		assert_int_equal(s.peak.int_part, 1212987469);
+		assert_int_equal(s.rows, 6);
+		csvpeak_release(&s);
+		/* The same without the last newline: the last row ends the input mid-block. */
+		assert_int_equal(scan2(text, n - 1, 0, NULL, &s), 0);
+		assert_int_equal(s.peak_line, 5);
+		csvpeak_release(&s);
+	}
+}
+
+static void test_value_forms(void **state)
+{
+	(void)state;
+	struct csvpeak s;
+	/* Equal to the peak with more leading zeros: a tie, the first wins. */
+	assert_int_equal(scan("1,9,a\n2,0009,b\n3,10,c\n4,00010,d\n5,09,e\n", 0, NULL, &s), 0);
+	assert_row(&s, "3,10,c");
+	assert_int_equal(s.peak.int_part, 10);
+	csvpeak_release(&s);
+	/* A fractional peak: an integer beats it only above its integer part. */
+	assert_int_equal(scan("1,1.5,a\n2,1,b\n3,2,c\n", 0, NULL, &s), 0);
+	assert_row(&s, "3,2,c");
+	csvpeak_release(&s);
+	assert_int_equal(scan("1,7.25,a\n2,7,b\n", 0, NULL, &s), 0);
+	assert_row(&s, "1,7.25,a");
+	csvpeak_release(&s);
+	/* A negative peak, then zero and a positive value. */
+	assert_int_equal(scan("1,-5,a\n2,0,b\n3,-1,c\n4,3,d\n", 0, NULL, &s), 0);
+	assert_row(&s, "4,3,d");
+	csvpeak_release(&s);
+	/* 16 digits are judged inline, 17 and more by the general path. */
+	assert_int_equal(scan("1,9999999999999999,a\n2,10000000000000000,b\n3,9999999999999999,c\n"
+			      "4,10000000000000001,d\n5,10000000000000000,e\n", 0, NULL, &s), 0);
+	assert_row(&s, "4,10000000000000001,d");
+	assert_int_equal(s.peak.int_part, 10000000000000001u);
+	csvpeak_release(&s);
+	/* Digit counts from 1 to 16 in both orders, equal lengths compared byte by byte. */
+	char text[2048];
+	size_t n = 0;
+	for (int i = 1; i <= 16; i++)
+		n += (size_t)sprintf(text + n, "%d,%.*s,x\n%d,%.*s,y\n", i, i, "1234567899999999", i, i,
+				     "1234567889999999");
+	assert_int_equal(scan2(text, n, 0, NULL, &s), 0);
+	assert_row(&s, "16,1234567899999999,x");
+	csvpeak_release(&s);
+	n = 0;
+	for (int i = 16; i >= 1; i--)
+		n += (size_t)sprintf(text + n, "%d,%.*s,x\n", i, i, "9999999999999999");
+	assert_int_equal(scan2(text, n, 0, NULL, &s), 0);
+	assert_int_equal(s.peak_line, 1);
+	csvpeak_release(&s);
+	/* Not numbers: inside the first 8 bytes, past them, and at the very end of the input. */
+	assert_int_equal(scan("1,12a4,a\n2,1234567a9,b\n3,123456789a,c\n4,5,d\n5,1x", 0, NULL, &s), 0);
+	assert_row(&s, "4,5,d");
+	assert_int_equal(s.bad, 4);
+	csvpeak_release(&s);
+	/* Times: a sign, 17 digits, a letter past the eighth digit. */
+	assert_int_equal(scan("-1,5,a\n12345678901234567,6,b\n123456789x,7,c\n", 0, NULL, &s), 0);
+	assert_row(&s, "12345678901234567,6,b");
+	assert_int_equal(s.peak_epoch_ms, 12345678901234567);
+	assert_int_equal(s.bad, 1);
+	assert_int_equal(s.bad_first[0].reason, CSVPEAK_BAD_TIME);
+	csvpeak_release(&s);
+}
+
+static void test_crlf_mixed(void **state)
+{
+	(void)state;
+	struct csvpeak s;
+	assert_int_equal(scan("1,5,a\r\n2,9,b\n3,9,c\r\n4,10\r,d\n5,11,e\r\n\r\n", 0, NULL, &s), 0);
+	assert_row(&s, "5,11,e");
+	assert_int_equal(s.bad, 2);
+	assert_int_equal(s.bad_first[0].line, 4);
+	assert_int_equal(s.bad_first[1].reason, CSVPEAK_BAD_EMPTY);
+	csvpeak_release(&s);
+	/* The value is the last field: its \r is not part of it. */
+	assert_int_equal(scan("1,0,5\r\n2,0,12\r\n3,0,7\n", 3, NULL, &s), 0);
+	assert_row(&s, "2,0,12");
+	csvpeak_release(&s);
+}
+
+static void test_wide_rows(void **state)
+{
+	(void)state;
+	/* 300 columns: more than the inline path keeps. */
+	char *text = malloc(64 * 1024);
+	size_t n = 0;
+	for (int i = 1; i <= 300; i++)
+		n += (size_t)sprintf(text + n, "%sc%d", i > 1 ? "," : "", i);
+	text[n++] = '\n';
+	for (int r = 0; r < 4; r++) {
+		n += (size_t)sprintf(text + n, "%d", 1000 + r);
+		for (int i = 2; i <= 300; i++)
+			n += (size_t)sprintf(text + n, ",%d", i == 299 ? (r * 7) % 5 : i);
+		text[n++] = '\n';
+	}
+	struct csvpeak s;
+	assert_int_equal(scan2(text, n, 0, "c299", &s), 0);
+	assert_int_equal(s.peak_line, 4); /* 0, 2, 4, 1 */
+	assert_int_equal(s.rows, 4);
+	csvpeak_release(&s);
+	free(text);
+}
+
+/* Random rows of a few shapes, scanned whole and byte by byte. */
+static void test_random_rows(void **state)
+{
+	(void)state;
+	static const char *const parts[] = { "0", "7", "00", "12", "-3", "1.5", "99999999", "123456789",
+					     "1234567890123456", "12345678901234567", "x", "", "0.0", "-0" };
+	size_t cap = 1 << 16;
+	char *text = malloc(cap);
+	uint64_t x = 88172645463325252u;
+	for (int round = 0; round < 200; round++) {
+		size_t n = 0;
+		while (n < cap - 200) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			int fields = (x & 7) == 0 ? 2 : 3;
+			for (int f = 0; f < fields; f++) {
+				const char *part = parts[(x >> (8 + 4 * f)) % (sizeof(parts) / sizeof(parts[0]))];
+				if ((x >> 40) % 4 && f < 2)
+					part = parts[(x >> (8 + 4 * f)) % 10 == 0 ? 10 : 1 + (x >> (8 + 4 * f)) % 9];
+				n += (size_t)sprintf(text + n, "%s%s", f ? "," : "", part);
+			}
+			if ((x >> 50) % 16 == 0)
+				text[n++] = '\r';
+			text[n++] = '\n';
+		}
+		struct csvpeak s;
+		assert_int_equal(scan2(text, n, (size_t)round % 4, NULL, &s), 0);
+		csvpeak_release(&s);
+	}
+	free(text);
+}
+
 static bool num_of(const char *text, struct csvpeak_num *out)
 {
 	return csvpeak_num_parse(text, text + strlen(text), out);
@@ -319,6 +475,11 @@ int main(void)
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_huge_lines),
 		cmocka_unit_test(test_num),
+		cmocka_unit_test(test_block_boundaries),
+		cmocka_unit_test(test_value_forms),
+		cmocka_unit_test(test_crlf_mixed),
+		cmocka_unit_test(test_wide_rows),
+		cmocka_unit_test(test_random_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
