@@ -25,4 +25,16 @@ missing=""
 for c in $cmds; do grep -q "perfhunt $c" "$SRCDIR/README.md" || missing="$missing $c"; done
 [ -z "$missing" ] && ok || fail "README lacks:$missing"
 
+# The man page's first EXAMPLES block runs as written.
+awk '/^\.SH EXAMPLES/{on=1} on && /^\.nf/{n++; if (n == 1) {grab=1; next}} grab && /^\.fi/{exit} grab' "$MAN" |
+	sed 's/\\-/-/g' >"$TMP/examples.sh"
+t "the man page's examples run as written"
+if [ -s "$TMP/examples.sh" ]; then
+	( cd "$TMP" && PATH="$(dirname "$PERFHUNT"):$PATH" sh -e "$TMP/examples.sh" >"$TMP/ex.out" 2>&1 ); st=$?
+	expect_status 0 $st && check "report written" [ -s "$TMP/report.html" ] && ok ||
+		sed 's/^/# /' "$TMP/ex.out" | tail -20
+else
+	fail "no EXAMPLES block in the man page"
+fi
+
 done_testing
