@@ -318,16 +318,21 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 	svg_raw(s, "<figure>\n");
 	report_chart_draw(s, &c);
 
-	/* rates: per-interval deltas over the sampling interval */
+	/* rates: each row's deltas over the time it covers — the time since the
+	 * previous row, not the nominal interval, so a sample taken late (the
+	 * sampler blocked, or a downsampled row standing for several) is no spike */
 	double *rate[3] = { NULL, NULL, NULL };
 	for (int k = 0; k < 3; k++)
 		rate[k] = xcalloc(d.n + 1, sizeof(double));
 	for (size_t i = 0; i < d.n; i++) {
-		double sec = d.interval_ms / 1000;
+		double ms = i ? d.t[i] - d.t[i - 1] : d.interval_ms;
+		if (!(ms > 0))
+			ms = d.interval_ms;
+		double sec = ms / 1000;
 		rate[0][i] = d.col[C_MINFLT] ? d.col[C_MINFLT][i] / sec : NAN;
 		rate[1][i] = d.col[C_MAJFLT] ? d.col[C_MAJFLT][i] / sec : NAN;
 		double cpu = (d.col[C_USER] ? d.col[C_USER][i] : NAN) + (d.col[C_SYS] ? d.col[C_SYS][i] : 0);
-		rate[2][i] = 100 * cpu / d.interval_ms;
+		rate[2][i] = 100 * cpu / ms;
 	}
 	if (d.col[C_MINFLT] || d.col[C_MAJFLT]) {
 		memset(&c, 0, sizeof(c));
