@@ -19,18 +19,14 @@ static int load_record(const char *arg, json_t **out, struct err *e)
 {
 	if (!metrics_ref_is_history(arg))
 		return jsonio_read(arg, "perfhunt.run/", out, e);
-	struct store *s = NULL;
-	json_t **recs = NULL;
-	size_t n = 0;
-	int rc = store_open_existing(&s, NULL, e);
-	if (rc == 0)
-		rc = store_resolve(s, arg, &recs, &n, e);
+	json_t **recs;
+	size_t n;
+	int rc = store_resolve_default(arg, &recs, &n, e);
 	if (rc == 0 && n == 0)
 		rc = err_set(e, "'%s' names no run", arg);
 	if (rc == 0)
 		*out = json_incref(recs[n - 1]); /* of a bench: its last run */
 	store_records_free(recs, n);
-	store_close(s);
 	return rc;
 }
 

@@ -52,21 +52,30 @@ int procevents_open(struct err *e)
 	return fd;
 }
 
+/* One datagram from a non-blocking netlink socket: its length, or 0 once
+ * drained; *lost is set when the kernel dropped messages (ENOBUFS). */
+static ssize_t recv_next(int fd, char *buf, size_t n, int *lost)
+{
+	for (;;) {
+		ssize_t r = recv(fd, buf, n, 0);
+		if (r >= 0)
+			return r;
+		if (errno == EINTR)
+			continue;
+		if (errno == ENOBUFS) {
+			*lost = 1;
+			continue;
+		}
+		return 0; /* EAGAIN: drained */
+	}
+}
+
 int procevents_read(int fd, const struct procevents_handler *h)
 {
 	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
 	int lost = 0;
-	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				lost = 1;
-				continue;
-			}
-			break; /* EAGAIN: drained */
-		}
+	ssize_t n;
+	while ((n = recv_next(fd, buf, sizeof(buf), &lost)) > 0) {
 		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
 		     nh = NLMSG_NEXT(nh, n)) {
 			if (nh->nlmsg_type != NLMSG_DONE)
@@ -204,17 +213,8 @@ int exitstats_read(struct exitstats *x, void (*fn)(const struct exit_record *r, 
 	int lost = 0;
 	if (x->fd < 0)
 		return 0;
-	for (;;) {
-		ssize_t n = recv(x->fd, buf, sizeof(buf), 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				lost = 1;
-				continue;
-			}
-			break;
-		}
+	ssize_t n;
+	while ((n = recv_next(x->fd, buf, sizeof(buf), &lost)) > 0) {
 		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
 		     nh = NLMSG_NEXT(nh, n)) {
 			if (nh->nlmsg_type != x->family)

@@ -21,16 +21,12 @@ int metrics_ref_load(const char *arg, const char *command, struct metrics_set *o
 {
 	metrics_set_init(out);
 	if (metrics_ref_is_history(arg)) {
-		struct store *s = NULL;
-		json_t **recs = NULL;
-		size_t n = 0;
-		int rc = store_open_existing(&s, NULL, e);
-		if (rc == 0)
-			rc = store_resolve(s, arg, &recs, &n, e);
+		json_t **recs;
+		size_t n;
+		int rc = store_resolve_default(arg, &recs, &n, e);
 		if (rc == 0)
 			rc = metrics_add_records(out, recs, n, e);
 		store_records_free(recs, n);
-		store_close(s);
 		if (rc < 0)
 			metrics_set_release(out);
 		return rc;

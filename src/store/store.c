@@ -1023,3 +1023,15 @@ int store_export(struct store *s, int (*fn)(json_t *record, void *arg), void *ar
 	free(done);
 	return rc;
 }
+
+int store_resolve_default(const char *ref, json_t ***records, size_t *n, struct err *e)
+{
+	struct store *s = NULL;
+	*records = NULL;
+	*n = 0;
+	int rc = store_open_existing(&s, NULL, e);
+	if (rc == 0)
+		rc = store_resolve(s, ref, records, n, e);
+	store_close(s);
+	return rc;
+}

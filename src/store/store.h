@@ -94,6 +94,9 @@ int store_get_run(struct store *s, int64_t id, json_t **out, struct err *e);
 int store_resolve(struct store *s, const char *ref, json_t ***records, size_t *n,
 		  struct err *e);
 void store_records_free(json_t **records, size_t n);
+/* store_resolve on the default history ($PERFHUNT_DB, ...), opened for the call
+ * and closed again; never creates a database. */
+int store_resolve_default(const char *ref, json_t ***records, size_t *n, struct err *e);
 
 /* One commit's values of a metric, for `history trend`. */
 struct store_trend_point {
