@@ -497,10 +497,11 @@ static __attribute__((noinline)) void line_general(struct csvpeak *s, const char
  * zeros (what samplers write) is judged here, and its value converted only when it is a
  * new peak; anything else (CRLF, signs, fractions, leading zeros, bad lines) goes to
  * line_general, which judges it exactly as it judges a carried line. */
-static const char *scan_lines(struct csvpeak *s, const char *p, const char *end)
+static inline __attribute__((always_inline)) const char *
+scan_lines_as(struct csvpeak *s, const char *p, const char *end, size_t column, size_t fields, bool has_time)
 {
-	const size_t column = s->column, fields = s->fields, n = (size_t)(end - p);
-	const bool has_time = s->has_time, fast = fields < FAST_FIELDS;
+	const size_t n = (size_t)(end - p);
+	const bool fast = fields < FAST_FIELDS;
 	const char *limit = s->read_end;
 	struct peak_bar bar;
 	peak_bar_set(s, &bar);
@@ -569,6 +570,14 @@ static const char *scan_lines(struct csvpeak *s, const char *p, const char *end)
 out:
 	s->lines = lines;
 	return p + ls;
+}
+
+/* scan_lines_as with the seed format's layout known to the compiler, or read from s. */
+static const char *scan_lines(struct csvpeak *s, const char *p, const char *end)
+{
+	if (s->column == 2 && s->fields == 3 && s->has_time)
+		return scan_lines_as(s, p, end, 2, 3, true);
+	return scan_lines_as(s, p, end, s->column, s->fields, s->has_time);
 }
 
 /* Copies a new peak row out of bytes the caller is about to take back. */
