@@ -18,6 +18,7 @@
 
 #include "proc/procfs.h"
 #include "util/clock.h"
+#include "util/parse.h"
 #include "util/xalloc.h"
 
 enum { F_STAT, F_STATUS, F_IO, F_SMAPS, NFILES };
@@ -73,6 +74,7 @@ static int index_find(const struct proctree *t, pid_t pid)
 int proctree_init(struct proctree *t, const char *procfs_root, struct err *e)
 {
 	memset(t, 0, sizeof(*t));
+	t->loadavg_fd = -1;
 	t->procfs_fd = open(procfs_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->procfs_fd < 0)
 		return err_sys(e, "cannot open '%s'", procfs_root);
@@ -90,6 +92,7 @@ int proctree_init(struct proctree *t, const char *procfs_root, struct err *e)
 		t->fd_budget = 512;
 	}
 	index_rebuild(t, 64);
+	t->loadavg_fd = openat(t->procfs_fd, "loadavg", O_RDONLY | O_CLOEXEC);
 	return 0;
 }
 
@@ -111,10 +114,13 @@ void proctree_release(struct proctree *t)
 		proc_close(t, t->procs[k]);
 	free(t->procs);
 	free(t->index);
+	if (t->loadavg_fd >= 0)
+		close(t->loadavg_fd);
 	if (t->procfs_fd >= 0)
 		close(t->procfs_fd);
 	memset(t, 0, sizeof(*t));
 	t->procfs_fd = -1;
+	t->loadavg_fd = -1;
 }
 
 bool proctree_has(const struct proctree *t, pid_t pid)
@@ -228,9 +234,35 @@ static void scan_children_of(struct scan_ctx *c, int pdfd, pid_t pid, uint64_t n
 	closedir(d);
 }
 
+/* The most recently created PID, last field of /proc/loadavg; 0 if unknown.
+ * Every fork and thread creation allocates a new PID, so an unchanged value
+ * means nothing was created: a scan would find nothing new. */
+static uint64_t last_pid(struct proctree *t)
+{
+	char buf[128];
+	if (t->loadavg_fd < 0)
+		return 0;
+	ssize_t r = pread(t->loadavg_fd, buf, sizeof(buf) - 1, 0);
+	if (r <= 0)
+		return 0;
+	buf[r] = 0;
+	const char *sp = strrchr(buf, ' ');
+	uint64_t v;
+	const char *p = sp ? sp + 1 : buf;
+	return parse_u64_at(&p, buf + r, &v) ? v : 0;
+}
+
 int proctree_scan(struct proctree *t)
 {
 	struct scan_ctx c = { t, 0 };
+	/* read before scanning: a fork during the scan makes the next one run */
+	uint64_t lp = last_pid(t);
+	if (lp && lp == t->last_pid_seen) {
+		t->scans_skipped++;
+		return 0;
+	}
+	t->last_pid_seen = lp;
+	t->scans++;
 	if (t->anchor > 0) {
 		char name[16];
 		snprintf(name, sizeof(name), "%d", (int)t->anchor);

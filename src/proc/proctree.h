@@ -50,6 +50,9 @@ struct proctree {
 	uint64_t vanished;         /* members that exited between reads */
 	uint64_t unreadable;       /* members whose files could not be read (EACCES) */
 	size_t pss_rr;             /* round-robin start for the PSS budget */
+	int loadavg_fd;            /* /proc/loadavg: its last PID tells whether anything forked */
+	uint64_t last_pid_seen;    /* at the previous pull discovery (0: never) */
+	uint64_t scans, scans_skipped;
 };
 
 /* procfs_root: "/proc" normally; a fixture tree in tests. */
@@ -58,7 +61,8 @@ void proctree_release(struct proctree *t);
 /* Adds PID as a member (no-op if known). Returns 1 added, 0 known, -1 gone/unreadable. */
 int proctree_add(struct proctree *t, pid_t pid, struct err *e);
 bool proctree_has(const struct proctree *t, pid_t pid);
-/* Pulls discovery: adds every descendant reachable through children files. Returns new count. */
+/* Pulls discovery: adds every descendant reachable through children files.
+ * Skipped when no process was created since the last scan. Returns new count. */
 int proctree_scan(struct proctree *t);
 /* Reads every member once and fills the sums. */
 void proctree_sample(struct proctree *t, struct proctree_totals *out);

@@ -169,4 +169,10 @@ echo '{"schema":"perfhunt.compare/1"}' >"$TMP/cmp.json"
 "$P" show "$TMP/cmp.json" 2>"$TMP/err2"; st2=$?
 expect_status 1 $st1 && expect_status 1 $st2 && expect_grep "schema is 'perfhunt.compare/1'" "$TMP/err2" && ok
 
+t "without the process-events connector (as without root): discovery by polling finds the tree"
+PERFHUNT_NO_PROC_EVENTS=1 "$P" run -q --no-save --interval 20 -o "$TMP/poll.json" -- "$W" children:2:8:300 grandchild:8:300
+procs=$(jget "$TMP/poll.json" summary.max_procs)
+check "max_procs $procs" [ "$procs" -ge 3 ] && [ "$(jget "$TMP/poll.json" monitor.discovery)" = "children files (polled)" ] && ok ||
+	fail "discovery: $(jget "$TMP/poll.json" monitor.discovery)"
+
 done_testing

@@ -44,6 +44,8 @@ static void sleep_ms(long ms)
 static char *touch_alloc(long mib)
 {
 	size_t n = (size_t)mib << 20;
+	if (n == 0)
+		return NULL; /* children:N:0:MS: processes that hold nothing */
 	char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		perror("phwork: mmap");
@@ -58,7 +60,8 @@ static void hold(long mib, long ms)
 {
 	char *p = touch_alloc(mib);
 	sleep_ms(ms);
-	munmap(p, (size_t)mib << 20);
+	if (p)
+		munmap(p, (size_t)mib << 20);
 }
 
 static void *thread_main(void *arg)
