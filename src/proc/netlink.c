@@ -8,15 +8,45 @@
 #include "proc/netlink.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <linux/cn_proc.h>
+#include <linux/filter.h>
 #include <linux/connector.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/taskstats.h>
+
+/* The connector multicasts every event of the machine (exec, exit, comm, uid,
+ * each thread's creation) and we need only new processes. A socket filter
+ * drops the rest in the kernel, so a busy machine does not wake the monitor
+ * for them or fill its buffer. Offsets: nlmsghdr (16) + cn_msg (20), then
+ * struct proc_event: what at 36, fork.child_pid at 60, fork.child_tgid at 64.
+ * Classic BPF loads are big-endian, hence htonl on the constant. Without the
+ * filter (an old kernel refusing it) everything still works, just busier. */
+static void attach_fork_filter(int fd)
+{
+	enum { WHAT = NLMSG_LENGTH(0) + sizeof(struct cn_msg) };
+	enum { CHILD_PID = WHAT + 24, CHILD_TGID = WHAT + 28 };
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, WHAT),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htonl(PROC_EVENT_FORK), 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, CHILD_TGID),
+		BPF_STMT(BPF_MISC | BPF_TAX, 0),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, CHILD_PID),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_X, 0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	_Static_assert(offsetof(struct proc_event, event_data.fork.child_pid) == 24, "proc_event layout");
+	_Static_assert(offsetof(struct proc_event, event_data.fork.child_tgid) == 28, "proc_event layout");
+	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+	setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+}
 
 int procevents_open(struct err *e)
 {
@@ -25,6 +55,7 @@ int procevents_open(struct err *e)
 		return err_sys(e, "process events connector unavailable");
 	int rcvbuf = 4 << 20;
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	attach_fork_filter(fd);
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC, .nl_pid = 0 };
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		err_sys(e, "process events connector unavailable");
