@@ -25,11 +25,13 @@ ph_row=$("$ph" peak "$tmp/big.csv" | sed 's/.*: //')
 	{ echo "bench/peak: tools disagree: sort '$want' awk '$awk_row' perfhunt '$ph_row'" >&2; exit 1; }
 
 cd "$tmp"
+# Other work on the machine slows every command: the load is printed with the results.
+load_before=$(uptime | sed 's/.*load average: //')
 hyperfine -N --warmup 1 --runs "${RUNS:-5}" --export-markdown "$tmp/table.md" --export-json "$tmp/r.json" \
 	-n 'perfhunt peak' "$ph peak big.csv" \
 	-n 'sort | tail -1' "sh -c 'sort -t, -k2 -n big.csv | tail -1'" \
 	-n 'awk' "awk -F, '\$2>m{m=\$2;r=\$0}END{print r}' big.csv" >&2
-echo "## $rows rows, $bytes bytes, $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "## $rows rows, $bytes bytes, $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $load_before before, $(uptime | sed 's/.*load average: //') after"
 cat "$tmp/table.md"
 /usr/bin/python3 - "$tmp/r.json" "$bytes" <<'PY'
 import json, sys
