@@ -142,4 +142,14 @@ t "a stored bench compares with a record file"
 "$P" compare -q --fail-on-regression "$TMP/b.json" @bench:1 >/dev/null
 expect_status 0 $? && ok
 
+t "two benches at once into one history: both stored whole"
+DB2="$TMP/concurrent.db"
+PERFHUNT_DB="$DB2" "$P" bench -q -n 6 --tag left -- "$W" sleep:5 >/dev/null 2>&1 & A=$!
+PERFHUNT_DB="$DB2" "$P" bench -q -n 6 --tag right -- "$W" sleep:5 >/dev/null 2>&1 & B=$!
+wait $A; sa=$?; wait $B; sb=$?
+expect_status 0 $sa && expect_status 0 $sb &&
+	n=$(sqlite3 "$DB2" "select count(*) from runs") && check "12 runs, got $n" [ "$n" = 12 ] &&
+	n=$(sqlite3 "$DB2" "select count(distinct bench_id) from runs") && check "2 benches, got $n" [ "$n" = 2 ] &&
+	check "integrity" [ "$(sqlite3 "$DB2" "pragma integrity_check")" = ok ] && ok
+
 done_testing
