@@ -33,7 +33,8 @@ void summary_print(const json_t *rec, FILE *out)
 	if (!strcmp(str(rec, "kind"), "watch"))
 		fprintf(out, "  %-17s %s\n", "ended", str(rec, "ended"));
 	else if (num(ex, "signal") > 0)
-		fprintf(out, "  %-17s killed by %s (status %d)%s\n", "exit", str(ex, "signal_name"),
+		fprintf(out, "  %-17s killed by %s%s (status %d)%s\n", "exit", str(ex, "signal_name"),
+			json_is_true(json_object_get(ex, "oom_killed")) ? ", out of memory (the cgroup's OOM killer)" : "",
 			(int)num(ex, "status"),
 			json_is_true(json_object_get(ex, "core_dumped")) ? ", core dumped" : "");
 	else

@@ -704,6 +704,7 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 done:
 	if (cg.version) {
 		struct err ce;
+		cgroup_oom_kills(&cg, &r->oom_kills, NULL);
 		if (cgroup_peak_kb(&cg, &r->cgroup_peak_kb, &ce) == 0) {
 			r->cgroup_ok = true;
 			snprintf(r->cgroup_method, sizeof(r->cgroup_method), "%s", cgroup_method(&cg));

@@ -93,6 +93,7 @@ struct monitor_result {
 	bool taskstats;              /* exit records were being received */
 	bool proc_events;            /* discovery by the process-events connector */
 	bool cgroup_ok;
+	uint64_t oom_kills;           /* processes the OOM killer ended inside the cgroup */
 	uint64_t cgroup_peak_kb;
 	char cgroup_method[64];
 	/* sampled */

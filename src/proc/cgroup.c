@@ -191,6 +191,22 @@ int cgroup_peak_kb(const struct cgroup *cg, uint64_t *kb, struct err *e)
 	return 0;
 }
 
+int cgroup_oom_kills(const struct cgroup *cg, uint64_t *n, struct err *e)
+{
+	char path[PATH_MAX + 128], buf[512];
+	snprintf(path, sizeof(path), "%s/%s", cg->dir, cg->version == 2 ? "memory.events" : "memory.oom_control");
+	ssize_t r = read_small(path, buf, sizeof(buf));
+	if (r <= 0)
+		return err_sys(e, "cannot read '%s'", path);
+	const char *p = strstr(buf, "oom_kill ");
+	if (!p)
+		return err_set(e, "no oom_kill count in '%s'", path);
+	p += 9;
+	if (!parse_u64_at(&p, buf + r, n))
+		return err_set(e, "unexpected contents in '%s'", path);
+	return 0;
+}
+
 const char *cgroup_method(const struct cgroup *cg)
 {
 	return cg->version == 2 ? "cgroup v2 memory.peak" : "cgroup v1 memory.max_usage_in_bytes";

@@ -29,6 +29,9 @@ int cgroup_set_limit(const struct cgroup *cg, uint64_t bytes, struct err *e);
 int cgroup_peak_kb(const struct cgroup *cg, uint64_t *kb, struct err *e);
 /* "cgroup v1 memory.max_usage_in_bytes" or "cgroup v2 memory.peak" */
 const char *cgroup_method(const struct cgroup *cg);
+/* Processes the kernel's OOM killer ended in this cgroup (v1 memory.oom_control,
+ * v2 memory.events oom_kill). */
+int cgroup_oom_kills(const struct cgroup *cg, uint64_t *n, struct err *e);
 /* Moves any remaining processes to the parent and removes the cgroup. */
 void cgroup_destroy(struct cgroup *cg);
 

@@ -154,10 +154,11 @@ json_t *runrec_build(const struct runrec_input *in)
 		snprintf(sigbuf, sizeof(sigbuf), "SIG%s", signame);
 		signame = sigbuf;
 	}
-	json_t *exit = json_pack("{s:i, s:i, s:o, s:b, s:i}", "code", r->exit_signal ? 0 : r->exit_code,
+	json_t *exit = json_pack("{s:i, s:i, s:o, s:b, s:i, s:b}", "code", r->exit_signal ? 0 : r->exit_code,
 				 "signal", r->exit_signal, "signal_name",
 				 signame ? json_string(signame) : json_null(), "core_dumped", r->core_dumped,
-				 "status", in->exit_status);
+				 "status", in->exit_status, "oom_killed",
+				 r->exit_signal == SIGKILL && r->oom_kills > 0);
 
 	/* CPU and faults: exact from wait4 for a command we ran; for an attached
 	 * tree, what the samples saw it use since we attached. */

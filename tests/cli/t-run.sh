@@ -175,4 +175,13 @@ procs=$(jget "$TMP/poll.json" summary.max_procs)
 check "max_procs $procs" [ "$procs" -ge 3 ] && [ "$(jget "$TMP/poll.json" monitor.discovery)" = "children files (polled)" ] && ok ||
 	fail "discovery: $(jget "$TMP/poll.json" monitor.discovery)"
 
+t "the OOM killer inside --memory-limit: status 137, named in the record and the summary"
+"$P" run --no-save --memory-limit 32 -o "$TMP/oom.json" -- "$W" alloc:64 sleep:100 2>"$TMP/err"; st=$?
+if [ "$(jget "$TMP/oom.json" summary.cgroup_peak_kb 2>/dev/null)" = "" ]; then
+	ok; echo "# skipped: no memory cgroup could be made here"
+else
+	expect_status 137 $st && [ "$(jget "$TMP/oom.json" exit.oom_killed)" = True ] &&
+		expect_grep 'killed by SIGKILL, out of memory' "$TMP/err" && ok || fail "$(cat "$TMP/err")"
+fi
+
 done_testing
