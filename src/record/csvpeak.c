@@ -1,8 +1,10 @@
 /* csvpeak: one pass over a timeline CSV, keeping only the best row so far.
  *
- * Lines are found with memchr (vectorised in libc) and each byte of a line is
- * looked at once: fields before the scanned column are skipped, the column is
- * parsed as it is walked, the rest only counted. Nothing is allocated per line;
+ * Whole lines in a chunk are scanned by scan_lines: separators come from a bitmap of
+ * each 64-byte block, and a sampler's row (integer time and value) is judged inline,
+ * its value compared with the peak before it is converted. Any other line, and every
+ * line carried across two chunks, is judged by the general path (walk_line, then
+ * line_done); the two must agree on every input. Nothing is allocated per line;
  * the peak row is copied once per chunk, and only when it changed.
  */
 #include "record/csvpeak.h"
