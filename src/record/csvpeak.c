@@ -577,6 +577,8 @@ out:
 /* scan_lines_as with the seed format's layout known to the compiler, or read from s. */
 static const char *scan_lines(struct csvpeak *s, const char *p, const char *end)
 {
+	if (p == end)
+		return p;
 	if (s->column == 2 && s->fields == 3 && s->has_time)
 		return scan_lines_as(s, p, end, 2, 3, true);
 	return scan_lines_as(s, p, end, s->column, s->fields, s->has_time);
