@@ -421,6 +421,11 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 	phase_set_active_at(&feed.phases, r.peak_at_ms, peak_phase, sizeof(peak_phase));
 	if (r.daemon_attached)
 		phase_set_active_at(&feed.phases, r.daemon.peak_at_ms, daemon_phase, sizeof(daemon_phase));
+	/* the exact peak has no time: the phases overlapping the window it fell in */
+	char process_phase[256] = "";
+	double from_ms, to_ms;
+	runrec_process_peak_window(&r, &from_ms, &to_ms);
+	phase_set_overlapping(&feed.phases, from_ms, to_ms, process_phase, sizeof(process_phase));
 	phases = phase_set_to_json(&feed.phases);
 
 	status = r.exit_signal ? 128 + r.exit_signal : r.exit_code;
@@ -431,6 +436,7 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 		.cgroup_mode = o->cgroup ? "auto" : "off", .r = &r, .csv_path = o->csv_path,
 		.phases = phases, .peak_phase = peak_phase, .exit_status = status,
 		.daemon_peak_phase = daemon_phase,
+		.process_peak_phase = process_phase,
 		/* only the summary will see this record: it shows no git commit */
 		.without_git = !o->json_path && !o->save && !o->fleet.openmetrics_path && !o->fleet.push_url,
 	};

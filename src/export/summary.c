@@ -53,7 +53,10 @@ void summary_print(const json_t *rec, FILE *out)
 			fprintf(out, "  %-17s %-12s largest single process", "peak RSS", a);
 			if (num(pk, "pid") > 0)
 				fprintf(out, " (%s, pid %d)", str(pk, "comm"), (int)num(pk, "pid"));
-			fprintf(out, "; exact: %s\n", str(pk, "method"));
+			fprintf(out, "; exact: %s", str(pk, "method"));
+			if (*str(pk, "phase"))
+				fprintf(out, "; reached during %s", str(pk, "phase"));
+			fputc('\n', out);
 		} else if (json_is_true(json_object_get(pk, "exact"))) {
 			fprintf(out, "  %-17s %-12s whole tree; exact: %s (%s)\n", "peak tree", a,
 				str(pk, "method"), str(pk, "note"));

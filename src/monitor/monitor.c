@@ -159,7 +159,11 @@ static void account(struct side *sd, const struct sample *s)
 		res->hwm_kb = t->hwm_kb;
 		res->hwm_pid = t->hwm_pid;
 		memcpy(res->hwm_comm, t->hwm_comm, sizeof(res->hwm_comm));
+		/* an exact peak has no time of its own: it lies between these two samples */
+		res->hwm_from_ms = res->samples > 1 ? res->last_t_ms : 0;
+		res->hwm_to_ms = s->t_ms;
 	}
+	res->last_t_ms = s->t_ms;
 	if (s->rss_kb > res->peak_rss_kb || res->samples == 1) {
 		res->peak_rss_kb = s->rss_kb;
 		res->peak_at_ms = s->t_ms;
@@ -726,6 +730,8 @@ out:
 	r->hwm_kb = l.main_res.hwm_kb;
 	r->hwm_pid = l.main_res.hwm_pid;
 	memcpy(r->hwm_comm, l.main_res.hwm_comm, sizeof(r->hwm_comm));
+	r->hwm_from_ms = l.main_res.hwm_from_ms;
+	r->hwm_to_ms = l.main_res.hwm_to_ms;
 	r->first = l.main_res.first;
 	r->last = l.main_res.last;
 	r->max_procs = l.main_res.max_procs;

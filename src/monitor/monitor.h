@@ -65,6 +65,8 @@ struct tree_result {
 	uint64_t hwm_kb;             /* largest VmHWM of a member */
 	pid_t hwm_pid;
 	char hwm_comm[64];
+	double hwm_from_ms, hwm_to_ms; /* the sample window in which hwm_kb was reached */
+	double last_t_ms;            /* time of the latest sample */
 	struct proctree_totals first, last;
 	uint32_t max_procs, max_threads;
 	uint64_t samples;
@@ -87,6 +89,7 @@ struct monitor_result {
 	uint64_t hwm_kb;             /* VmHWM of members while alive */
 	pid_t hwm_pid;
 	char hwm_comm[64];
+	double hwm_from_ms, hwm_to_ms; /* the sample window in which hwm_kb was reached */
 	uint64_t taskstats_kb;       /* hiwater_rss from taskstats exit records */
 	pid_t taskstats_pid;
 	char taskstats_comm[32];

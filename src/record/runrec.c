@@ -35,6 +35,21 @@ void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const cha
 	}
 }
 
+void runrec_process_peak_window(const struct monitor_result *r, double *from_ms, double *to_ms)
+{
+	uint64_t kb;
+	const char *method, *comm;
+	pid_t pid;
+	runrec_process_peak(r, &kb, &method, &pid, &comm);
+	if (kb > r->hwm_kb) { /* grew after the last read: between it and the end */
+		*from_ms = r->hwm_to_ms;
+		*to_ms = r->client_start_ms + r->wall_ms;
+	} else {
+		*from_ms = r->hwm_from_ms;
+		*to_ms = r->hwm_to_ms;
+	}
+}
+
 static json_t *host_json(void)
 {
 	struct host_info h;
@@ -209,6 +224,10 @@ json_t *runrec_build(const struct runrec_input *in)
 		json_object_set_new(pp, "pid", json_integer(pid));
 		json_object_set_new(pp, "comm", json_string(comm));
 	}
+	double from_ms, to_ms;
+	runrec_process_peak_window(r, &from_ms, &to_ms);
+	json_object_set_new(pp, "window_ms", json_pack("[f, f]", from_ms, to_ms));
+	json_object_set_new(pp, "phase", json_string(in->process_peak_phase ? in->process_peak_phase : ""));
 	json_array_append_new(peaks, pp);
 	if (r->cgroup_ok)
 		json_array_append_new(peaks, json_pack("{s:s, s:I, s:s, s:b, s:s}", "scope", "tree", "kb",

@@ -26,11 +26,15 @@ struct runrec_input {
 	int exit_status;                  /* what perfhunt exits with for this run */
 	const char *ended;                /* watch: why recording ended */
 	const char *daemon_peak_phase;    /* with an attached daemon: phase(s) at its peak */
+	const char *process_peak_phase;   /* phases overlapping the exact peak's window */
 	bool without_git;                 /* the record is not kept: skip asking git ("git": null) */
 };
 
 /* Returns a new record (caller json_decref's it). */
 json_t *runrec_build(const struct runrec_input *in);
+/* The sample window [*from_ms, *to_ms] the exact single-process peak fell in:
+ * where VmHWM last grew, or after the last sample when the exit figure is larger. */
+void runrec_process_peak_window(const struct monitor_result *r, double *from_ms, double *to_ms);
 /* The "largest single process" figure and its method, chosen from r. */
 void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const char **method,
 			 pid_t *pid, const char **comm);

@@ -184,4 +184,10 @@ else
 		expect_grep 'killed by SIGKILL, out of memory' "$TMP/err" && ok || fail "$(cat "$TMP/err")"
 fi
 
+t "the exact peak is placed in the phases of the sample window it fell in"
+"$P" run -q --no-save --interval 20 -o "$TMP/win.json" -- "$W" fd:begin=idle sleep:200 fd:end=idle \
+	fd:begin=spike alloc:48 sleep:100 free fd:end=spike fd:begin=tail sleep:300 fd:end=tail
+ph=$(jget "$TMP/win.json" peaks.0.phase)
+case "$ph" in *spike*) case "$ph" in *tail*) fail "window reaches tail: $ph" ;; *) ok ;; esac ;; *) fail "phase '$ph'" ;; esac
+
 done_testing
