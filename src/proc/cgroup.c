@@ -106,9 +106,27 @@ static int own_path(int version, char *out, size_t n)
 	return found;
 }
 
+/* A v2 cgroup whose children may have the memory controller: it must offer
+ * memory and have it in subtree_control (enabled here when missing). */
+static int v2_memory_parent(const char *dir, struct err *e)
+{
+	char ctl[256], path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", dir);
+	if (read_small(path, ctl, sizeof(ctl)) < 0 || !strstr(ctl, "memory")) {
+		errno = ENOENT;
+		return err_set(e, "cgroup v2 has no memory controller here");
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
+	if (read_small(path, ctl, sizeof(ctl)) >= 0 && strstr(ctl, "memory"))
+		return 0;
+	if (write_file(path, "+memory") < 0)
+		return err_sys(e, "cannot enable the cgroup v2 memory controller in '%s'", dir);
+	return 0;
+}
+
 static int try_create(struct cgroup *cg, int version, struct err *e)
 {
-	char mnt[512], own[512], path[PATH_MAX + 64];
+	char mnt[512], own[512];
 	if (find_mount(version, mnt, sizeof(mnt)) < 0)
 		return err_set(e, "no cgroup v%d memory hierarchy mounted", version);
 	if (own_path(version, own, sizeof(own)) < 0)
@@ -116,15 +134,16 @@ static int try_create(struct cgroup *cg, int version, struct err *e)
 	if (!strcmp(own, "/"))
 		own[0] = 0;
 	snprintf(cg->parent, sizeof(cg->parent), "%s%s", mnt, own);
-	if (version == 2) {
-		char ctl[256];
-		snprintf(path, sizeof(path), "%s/cgroup.controllers", cg->parent);
-		if (read_small(path, ctl, sizeof(ctl)) < 0 || !strstr(ctl, "memory"))
-			return err_set(e, "cgroup v2 has no memory controller here");
-		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", cg->parent);
-		if (read_small(path, ctl, sizeof(ctl)) < 0 || !strstr(ctl, "memory"))
-			if (write_file(path, "+memory") < 0)
-				return err_sys(e, "cannot enable the cgroup v2 memory controller");
+	if (version == 2 && v2_memory_parent(cg->parent, e) < 0) {
+		/* Our own cgroup holds processes (our shell, ourselves): v2 allows no
+		 * controller below it then. The hierarchy's root is exempt from that
+		 * rule: make the cgroup there (the tree leaves its session's cgroup
+		 * for the run, so that cgroup's limits no longer apply to it). */
+		if (!own[0] || errno != EBUSY)
+			return -1;
+		snprintf(cg->parent, sizeof(cg->parent), "%s", mnt);
+		if (v2_memory_parent(cg->parent, e) < 0)
+			return -1;
 	}
 	static unsigned seq;
 	snprintf(cg->dir, sizeof(cg->dir), "%s/perfhunt-%d-%u", cg->parent, (int)getpid(), seq++);
