@@ -670,8 +670,7 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 			if (o->launch && !launched) {
 				/* settling: the daemon's idle level, then the command */
 				if (nidle < sizeof(idle) / sizeof(idle[0]))
-					idle[nidle++] = r->daemon.tl.pending_n ? r->daemon.tl.pending.rss_kb
-									   : l.daemon.prev.rss_kb;
+					idle[nidle++] = l.daemon.prev.rss_kb; /* the sample just taken */
 				if (now_ms(&l) >= o->idle_ms) {
 					qsort(idle, nidle, sizeof(idle[0]), median_cmp);
 					r->idle_rss_kb = nidle ? idle[nidle / 2] : 0;
