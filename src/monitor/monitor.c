@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "gpu/nvml.h"
+#include "monitor/gpupoll.h"
 #include "monitor/logtail.h"
 #include "proc/cgroup.h"
 #include "proc/netlink.h"
@@ -59,7 +60,8 @@ struct loop {
 	struct exitstats xs;
 	int events_fd;
 	bool rescan;                /* events were lost or unavailable: pull discovery */
-	struct gpu *gpu;
+	struct gpupoll gpu;         /* GPU memory, read on its own thread */
+	bool gpu_on;
 	pid_t *pids;                /* scratch for GPU attribution */
 	size_t pids_cap;
 };
@@ -97,16 +99,11 @@ static void sample_gpu(struct loop *l, const struct proctree *tree, struct sampl
 	}
 	size_t n = proctree_pids(tree, l->pids, l->pids_cap);
 	struct gpu_sample g;
-	if (gpu_sample(l->gpu, l->pids, n, &g, NULL) < 0)
+	if (!gpupoll_exchange(&l->gpu, l->pids, n, &g))
 		return;
 	s->gpu_valid = true;
 	s->gpu_mib = g.tree_used_mib;
 	s->gpu_util_pct = g.util_pct < 0 ? 0 : g.util_pct;
-	if (g.device_totals && !l->r->gpu_device_totals) {
-		l->r->gpu_device_totals = true;
-		const char *why = gpu_fallback_note(&g);
-		note(l->r, "%s", why ? why : "GPU figures are device totals");
-	}
 }
 
 /* Reads one tree into s: sums now, deltas since its previous sample. */
@@ -211,7 +208,7 @@ static void take_sample(struct loop *l)
 	} else {
 		read_side(l, &l->main, &sm, t_ms);
 	}
-	if (l->gpu)
+	if (l->gpu_on)
 		sample_gpu(l, daemon ? &l->daemon.tree : &l->main.tree, &sm);
 	if (l->o->hooks.label) {
 		l->o->hooks.label(l->o->hooks.arg, &sm);
@@ -519,16 +516,22 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 	if (o->gpu) {
 		/* before the clock starts: NVML's init is slow with a driver */
 		struct err ge;
-		int rc = gpu_open(&l.gpu, NULL, &ge);
+		struct gpu *g;
+		int rc = gpu_open(&g, NULL, &ge);
 		if (rc == 0) {
-			r->gpu_sampled = true;
 			r->gpu_devices = json_array();
-			for (size_t i = 0; i < gpu_device_count(l.gpu); i++)
+			for (size_t i = 0; i < gpu_device_count(g); i++)
 				json_array_append_new(r->gpu_devices,
 						      json_pack("{s:i, s:s}", "index", (int)i, "name",
-								gpu_device_name(l.gpu, i)));
+								gpu_device_name(g, i)));
+			if (gpupoll_start(&l.gpu, g, o->interval_ms) == 0) {
+				l.gpu_on = true;
+				r->gpu_sampled = true;
+			} else {
+				gpu_close(g);
+				snprintf(r->gpu_reason, sizeof(r->gpu_reason), "cannot start the GPU reader thread");
+			}
 		} else {
-			l.gpu = NULL;
 			snprintf(r->gpu_reason, sizeof(r->gpu_reason), "%s", ge.msg);
 		}
 	}
@@ -750,8 +753,16 @@ out:
 	}
 	proctree_release(&l.main.tree);
 	proctree_release(&l.daemon.tree);
-	if (l.gpu)
-		gpu_close(l.gpu);
+	if (l.gpu_on) {
+		gpupoll_stop(&l.gpu);
+		/* the reader's own maximum: a GPU peak between two samples counts */
+		if (l.gpu.peak_mib > r->peak_gpu_mib)
+			r->peak_gpu_mib = l.gpu.peak_mib;
+		if (l.gpu.device_totals) {
+			r->gpu_device_totals = true;
+			note(r, "%s", l.gpu.fallback);
+		}
+	}
 	free(l.pids);
 	r->monitor_cpu_ms = (double)(clock_self_cpu_ns() - cpu0) / 1e6;
 	return ret;
