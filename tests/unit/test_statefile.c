@@ -1,0 +1,106 @@
+/* Unit tests of src/record/statefile: the private state directory, and the
+ * liveness check by PID and start time that keeps `stop` from signalling a
+ * process that merely reused a monitor's PID. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/statefile.h"
+
+static char base[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(base, "/tmp/perfhunt-state.XXXXXX");
+	return mkdtemp(base) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_private_dir(void **state)
+{
+	(void)state;
+	char want[128], dir[4096], link[128];
+	struct err e;
+	snprintf(want, sizeof(want), "%s/state", base);
+	setenv("PERFHUNT_STATE_DIR", want, 1);
+	assert_int_equal(statefile_dir(dir, sizeof(dir), &e), 0);
+	struct stat st;
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	/* a symlink planted where the directory should be is refused */
+	snprintf(link, sizeof(link), "%s/planted", base);
+	assert_int_equal(symlink(want, link), 0);
+	setenv("PERFHUNT_STATE_DIR", link, 1);
+	assert_int_equal(statefile_dir(dir, sizeof(dir), &e), -1);
+	assert_non_null(strstr(e.msg, "not a private directory"));
+	/* so is a directory others may write */
+	chmod(want, 0777);
+	setenv("PERFHUNT_STATE_DIR", want, 1);
+	assert_int_equal(statefile_dir(dir, sizeof(dir), &e), -1);
+	unsetenv("PERFHUNT_STATE_DIR");
+}
+
+static void test_register_and_liveness(void **state)
+{
+	(void)state;
+	char dir[128];
+	struct err e;
+	snprintf(dir, sizeof(dir), "%s/reg", base);
+	mkdir(dir, 0700);
+	struct monitor_state me;
+	memset(&me, 0, sizeof(me));
+	me.target_pid = 1;
+	strcpy(me.target, "daemon");
+	assert_int_equal(statefile_register(dir, &me, &e), 0);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s.json", dir, me.id);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	struct monitor_state *all;
+	size_t n;
+	assert_int_equal(statefile_list(dir, &all, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(all[0].pid, getpid());
+	assert_string_equal(all[0].target, "daemon");
+	/* alive with the recorded start time: running */
+	assert_int_equal(statefile_liveness(dir, &all[0]), MONITOR_RUNNING);
+	/* the same PID with another start time is a different process: stale */
+	all[0].starttime_ticks += 1;
+	assert_int_equal(statefile_liveness(dir, &all[0]), MONITOR_STALE);
+	/* marked done (its summary complete): finished */
+	statefile_mark_done(dir, me.id);
+	assert_int_equal(statefile_liveness(dir, &all[0]), MONITOR_FINISHED);
+	free(all);
+
+	statefile_remove(dir, me.id);
+	assert_int_equal(statefile_list(dir, &all, &n, &e), 0);
+	assert_int_equal(n, 0);
+	free(all);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_private_dir),
+		cmocka_unit_test(test_register_and_liveness),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
