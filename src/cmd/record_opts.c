@@ -438,7 +438,7 @@ int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
 		.daemon_peak_phase = daemon_phase,
 		.process_peak_phase = process_phase,
 		/* only the summary will see this record: it shows no git commit */
-		.without_git = !o->json_path && !o->save && !o->fleet.openmetrics_path && !o->fleet.push_url,
+		.not_kept = !o->json_path && !o->save && !o->fleet.openmetrics_path && !o->fleet.push_url,
 	};
 	char ended[64] = "";
 	if (!launch) {

@@ -248,7 +248,7 @@ json_t *runrec_build(const struct runrec_input *in)
 	json_t *rec = json_pack(
 		"{s:s, s:s, s:o, s:s, s:I, s:o, s:o, s:o, s:o, s:{s:i, s:b, s:s}, s:o, s:o}", "schema",
 		"perfhunt.run/1", "kind", in->kind, "command", cmd, "started_at", started,
-		"started_epoch_ms", (json_int_t)r->start_epoch_ms, "host", host_json(), "git", git_json(!in->without_git),
+		"started_epoch_ms", (json_int_t)r->start_epoch_ms, "host", in->not_kept ? json_null() : host_json(), "git", git_json(!in->not_kept),
 		"tags", tags, "exit", exit, "options", "interval_ms", in->opts->interval_ms, "pss",
 		in->opts->pss, "cgroup", in->cgroup_mode ? in->cgroup_mode : "off", "summary", summary,
 		"peaks", peaks);

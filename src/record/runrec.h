@@ -27,7 +27,7 @@ struct runrec_input {
 	const char *ended;                /* watch: why recording ended */
 	const char *daemon_peak_phase;    /* with an attached daemon: phase(s) at its peak */
 	const char *process_peak_phase;   /* phases overlapping the exact peak's window */
-	bool without_git;                 /* the record is not kept: skip asking git ("git": null) */
+	bool not_kept;                    /* the record goes nowhere: skip git and host, which cost ("git", "host": null) */
 };
 
 /* Returns a new record (caller json_decref's it). */
