@@ -21,14 +21,14 @@ static const struct command commands[] = {
 	{ "watch", cmd_watch, "record a running process tree (a daemon); --detach for the background" },
 	{ "stop", cmd_stop, "stop a background monitor and print its summary" },
 	{ "ps", cmd_ps, "list background monitors" },
-	{ "show", cmd_show, "a recorded run on the terminal: summary, phases, RSS sparkline" },
-	{ "report", cmd_report, "self-contained HTML report (inline SVG) of a run, bench or compare record" },
-	{ "peak", cmd_peak, "peak row of a timeline CSV, in one pass" },
+	{ "bench", cmd_bench, "repeated, interleaved runs of commands: statistics, outliers, exports" },
 	{ "compare", cmd_compare, "compare runs: medians, CI, p-value, verdict, phase attribution" },
+	{ "bisect-check", cmd_bisect_check, "for git bisect run: exit 0 good, 1 regressed, 125 skip" },
+	{ "show", cmd_show, "a recorded run on the terminal: summary, phases, RSS sparkline" },
+	{ "peak", cmd_peak, "peak row of a timeline CSV, in one pass" },
+	{ "report", cmd_report, "self-contained HTML report (inline SVG) of a run, bench or compare record" },
 	{ "history", cmd_history, "stored runs: list, show, trend of a metric per commit, import" },
 	{ "push", cmd_push, "push a record's figures to a Prometheus Pushgateway (OpenMetrics)" },
-	{ "bench", cmd_bench, "repeated, interleaved runs of commands: statistics, outliers, exports" },
-	{ "bisect-check", cmd_bisect_check, "for git bisect run: exit 0 good, 1 regressed, 125 skip" },
 };
 
 static void usage(FILE *f)
