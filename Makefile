@@ -42,7 +42,11 @@ install: all
 	meson configure $(BUILD) --prefix=$(PREFIX)
 	meson install -C $(BUILD)
 
+# The peers the benchmarks measure against come from Debian too.
+BENCH_PEERS = hyperfine:/usr/bin/hyperfine python3-psutil:/usr/lib/python3/dist-packages/psutil \
+	python3-memory-profiler:/usr/lib/python3/dist-packages/memory_profiler.py linux-perf:/usr/bin/perf
 bench: all
+	PERFHUNT_SETUP_EXTRA="$(BENCH_PEERS)" scripts/setup --quiet
 	bench/run-all.sh $(BUILD)
 
 fuzz:
