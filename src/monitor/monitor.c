@@ -414,6 +414,39 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 	return 0;
 }
 
+/* Drains fork events; when the kernel dropped some, catch up by pulling. */
+static void read_forks(struct loop *l)
+{
+	struct procevents_handler h = { on_fork, NULL, l };
+	if (procevents_read(l->events_fd, &h) < 0) {
+		proctree_scan(&l->main.tree);
+		proctree_scan(&l->daemon.tree);
+	}
+}
+
+/* Drains the signalfd: SIGINT/TERM/HUP/QUIT go to the command while it runs,
+ * otherwise they stop the monitor (returns true); SIGCHLD reaps. */
+static bool read_signals(struct loop *l, int sfd, bool launched)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+		if (sig == SIGCHLD)
+			continue;
+		if (launched && !l->root_done) {
+			kill(l->root, sig);
+			l->r->forwarded_signal = sig;
+		} else {
+			l->r->stop_signal = sig;
+			stop = true;
+		}
+	}
+	if (launched)
+		reap(l);
+	return stop;
+}
+
 static int median_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -626,14 +659,8 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 			goto out;
 		}
 		/* Kernel events first, so a fork is a member before the next read. */
-		if (idx_ev >= 0 && p[idx_ev].revents) {
-			struct procevents_handler h = { on_fork, NULL, &l };
-			if (procevents_read(l.events_fd, &h) < 0) {
-				/* events lost: catch up by pulling */
-				proctree_scan(&l.main.tree);
-				proctree_scan(&l.daemon.tree);
-			}
-		}
+		if (idx_ev >= 0 && p[idx_ev].revents)
+			read_forks(&l);
 		if (idx_xs >= 0 && p[idx_xs].revents)
 			exitstats_read(&l.xs, on_exit_record, &l);
 		if (idx_in >= 0 && p[idx_in].revents) {
@@ -645,23 +672,8 @@ int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct e
 		for (int s = 1; s <= 3; s++)
 			if (idx_st[s] >= 0 && p[idx_st[s]].revents && !pump(&l, s))
 				close_stream(&l, s);
-		if (p[idx_sig].revents) {
-			struct signalfd_siginfo si;
-			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-				int sig = (int)si.ssi_signo;
-				if (sig == SIGCHLD)
-					continue;
-				if (launched && !l.root_done) {
-					kill(l.root, sig);
-					r->forwarded_signal = sig;
-				} else {
-					r->stop_signal = sig;
-					stop = true;
-				}
-			}
-			if (launched)
-				reap(&l);
-		}
+		if (p[idx_sig].revents && read_signals(&l, sfd, launched))
+			stop = true;
 		if (p[idx_tim].revents) {
 			uint64_t expirations;
 			if (read(tfd, &expirations, sizeof(expirations)) > 0)
