@@ -12,7 +12,9 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -309,14 +311,27 @@ static int sq_connect(struct store *s, int create, struct err *e)
 		return 0;
 	}
 	if (!memory) {
-		struct store_res r = { 0 };
-		if (sq_query(s, "PRAGMA journal_mode = WAL", NULL, 0, &r, "switching to WAL mode", e))
-			return -1;
-		const char *mode = r.rows ? store_res_text(&r, 0, 0) : NULL;
-		int wal = mode && !strcmp(mode, "wal");
-		store_res_free(&r);
+		/* Two processes meeting a new database both switch it to WAL; SQLite
+		 * answers the loser with BUSY (its busy handler is not used for that
+		 * lock) or a transient I/O error while the other creates the WAL file.
+		 * Retry within the busy timeout: WAL is persistent, one switch wins. */
+		int wal = 0, rc;
+		for (int waited_ms = 0;; waited_ms += 20) {
+			struct store_res r = { 0 };
+			rc = sq_query(s, "PRAGMA journal_mode = WAL", NULL, 0, &r, "switching to WAL mode", e);
+			const char *mode = rc == 0 && r.rows ? store_res_text(&r, 0, 0) : NULL;
+			wal = mode && !strcmp(mode, "wal");
+			store_res_free(&r);
+			int code = sqlite3_errcode(DB(s)) & 0xff; /* primary result code */
+			bool transient = code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_IOERR;
+			if (wal || rc == 0 || !transient || waited_ms >= s->busy_timeout_ms)
+				break;
+			struct timespec ts = { 0, 20 * 1000000L };
+			nanosleep(&ts, NULL);
+		}
 		if (!wal)
-			return err_set(e, "history database '%s': cannot switch to WAL mode", s->path);
+			return rc ? -1 /* e says why */
+				  : err_set(e, "history database '%s': cannot switch to WAL mode", s->path);
 	}
 	if (sq_exec(s, "PRAGMA foreign_keys = ON", "opening", e))
 		return -1;
