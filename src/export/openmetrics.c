@@ -115,7 +115,8 @@ static char *om_labels(const char *const *kv)
 	return buf;
 }
 
-static double *om_series_get(struct om_keyed *k, const char *key, size_t nruns)
+/* The values of key's series, made with every run at fill when new. */
+static double *om_series_get(struct om_keyed *k, const char *key, size_t nruns, double fill)
 {
 	for (size_t i = 0; i < k->n; i++)
 		if (!strcmp(k->items[i].key, key))
@@ -125,7 +126,7 @@ static double *om_series_get(struct om_keyed *k, const char *key, size_t nruns)
 	s->key = xstrdup(key);
 	s->v = xmalloc(nruns * sizeof(double));
 	for (size_t i = 0; i < nruns; i++)
-		s->v[i] = NAN;
+		s->v[i] = fill;
 	return s->v;
 }
 
@@ -235,7 +236,7 @@ static void fam_peaks(FILE *f, const char *name, const struct om_group *g)
 				continue;
 			const char *scope = json_string_value(json_object_get(p, "scope"));
 			char *key = om_labels((const char *const[]){ "scope", scope, "method", method, NULL });
-			double *v = om_series_get(&k, key, g->n);
+			double *v = om_series_get(&k, key, g->n, NAN);
 			double bytes = json_number_value(kb) * 1024.0;
 			if (isnan(v[r]) || bytes > v[r])
 				v[r] = bytes;
@@ -271,24 +272,7 @@ static void fam_phases(FILE *f, const char *name, const struct om_group *g)
 			if (!ph || !*ph || !json_is_number(s) || !json_is_number(en))
 				continue;
 			char *key = om_labels((const char *const[]){ "phase", ph, "lane", lane ? lane : "", NULL });
-			om_series_get(&k, key, g->n);
-			free(key);
-		}
-	}
-	for (size_t i = 0; i < k.n; i++)
-		for (size_t r = 0; r < g->n; r++)
-			k.items[i].v[r] = 0;
-	for (size_t r = 0; r < g->n; r++) {
-		size_t i;
-		json_t *p;
-		json_array_foreach(json_object_get(g->runs[r], "phases"), i, p) {
-			const char *ph = json_string_value(json_object_get(p, "name"));
-			const char *lane = json_string_value(json_object_get(p, "lane"));
-			json_t *s = json_object_get(p, "start_ms"), *en = json_object_get(p, "end_ms");
-			if (!ph || !*ph || !json_is_number(s) || !json_is_number(en))
-				continue;
-			char *key = om_labels((const char *const[]){ "phase", ph, "lane", lane ? lane : "", NULL });
-			om_series_get(&k, key, g->n)[r] +=
+			om_series_get(&k, key, g->n, 0)[r] +=
 				(json_number_value(en) - json_number_value(s)) / 1000.0;
 			free(key);
 		}
@@ -312,7 +296,7 @@ static void om_counters(FILE *f, const char *name, const struct om_group *g, int
 			    json_is_false(json_object_get(c, "supported")))
 				continue;
 			char *key = om_labels((const char *const[]){ "event", ev, NULL });
-			om_series_get(&k, key, g->n)[r] = json_number_value(v) / (is_ns ? 1e9 : 1);
+			om_series_get(&k, key, g->n, NAN)[r] = json_number_value(v) / (is_ns ? 1e9 : 1);
 			free(key);
 		}
 	}
