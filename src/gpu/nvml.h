@@ -14,7 +14,9 @@
  *     with one, nvmlInit takes much longer (not yet measured here): call it
  *     before the run's clock starts.
  *   - every interval: gpu_sample(g, pids, npids, &s, &e) with the PIDs of the
- *     tree. It makes 4 NVML calls per device (each an ioctl, typically tens
+ *     tree, from a thread of its own (src/monitor/gpupoll.c): NVML's process
+ *     query blocks ~300 ms while the driver pins or unpins host memory, so the
+ *     sampling loop must not call it. It makes 4 NVML calls per device (each an ioctl, typically tens
  *     of µs), allocates nothing unless a device lists more processes than ever
  *     before. Use s.tree_used_mib for the CSV's gpu_mib, s.util_pct for
  *     gpu_util_pct (-1: leave empty), and the largest tree_used_mib as

@@ -1,10 +1,11 @@
 /* monitor: the poll loop that samples a process tree.
  *
- * One thread, one poll(): a timerfd paces the samples on the monotonic clock,
- * a signalfd delivers SIGCHLD (reap with wait4, per child) and the signals we
- * forward, the child's stdout/stderr pipes are copied through as bytes arrive,
- * and netlink sockets push forks (discovery) and exits (taskstats hiwater).
- * Nothing here sleeps in a way that could delay the child's output or exit.
+ * One poll(): a timerfd paces the samples on the monotonic clock, a signalfd
+ * delivers SIGCHLD (reap with wait4, per child) and the signals we forward,
+ * the child's stdout/stderr pipes are copied through as bytes arrive, and
+ * netlink sockets push forks (discovery) and exits (taskstats hiwater).
+ * Nothing here sleeps in a way that could delay the child's output or exit;
+ * the one call that can block, NVML's, runs on its own thread (gpupoll.c).
  */
 #include "monitor/monitor.h"
 
