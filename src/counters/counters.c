@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/xalloc.h"
@@ -259,7 +260,16 @@ static void derive(struct counter_values *vs)
 
 static int read_u64s(int fd, uint64_t *buf, size_t count, const char *name, struct err *e)
 {
-	ssize_t n = read(fd, buf, count * sizeof(uint64_t));
+	ssize_t n;
+	/* While an inherited child event is being torn down (a process of the tree
+	 * exiting) a group read answers ECHILD for a moment: read again, briefly. */
+	for (int tries = 0;; tries++) {
+		n = read(fd, buf, count * sizeof(uint64_t));
+		if (n >= 0 || errno != ECHILD || tries == 50)
+			break;
+		struct timespec ts = { 0, 200000L };
+		nanosleep(&ts, NULL);
+	}
 	if (n < 0)
 		return err_sys(e, "cannot read event '%s'", name);
 	if ((size_t)n != count * sizeof(uint64_t))
