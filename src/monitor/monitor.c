@@ -310,7 +310,12 @@ static void reap(struct loop *l)
 		if (pid <= 0)
 			break;
 		add_rusage(&l->r->ru, &ru);
-		if ((uint64_t)ru.ru_maxrss > l->r->maxrss_kb)
+		/* the command's ru_maxrss holds the forked copy of perfhunt too:
+		 * no larger than that image, it says nothing of the command */
+		bool image_only = pid == l->root && (uint64_t)ru.ru_maxrss <= l->r->launch_image_kb;
+		if (image_only)
+			l->r->maxrss_bound_kb = (uint64_t)ru.ru_maxrss;
+		else if ((uint64_t)ru.ru_maxrss > l->r->maxrss_kb)
 			l->r->maxrss_kb = (uint64_t)ru.ru_maxrss;
 		if (pid == l->root) {
 			l->r->wall_ms = now_ms(l) - l->r->client_start_ms;
@@ -403,6 +408,7 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 	}
 	l->r->client_start_ms = now_ms(l);
 	int xerr = launch_release(&c);
+	l->r->launch_image_kb = c.image_kb;
 	launch_close(&c);
 	if (xerr) {
 		l->r->exec_errno = xerr;

@@ -84,7 +84,9 @@ struct monitor_result {
 	int stop_signal;             /* watch mode: the signal that stopped us */
 	bool target_exited;          /* watch mode: the tree ended on its own */
 	struct rusage ru;            /* the command and every orphan we reaped, from wait4 */
-	uint64_t maxrss_kb;          /* largest ru_maxrss of any waited process */
+	uint64_t maxrss_kb;          /* largest ru_maxrss of any waited process, where it tells more than the image */
+	uint64_t maxrss_bound_kb;    /* the command's ru_maxrss when it was no more than that image */
+	uint64_t launch_image_kb;    /* perfhunt's forked image just before exec (in the command's ru_maxrss) */
 	/* exact largest single process, by method */
 	uint64_t hwm_kb;             /* VmHWM of members while alive */
 	pid_t hwm_pid;

@@ -33,6 +33,11 @@ void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const cha
 		*pid = r->hwm_pid;
 		*comm = r->hwm_comm;
 	}
+	if (*kb == 0 && r->maxrss_bound_kb) {
+		/* the command ended unread and its ru_maxrss was perfhunt's image */
+		*kb = r->maxrss_bound_kb;
+		*method = "wait4 ru_maxrss (at most: includes perfhunt's pre-exec image)";
+	}
 }
 
 void runrec_process_peak_window(const struct monitor_result *r, double *from_ms, double *to_ms)
@@ -228,6 +233,8 @@ json_t *runrec_build(const struct runrec_input *in)
 	runrec_process_peak_window(r, &from_ms, &to_ms);
 	json_object_set_new(pp, "window_ms", json_pack("[f, f]", from_ms, to_ms));
 	json_object_set_new(pp, "phase", json_string(in->process_peak_phase ? in->process_peak_phase : ""));
+	if (r->launch_image_kb) /* what the command's own ru_maxrss cannot go below */
+		json_object_set_new(pp, "launch_image_kb", json_integer((json_int_t)r->launch_image_kb));
 	json_array_append_new(peaks, pp);
 	if (r->cgroup_ok)
 		json_array_append_new(peaks, json_pack("{s:s, s:I, s:s, s:b, s:s}", "scope", "tree", "kb",

@@ -43,7 +43,7 @@ num_eq() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 == b + 0 && a != "") }'
 
 # ---- Pushgateway ----
 if [ ! -x "$GW_BIN" ]; then
-	echo "skipped: Pushgateway tests ($GW_BIN not installed; scripts/setup installs prometheus-pushgateway)"
+	t "Pushgateway tests"; skip "$GW_BIN not installed; scripts/setup installs prometheus-pushgateway"
 else
 	GW_PORT=$(free_port)
 	GW=http://127.0.0.1:$GW_PORT
@@ -137,7 +137,7 @@ else
 	as_pg() { "$@"; }
 fi
 if [ ! -x "$PG_BIN/initdb" ] || { [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; }; then
-	echo "skipped: PostgreSQL tests ($PG_BIN/initdb or the postgres user missing; scripts/setup installs postgresql)"
+	t "PostgreSQL tests"; skip "$PG_BIN/initdb or the postgres user missing; scripts/setup installs postgresql"
 	done_testing
 	exit $?
 fi
