@@ -398,7 +398,7 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 		struct launch_opts lo = { .argv = c->argv, .shell = b->shell, .capture = true,
 					  .probe_fd = b->ro.probes };
 		json_t *run = NULL;
-		int st = record_opts_capture(&b->ro, &lo, 0, c->argv, &run);
+		int st = record_opts_capture(&b->ro, &lo, c->argv, false, &run);
 		pr.done++;
 		if (!run) { /* not startable (126/127, message printed) or the monitor failed */
 			progress_clear(&pr);
@@ -523,8 +523,9 @@ int cmd_bench(int argc, char **argv)
 	fflush(stdout);
 	if (b.ro.save && save(&b, rec) != PH_EXIT_OK)
 		status = PH_EXIT_FAIL;
-	if (record_opts_fleet(&b.ro, rec) < 0)
-		status = PH_EXIT_FAIL;
+	/* local records first, then the network: a gateway that is down loses nothing */
+	if ((b.ro.fleet.openmetrics_path || b.ro.fleet.push_url) && fleet_after_record(&b.ro.fleet, rec, &e) < 0)
+		status = cmd_fail(PH_EXIT_FAIL, &e);
 	status = cmd_finish_stdout(status);
 out:
 	json_decref(rec);

@@ -67,7 +67,7 @@ static int run_new(struct record_opts *ro, const struct launch_opts *lo, char *c
 	int status = PH_EXIT_OK;
 	struct err e;
 	for (; have < n; have++) {
-		int st = record_opts_capture(ro, lo, 0, record_argv, &runs[have]);
+		int st = record_opts_capture(ro, lo, record_argv, ro->save, &runs[have]);
 		if (!runs[have] || st != 0) {
 			printf("bisect-check: skip (125): '%s' %s (run %lld of %lld)\n", shown,
 			       runs[have] ? "exited non-zero" : "could not run", (long long)have + 1, (long long)n);
@@ -77,8 +77,6 @@ static int run_new(struct record_opts *ro, const struct launch_opts *lo, char *c
 			status = PH_EXIT_BISECT_SKIP;
 			break;
 		}
-		if (ro->save)
-			record_opts_save(ro, runs[have]);
 	}
 	if (status == PH_EXIT_OK && metrics_from_records(runs, (size_t)have, set, &e) < 0) {
 		printf("bisect-check: skip (125): %s\n", e.msg);

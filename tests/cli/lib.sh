@@ -17,7 +17,8 @@ T_DONE=1
 unfinished() { [ "$T_DONE" = 1 ] || fail "the case ended without ok or fail (a check was false)"; }
 t() { unfinished; T_NAME=$1; T_DONE=0; }
 ok() { T_PASS=$((T_PASS + 1)); T_DONE=1; echo "ok - $T_NAME"; }
-fail() { T_FAIL=$((T_FAIL + 1)); T_DONE=1; echo "not ok - $T_NAME: $*"; }
+# (a message of several lines continues as TAP comments)
+fail() { T_FAIL=$((T_FAIL + 1)); T_DONE=1; printf '%s\n' "not ok - $T_NAME: $*" | sed '2,$s/^/# /'; }
 # skip REASON: the case cannot run here; counted apart, never as a pass (TAP's # SKIP)
 skip() { T_SKIP=$((T_SKIP + 1)); T_DONE=1; echo "ok - $T_NAME # SKIP $*"; }
 # check DESCRIPTION COMMAND...: runs a shell test, fails the case with DESCRIPTION if false
