@@ -40,6 +40,8 @@ for k in sys.argv[2].split("."):
     v = v[int(k)] if isinstance(v, list) else v[k]
 print(json.dumps(v) if isinstance(v,(dict,list)) else v)' "$1" "$2"
 }
+# no_sanitizer [FILE]: no ASan/UBSan report in FILE (default $TMP/err)
+no_sanitizer() { ! grep -q -E 'Sanitizer|runtime error:' "${1:-$TMP/err}"; }
 # between LOW VALUE HIGH: numeric check (floats ok)
 between() { awk -v l="$1" -v v="$2" -v h="$3" 'BEGIN{exit !(v>=l && v<=h)}'; }
 done_testing() {

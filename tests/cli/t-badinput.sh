@@ -25,7 +25,6 @@ one_line_err() { # PATTERN: err holds one line matching it, no sanitizer report
 	no_sanitizer && check "one stderr line: $(head -c 300 "$TMP/err")" [ "$(wc -l <"$TMP/err")" = 1 ] &&
 		expect_grep "$1" "$TMP/err"
 }
-no_sanitizer() { ! grep -q -E 'Sanitizer|runtime error:' "$TMP/err"; }
 # absent FILE: the file was not left behind
 absent() { check "$1 left behind" [ ! -e "$1" ]; }
 

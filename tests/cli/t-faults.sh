@@ -19,7 +19,6 @@ csv_whole() {
 	awk -F, 'NR == 1 {n = NF} NF != n {bad++} END {exit bad > 0 || NR < 2}' "$1" &&
 		[ "$(tail -c1 "$1" | od -An -c | tr -d ' ')" = '\n' ]
 }
-no_sanitizer() { ! grep -q -E 'Sanitizer|runtime error:' "$1"; }
 
 t "perfhunt SIGKILLed mid-run: the CSV is whole, the child keeps running"
 "$P" run -q --no-save --interval 10 --csv k.csv -- "$W" pidfile:k.pid sleep:5000 & M=$!

@@ -99,6 +99,20 @@ else
 	expect_status 0 $st && check "live series while watching: $live" [ "$live" -gt 0 ] &&
 		check "live group left behind: $after" [ "$after" = 0 ] && ok
 
+	t "watch --detach with --export-openmetrics, --push and two labels: stop writes the file and pushes"
+	mkdir -p -m 700 "$TMP/state"
+	"$WORKLOADS/phwork" alloc:8 sleep:4000 & T=$!
+	id=$(PERFHUNT_STATE_DIR="$TMP/state" timeout 60 "$PERFHUNT" watch --no-save --detach --interval 50 \
+		--export-openmetrics "$TMP/detach.prom" --push "$GW" --push-job detached \
+		--push-label instance=box4 --push-label branch=main "$T" 2>"$TMP/err")
+	sleep 0.3
+	PERFHUNT_STATE_DIR="$TMP/state" timeout 60 "$PERFHUNT" stop "$id" 2>"$TMP/stop"; st=$?
+	kill "$T" 2>/dev/null; wait "$T" 2>/dev/null
+	expect_status 0 $st && expect_grep 'stopped by SIGTERM' "$TMP/stop" &&
+		expect_grep '^perfhunt_wall_seconds' "$TMP/detach.prom" &&
+		v=$(scrape perfhunt_wall_seconds 'branch="main".*instance="box4".*job="detached"') &&
+		check "wall pushed by the detached monitor, got '$v'" between 0.1 "$v" 30 && no_sanitizer "$TMP/stop" && ok
+
 	t "--push-every without --push is a usage error"
 	"$PERFHUNT" watch --push-every 1s 1 2>/dev/null; expect_status 2 $? && ok
 
