@@ -23,6 +23,7 @@
 #include "export/bench_gobench.h"
 #include "export/bench_markdown.h"
 #include "export/bench_text.h"
+#include "record/command.h"
 #include "record/jsonio.h"
 #include "stats/bench_plan.h"
 #include "stats/bench_record.h"
@@ -366,7 +367,7 @@ static char *command_name(const struct bench_cli *b, char **argv, json_t *jargv)
 {
 	if (b->shell)
 		return xstrdup(argv[0]);
-	char *s = store_command_text(jargv);
+	char *s = command_text(jargv);
 	return s ? s : xstrdup("?");
 }
 

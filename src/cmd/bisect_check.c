@@ -18,9 +18,10 @@
 
 #include "cmd/record_opts.h"
 #include "export/compare_text.h"
+#include "record/command.h"
 #include "stats/comparison.h"
 #include "stats/metrics.h"
-#include "stats/metrics_ref.h"
+#include "store/store_ref.h"
 #include "store/store.h"
 #include "util/xalloc.h"
 
@@ -212,7 +213,7 @@ int cmd_bisect_check(int argc, char **argv)
 		goto usage;
 	}
 	/* The baseline first: a wrong reference must stop the bisect before any run. */
-	if (metrics_ref_load(baseline, command, &base, &e) < 0) {
+	if (store_ref_load(baseline, command, &base, &e) < 0) {
 		fprintf(stderr, "perfhunt bisect-check: baseline: %s (exit 128 aborts git bisect run)\n", e.msg);
 		goto out;
 	}
@@ -230,7 +231,7 @@ int cmd_bisect_check(int argc, char **argv)
 	json_t *jargv = json_array();
 	for (char *const *a = cmd; *a; a++)
 		json_array_append_new(jargv, json_string(*a));
-	char *shown = shell ? xstrdup(script) : store_command_text(jargv);
+	char *shown = shell ? xstrdup(script) : command_text(jargv);
 	json_decref(jargv);
 	status = run_new(&ro, &lo, record_argv, shown ? shown : cmd[0], runs, &nw);
 	free(shown);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/command.h"
 #include "record/jsonio.h"
 #include "stats/metrics.h"
 #include "stats/stats.h"
@@ -243,7 +244,7 @@ static void history_show_kb(const char *label, json_t *sum, const char *key, con
 static void history_show_one(json_t *rec)
 {
 	json_t *sum = history_get(rec, "summary"), *git = history_get(rec, "git");
-	char *command = store_command_text(history_get(rec, "command"));
+	char *command = command_text(history_get(rec, "command"));
 	printf("run %" JSON_INTEGER_FORMAT, json_integer_value(history_get(rec, "history_id")));
 	if (history_get(rec, "history_bench_id"))
 		printf(" (bench %" JSON_INTEGER_FORMAT ")",
