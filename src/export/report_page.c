@@ -1,4 +1,4 @@
-/* report_page: page shell, schema dispatch and shared helpers of the report (see report_page.h).
+/* report_page: the page shell and helpers the report pages share (see report_page.h).
  *
  * The stylesheet keeps dark text on a light background and gives every chart
  * its own printed page; the script only reads data perfhunt embedded as JSON
