@@ -35,6 +35,9 @@ struct monitor_hooks {
 	int (*on_sample)(void *arg, const struct sample *s, const struct sample *client);
 	/* the command is forked but not yet exec'd (open counters on it here) */
 	void (*on_spawn)(void *arg, pid_t pid);
+	/* after output was handed over: true asks for a sample now (a phase
+	 * marker arrived, so the phase's ends are exact at any interval) */
+	bool (*sample_now)(void *arg);
 	/* the first sample is taken: from now on nothing the tree does is missed */
 	void (*on_started)(void *arg);
 };

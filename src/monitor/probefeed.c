@@ -81,6 +81,8 @@ static void on_line(void *ctx, const char *line, size_t n, bool truncated)
 	int ok = f->stream == MONITOR_PROBE_FD ? probe_parse_fd_line(f->config, line, n, &p)
 					       : probe_parse_line(f->config, line, n, &p);
 	if (ok == 1) {
+		if (probe_find(&p, "begin") >= 0 || probe_find(&p, "end") >= 0)
+			f->marker_seen = true;
 		if (f->counters)
 			marker_counters(f, &p);
 		phase_set_add_probe(&f->phases, &p, t_ms, stream_name(f->stream));
@@ -119,6 +121,13 @@ void probefeed_on_output(void *arg, int stream, const char *buf, size_t n, doubl
 	f->epoch_offset_ms = (double)clock_epoch_ms() - t_ms;
 	f->stream = stream;
 	linebuf_feed(&f->lines[stream], buf, n);
+}
+
+bool probefeed_take_marker(struct probefeed *f)
+{
+	bool seen = f->marker_seen;
+	f->marker_seen = false;
+	return seen;
 }
 
 void probefeed_label(void *arg, struct sample *s)
