@@ -59,7 +59,11 @@ void track_push(struct track *t, const struct sample *s, bool at_marker)
 	c->ivcsw += (double)s->ivcsw;
 	c->read_bytes += (double)s->read_bytes;
 	c->write_bytes += (double)s->write_bytes;
-	c->rss_kb = c->rss_max_kb = s->rss_kb;
+	/* a sample of a tree that has exited says nothing of the memory a phase
+	 * ended with: its RSS stays the last one seen */
+	if (s->procs > 0 || t->n == 0)
+		c->rss_kb = s->rss_kb;
+	c->rss_max_kb = c->rss_kb;
 	c->gpu_valid = s->gpu_valid;
 	c->gpu_mib = c->gpu_max_mib = s->gpu_valid ? s->gpu_mib : 0;
 	c->exact = at_marker;
