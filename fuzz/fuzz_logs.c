@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = size - 1;
 
 	double epoch_ms;
-	size_t skip = logtail_leading_time(text, n, &epoch_ms);
+	size_t skip = logtail_leading_time(text, n, 1796119200000.0, &epoch_ms, NULL);
 	if (skip > n)
 		abort();
 
