@@ -1,29 +1,54 @@
-/* logtail: tail -F for probe logs, and the leading-timestamp parser. */
+/* logtail: tail -F for probe logs, and the leading-timestamp parser.
+ *
+ * Nothing here may block or run unbounded: the monitor calls it from its
+ * poll loop, with signals waiting in a signalfd. So every open is
+ * O_NONBLOCK (a FIFO without a writer opens at once and reads as empty until
+ * one comes), and each call reads at most LOGTAIL_BUDGET_BYTES, from a
+ * regular file, a FIFO or a character device alike (/dev/zero is endless).
+ */
 #include "monitor/logtail.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "util/units.h"
 #include "util/xalloc.h"
+
+/* Opens path for following; fills the identity and kind. -1 when absent. */
+static int open_log(struct logtail *t, struct stat *st)
+{
+	int fd = open(t->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0 || S_ISDIR(st->st_mode)) {
+		t->unusable = true; /* a directory: nothing to follow */
+		close(fd);
+		return -1;
+	}
+	t->unusable = false;
+	t->fd = fd;
+	t->ino = st->st_ino;
+	t->dev = st->st_dev;
+	t->mode = st->st_mode & S_IFMT;
+	t->pos = 0;
+	return fd;
+}
 
 void logtail_init(struct logtail *t, const char *path)
 {
 	memset(t, 0, sizeof(*t));
+	t->fd = -1;
 	t->path = xstrdup(path);
-	t->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (t->fd >= 0) {
-		struct stat st;
-		fstat(t->fd, &st);
-		t->ino = st.st_ino;
-		t->dev = st.st_dev;
-		t->pos = lseek(t->fd, 0, SEEK_END); /* this run's lines only */
-	}
+	struct stat st;
+	if (open_log(t, &st) >= 0 && S_ISREG(st.st_mode))
+		t->pos = st.st_size; /* this run's lines only */
 }
 
 void logtail_release(struct logtail *t)
@@ -35,52 +60,117 @@ void logtail_release(struct logtail *t)
 	t->fd = -1;
 }
 
-static size_t drain(struct logtail *t, void (*fn)(void *, const char *, size_t), void *arg)
+/* Passes buf to fn, first dropping what is left of a line cut by a skip. */
+static void deliver(struct logtail *t, const char *buf, size_t n,
+		    void (*fn)(void *, const char *, size_t), void *arg)
+{
+	if (t->resync) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t drop = nl ? (size_t)(nl - buf) + 1 : n;
+		t->skipped_bytes += drop;
+		buf += drop;
+		n -= drop;
+		if (nl)
+			t->resync = false;
+	}
+	if (n)
+		fn(arg, buf, n);
+}
+
+/* Reads at most *budget bytes of what is there now; returns bytes read. */
+static size_t drain(struct logtail *t, size_t *budget, void (*fn)(void *, const char *, size_t), void *arg)
 {
 	char buf[65536];
 	size_t total = 0;
-	for (;;) {
-		ssize_t r = pread(t->fd, buf, sizeof(buf), t->pos);
+	bool regular = t->mode == S_IFREG;
+	if (regular) {
+		/* far behind a writer faster than we read: skip to the recent end */
+		struct stat st;
+		if (fstat(t->fd, &st) == 0 && st.st_size - t->pos > (off_t)LOGTAIL_BACKLOG_BYTES) {
+			off_t to = st.st_size - (off_t)LOGTAIL_BUDGET_BYTES;
+			t->skipped_bytes += (uint64_t)(to - t->pos);
+			t->skips++;
+			t->pos = to;
+			t->resync = true;
+			fn(arg, NULL, 0); /* the unfinished line is cut: drop it */
+		}
+	}
+	while (*budget) {
+		size_t want = *budget < sizeof(buf) ? *budget : sizeof(buf);
+		ssize_t r = regular ? pread(t->fd, buf, want, t->pos) : read(t->fd, buf, want);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			break;
-		t->pos += r;
+			break; /* end of file, no writer, EAGAIN or an error: next time */
+		if (regular)
+			t->pos += r;
 		total += (size_t)r;
-		fn(arg, buf, (size_t)r);
+		*budget -= (size_t)r;
+		t->read_bytes += (uint64_t)r;
+		deliver(t, buf, (size_t)r, fn, arg);
 	}
+	if (!*budget)
+		t->budget_hits++;
 	return total;
 }
 
 size_t logtail_poll(struct logtail *t, void (*fn)(void *arg, const char *buf, size_t n), void *arg)
 {
-	size_t total = 0;
+	size_t total = 0, budget = LOGTAIL_BUDGET_BYTES;
 	struct stat st;
 	if (t->fd >= 0) {
-		if (fstat(t->fd, &st) == 0 && st.st_size < t->pos) {
+		if (t->mode == S_IFREG && fstat(t->fd, &st) == 0 && st.st_size < t->pos) {
 			t->pos = 0; /* truncated (copytruncate rotation) */
 			t->truncations++;
 		}
-		total += drain(t, fn, arg);
+		total += drain(t, &budget, fn, arg);
 	}
 	if (stat(t->path, &st) < 0)
 		return total; /* rotated away and not yet recreated */
 	if (t->fd >= 0 && st.st_ino == t->ino && st.st_dev == t->dev)
 		return total;
 	/* a new file at the path: the old one is drained above, read the new one whole */
-	int fd = open(t->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	int old = t->fd;
+	ino_t ino = t->ino;
+	dev_t dev = t->dev;
+	mode_t mode = t->mode;
+	off_t pos = t->pos;
+	t->fd = -1;
+	if (open_log(t, &st) < 0) {
+		t->fd = old, t->ino = ino, t->dev = dev, t->mode = mode, t->pos = pos;
 		return total;
-	if (t->fd >= 0) {
-		close(t->fd);
+	}
+	if (old >= 0) {
+		close(old);
 		t->rotations++;
 	}
-	fstat(fd, &st);
-	t->fd = fd;
-	t->ino = st.st_ino;
-	t->dev = st.st_dev;
-	t->pos = 0;
-	return total + drain(t, fn, arg);
+	t->resync = false;
+	return total + drain(t, &budget, fn, arg);
+}
+
+bool logtail_report(const struct logtail *t, char *buf, size_t n)
+{
+	char a[32], b[32];
+	if (t->skipped_bytes) {
+		snprintf(buf, n, "probe log '%s': %s skipped unread in %llu jumps (written faster than read), %s read",
+			 t->path, units_kb((double)t->skipped_bytes / 1024, a, sizeof(a)),
+			 (unsigned long long)t->skips, units_kb((double)t->read_bytes / 1024, b, sizeof(b)));
+		return true;
+	}
+	if (t->mode == S_IFCHR && t->budget_hits) {
+		snprintf(buf, n, "probe log '%s' is a character device that never ran dry: "
+			 "%s read, %llu KiB per wake-up at most", t->path,
+			 units_kb((double)t->read_bytes / 1024, a, sizeof(a)),
+			 (unsigned long long)(LOGTAIL_BUDGET_BYTES / 1024));
+		return true;
+	}
+	if (t->budget_hits) {
+		snprintf(buf, n, "probe log '%s': read at the budget's limit (%llu KiB) at %llu wake-ups, %s in all",
+			 t->path, (unsigned long long)(LOGTAIL_BUDGET_BYTES / 1024),
+			 (unsigned long long)t->budget_hits, units_kb((double)t->read_bytes / 1024, a, sizeof(a)));
+		return true;
+	}
+	return false;
 }
 
 static int digits(const char *p, const char *end, int count, int *out)

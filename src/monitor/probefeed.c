@@ -138,7 +138,10 @@ void probefeed_on_output(void *arg, int stream, const char *buf, size_t n, doubl
 	f->now_ms = t_ms;
 	f->epoch_offset_ms = (double)clock_epoch_ms() - t_ms;
 	f->stream = stream;
-	linebuf_feed(&f->lines[stream], buf, n);
+	if (!buf) /* a log follower skipped bytes: the line in progress is gone */
+		linebuf_discard(&f->lines[stream]);
+	else
+		linebuf_feed(&f->lines[stream], buf, n);
 }
 
 void probefeed_label(void *arg, struct sample *s)

@@ -103,10 +103,12 @@ struct phase_set {
 	size_t n_lane_stats;
 };
 
-/* Listed probes and phases: each listed entry costs about 1 KiB in the
- * record's JSON tree, so the lists stop at 10 000 (about 20 MiB at most);
- * past them probes are counted and phases aggregated per name. */
-#define PHASE_SET_MAX_PROBES 10000
+/* Listed probes and phases: in the record's JSON tree a listed phase costs
+ * about 2 KiB and a probe about 1.4 KiB, so the lists stop at 10 000 phases
+ * and 5 000 probes (perfhunt's peak RSS about 32 MiB at 100 000 probe lines,
+ * docs/RELIABILITY.md); past them probes are counted and phases aggregated
+ * per name. */
+#define PHASE_SET_MAX_PROBES 5000
 #define PHASE_SET_MAX_PHASES 10000
 #define PHASE_SET_MAX_AGGS 4096
 #define PHASE_SET_MAX_AGG_DURATIONS (1u << 20)
