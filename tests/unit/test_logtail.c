@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include "monitor/logtail.h"
 
@@ -177,11 +179,66 @@ static void test_follow(void **state)
 	rmdir(dir);
 }
 
+/* Counts the bytes passed, and the skips signalled with (NULL, 0). */
+struct count {
+	size_t bytes, gaps;
+};
+
+static void count_chunk(void *arg, const char *buf, size_t n)
+{
+	struct count *c = arg;
+	if (!buf)
+		c->gaps++;
+	c->bytes += n;
+}
+
+/* A FIFO opens at once without a writer, reads empty, then what a writer sends;
+ * an endless device gives one budget per poll. */
+static void test_fifo_and_device(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/logtail-fifo.XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ff", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	struct logtail t;
+	logtail_init(&t, path); /* would block here if opened without O_NONBLOCK */
+	assert_true(t.fd >= 0);
+	assert_true(t.mode == S_IFIFO);
+	struct count c = { 0, 0 };
+	assert_int_equal(logtail_poll(&t, count_chunk, &c), 0);
+	int w = open(path, O_WRONLY | O_NONBLOCK);
+	assert_true(w >= 0);
+	assert_int_equal(write(w, "PERFHUNT: a=1\n", 14), 14);
+	assert_int_equal(logtail_poll(&t, count_chunk, &c), 14);
+	close(w);
+	assert_int_equal(logtail_poll(&t, count_chunk, &c), 0); /* writer gone: empty, not an error */
+	logtail_release(&t);
+	unlink(path);
+	rmdir(dir);
+
+	logtail_init(&t, "/dev/zero");
+	assert_true(t.mode == S_IFCHR);
+	c.bytes = 0;
+	assert_int_equal(logtail_poll(&t, count_chunk, &c), LOGTAIL_BUDGET_BYTES);
+	assert_int_equal(logtail_poll(&t, count_chunk, &c), LOGTAIL_BUDGET_BYTES);
+	assert_int_equal(t.budget_hits, 2);
+	char line[200];
+	assert_true(logtail_report(&t, line, sizeof(line)));
+	assert_non_null(strstr(line, "character device that never ran dry"));
+	logtail_release(&t);
+
+	logtail_init(&t, "/tmp");
+	assert_true(t.fd < 0 && t.unusable);
+	logtail_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_leading_time),
 		cmocka_unit_test(test_logger_formats),
+		cmocka_unit_test(test_fifo_and_device),
 		cmocka_unit_test(test_follow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
