@@ -182,8 +182,8 @@ static void test_logger_lines(void **state)
 	static const char *const lines[] = {
 		/* Rust tracing, plain and as it colours a terminal */
 		"2026-12-01T10:00:00.123456Z  INFO cuzk_core::prover: CUZK_TIMING: pin_abc_ms=5733",
-		"\x1b[2m2026-12-01T10:00:00.123456Z\x1b[0m \x1b[32m INFO\x1b[0m \x1b[2mcuzk_core::prover\x1b[0m"
-		"\x1b[2m:\x1b[0m CUZK_TIMING: pin_abc_ms=5733",
+		("\x1b[2m2026-12-01T10:00:00.123456Z\x1b[0m \x1b[32m INFO\x1b[0m \x1b[2mcuzk_core::prover\x1b[0m"
+		 "\x1b[2m:\x1b[0m CUZK_TIMING: pin_abc_ms=5733"),
 		/* colour inside the prefix and the pair, an OSC title, a charset switch */
 		"\x1b[1;33mCUZK_TIMING\x1b[0m: \x1b[36mpin_abc_ms\x1b[0m=5733\x1b]0;title\x07\x1b(B",
 		/* env_logger, a bare level, Python logging, glog, journalctl */
