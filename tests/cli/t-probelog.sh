@@ -153,7 +153,11 @@ t "a directory as --probe-log: one note, not followed"
 $LIMIT "$P" run -q --no-save -o "$TMP/dir.json" --probe-log "$TMP" -- true; st=$?
 expect_status 0 $st && jget "$TMP/dir.json" notes >"$TMP/notes" && expect_grep "is a directory: not followed" "$TMP/notes" && ok
 
-t "100 000 probe lines: perfhunt's own peak RSS stays under 64 MiB, every phase in the statistics"
+# ASan's shadow memory and quarantine inflate RSS (about 3x here): a wider bound, still far
+# below the 358 MB this once took
+bound=65536
+grep -q __asan_init "$P" && bound=163840
+t "100 000 probe lines: perfhunt's own peak RSS stays under $((bound / 1024)) MiB, every phase in the statistics"
 /usr/bin/python3 - "$P" "$TMP/m.json" >"$TMP/rss" <<'PY'
 import os, subprocess, sys
 code = "import sys\nw = sys.stdout.write\nfor i in range(100000): w('PERFHUNT: x_ms=1\\n')\n"
@@ -163,7 +167,7 @@ _, status, ru = os.wait4(p.pid, 0)
 print(os.waitstatus_to_exitcode(status), ru.ru_maxrss)
 PY
 read -r st rss <"$TMP/rss"
-expect_status 0 "$st" && [ "$rss" -lt 65536 ] &&
+expect_status 0 "$st" && [ "$rss" -lt "$bound" ] &&
 	[ "$(jget "$TMP/m.json" probe_info.probes)" = 100000 ] &&
 	[ "$(jget "$TMP/m.json" probe_info.probes_stored)" = 5000 ] &&
 	[ "$(jget "$TMP/m.json" phase_stats.0.count)" = 100000 ] && ok || fail "peak RSS $rss KiB, $(jget "$TMP/m.json" probe_info)"
