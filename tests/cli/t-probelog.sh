@@ -89,6 +89,18 @@ expect_status 0 $st && [ "$(jget "$TMP/z.json" probe_info.stamps_ignored)" = 1 ]
 
 # ---- the follower against endless, blocking and hostile inputs ----
 
+# term_after_1s LOG: SIGTERM to `run --probe-log LOG -- sleep 30` a second in; the run must
+# forward it and end with the command's 143, not hang
+term_after_1s() {
+	$LIMIT "$P" run -q --no-save -o "$TMP/term.json" --probe-log "$1" -- sleep 30 &
+	pid=$!
+	sleep 1
+	kill -TERM $pid
+	wait $pid; st=$?
+	if [ $st = 124 ] || [ $st = 137 ]; then fail "hung after SIGTERM ($st)"; else expect_status 143 $st && ok; fi
+}
+
+
 for dev in /dev/zero /dev/urandom; do
 	t "--probe-log $dev: the run ends with its command, the device's reading noted"
 	$LIMIT "$P" run -q --no-save -o "$TMP/dev.json" --probe-log $dev -- sleep 1; st=$?
@@ -99,12 +111,7 @@ for dev in /dev/zero /dev/urandom; do
 done
 
 t "--probe-log /dev/zero: SIGTERM is forwarded to the command and the run ends"
-$LIMIT "$P" run -q --no-save -o "$TMP/term.json" --probe-log /dev/zero -- sleep 30 &
-pid=$!
-sleep 1
-kill -TERM $pid
-wait $pid; st=$?
-[ $st = 124 ] || [ $st = 137 ] && fail "hung after SIGTERM ($st)" || { expect_status 143 $st && ok; }
+term_after_1s /dev/zero
 
 t "watch --probe-log /dev/urandom --duration: stops on time"
 sleep 30 &
@@ -119,12 +126,7 @@ $LIMIT "$P" run -q --no-save -o "$TMP/f1.json" --probe-log "$TMP/ff" -- sleep 0.
 expect_status 0 $st && ok
 
 t "a FIFO with no writer, SIGTERM during the run: forwarded, the run ends"
-$LIMIT "$P" run -q --no-save -o "$TMP/f2.json" --probe-log "$TMP/ff" -- sleep 30 &
-pid=$!
-sleep 1
-kill -TERM $pid
-wait $pid; st=$?
-[ $st = 124 ] || [ $st = 137 ] && fail "hung after SIGTERM ($st)" || { expect_status 143 $st && ok; }
+term_after_1s "$TMP/ff"
 
 t "a FIFO whose writer comes during the run: its probes are read"
 ( sleep 0.3; printf 'I1201 10:00:00.000000 1 x.cc:1] CUZK_TIMING: fifo_ms=5\n' >"$TMP/ff" ) &
