@@ -239,10 +239,12 @@ static void print_info(const json_t *info, FILE *out)
 	} items[] = {
 		{ "probes_dropped", "probes over the limit" },
 		{ "phases_dropped", "phases over the limit" },
+		{ "phases_aggregated", "phases past the list's cap (in the statistics, not listed)" },
 		{ "unmatched_ends", "end= without begin=" },
 		{ "unfinished", "unfinished at exit" },
 		{ "clamped", "clamped to the start" },
 		{ "ignored_tokens", "ignored tokens" },
+		{ "stamps_ignored", "log timestamps outside the run (arrival time used)" },
 	};
 	const char *sep = "probes: ";
 	for (size_t i = 0; i < sizeof(items) / sizeof(*items); i++) {

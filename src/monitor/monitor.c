@@ -508,8 +508,8 @@ static void open_logs(struct loop *l)
 	for (size_t i = 0; i < l->nlogs; i++) {
 		logtail_init(&l->logs[i], o->probe_logs[i]);
 		if (l->logs[i].fd < 0)
-			note(l->r, "probe log '%s' does not exist yet; followed when it appears",
-			     o->probe_logs[i]);
+			note(l->r, "probe log '%s' %s", o->probe_logs[i], l->logs[i].unusable ?
+			     "is a directory: not followed" : "does not exist yet; followed when it appears");
 		/* appends wake us at once; rotation is noticed at the next sample */
 		if (l->inotify_fd >= 0)
 			inotify_add_watch(l->inotify_fd, o->probe_logs[i], IN_MODIFY);
@@ -521,6 +521,9 @@ static void close_logs(struct loop *l)
 	for (size_t i = 0; i < l->nlogs; i++) {
 		l->r->log_rotations += l->logs[i].rotations;
 		l->r->log_truncations += l->logs[i].truncations;
+		char line[sizeof(l->r->notes[0])];
+		if (logtail_report(&l->logs[i], line, sizeof(line)))
+			note(l->r, "%s", line);
 		logtail_release(&l->logs[i]);
 	}
 	free(l->logs);

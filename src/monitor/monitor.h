@@ -26,6 +26,7 @@ enum monitor_stream { MONITOR_STDOUT = 1, MONITOR_STDERR = 2, MONITOR_PROBE_FD =
 struct monitor_hooks {
 	void *arg;
 	/* bytes the child wrote (already copied through to our stdout/stderr) */
+	/* buf NULL, n 0: bytes of a followed log were skipped (drop a line in progress) */
 	void (*on_output)(void *arg, int stream, const char *buf, size_t n, double t_ms);
 	/* sets s->phase before the sample is stored and written */
 	void (*label)(void *arg, struct sample *s);

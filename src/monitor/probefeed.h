@@ -33,7 +33,7 @@ struct probefeed {
 /* nlogs: probe log files followed (streams MONITOR_LOG + i). */
 void probefeed_init(struct probefeed *f, const struct probe_config *config, size_t nlogs, bool log_time);
 void probefeed_release(struct probefeed *f);
-/* monitor hooks */
+/* monitor hooks; on_output with buf NULL: bytes of that stream were skipped */
 void probefeed_on_output(void *arg, int stream, const char *buf, size_t n, double t_ms);
 void probefeed_label(void *arg, struct sample *s);
 /* True once after a begin=/end= marker was parsed: the monitor samples then. */

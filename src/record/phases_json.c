@@ -109,17 +109,32 @@ static json_t *probes_json(const struct phase_set *s)
 	return a;
 }
 
+static json_t *unparsed_json(const struct phase_set *s)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < s->n_unparsed_first; i++) {
+		const struct unparsed_line *u = &s->unparsed_first[i];
+		json_array_append_new(a, json_pack("{s:s, s:I, s:s}", "stream", u->stream,
+						   "line", (json_int_t)u->line, "text", u->text));
+	}
+	return a;
+}
+
 json_t *phase_set_to_json(const struct phase_set *s)
 {
-	json_t *info = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	json_t *info = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
 		"probes", (json_int_t)s->probes_seen,
 		"probes_stored", (json_int_t)s->n_probes,
 		"probes_dropped", (json_int_t)s->probes_dropped,
 		"phases_dropped", (json_int_t)s->phases_dropped,
+		"phases_aggregated", (json_int_t)s->phases_aggregated,
 		"unmatched_ends", (json_int_t)s->unmatched_ends,
 		"ignored_tokens", (json_int_t)s->ignored_tokens,
 		"clamped", (json_int_t)s->clamped,
-		"unfinished", (json_int_t)s->unfinished);
+		"unfinished", (json_int_t)s->unfinished,
+		"unparsed", (json_int_t)s->unparsed,
+		"stamps_ignored", (json_int_t)s->stamps_ignored,
+		"unparsed_lines", unparsed_json(s));
 	return json_pack("{s:o, s:o, s:o, s:o, s:o}",
 		"phases", phases_json(s), "phase_stats", stats_json(s),
 		"lanes", lanes_json(s), "probes", probes_json(s), "probe_info", info);
