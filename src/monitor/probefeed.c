@@ -93,16 +93,13 @@ static void on_line(void *ctx, const char *line, size_t n, bool truncated)
 	bool fd = f->stream == MONITOR_PROBE_FD;
 	int ok = fd ? probe_parse_fd_line(f->config, line, n, &p) : probe_parse_line(f->config, line, n, &p);
 	if (ok == 1) {
-<<<<<<< HEAD
 		if (probe_find(&p, "begin") >= 0 || probe_find(&p, "end") >= 0)
 			f->marker_seen = true;
-=======
 		double t_ms = f->now_ms, epoch_ms, res_ms;
 		/* a logger's line may carry its own time: more exact than a late read of a log */
 		if (!fd && f->log_time &&
 		    logtail_leading_time(line, n, f->now_ms + f->epoch_offset_ms, &epoch_ms, &res_ms))
 			t_ms = stamped_time(f, epoch_ms, res_ms);
->>>>>>> probe
 		if (f->counters)
 			marker_counters(f, &p);
 		phase_set_add_probe(&f->phases, &p, t_ms, stream_name(f->stream));
