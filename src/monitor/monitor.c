@@ -57,6 +57,7 @@ struct loop {
 	bool out_broken[3];         /* our stdout/stderr closed: keep draining, stop copying */
 	struct exitstats xs;
 	int events_fd;
+	bool drain_at_sample;       /* the event sockets are read when a sample is taken, not polled */
 	bool rescan;                /* events were lost or unavailable: pull discovery */
 	struct gpupoll gpu;         /* GPU memory, read on its own thread */
 	bool gpu_on;
@@ -151,7 +152,7 @@ static void read_side(struct loop *l, struct side *sd, struct sample *s, double 
 }
 
 /* Folds a labelled sample into its tree's figures. */
-static void account(struct side *sd, const struct sample *s)
+static void account(const struct loop *l, struct side *sd, const struct sample *s)
 {
 	struct tree_result *res = sd->res;
 	const struct proctree_totals *t = &sd->prev;
@@ -163,8 +164,13 @@ static void account(struct side *sd, const struct sample *s)
 		res->hwm_kb = t->hwm_kb;
 		res->hwm_pid = t->hwm_pid;
 		memcpy(res->hwm_comm, t->hwm_comm, sizeof(res->hwm_comm));
-		/* an exact peak has no time of its own: it lies between these two samples */
-		res->hwm_from_ms = res->samples > 1 ? res->last_t_ms : 0;
+		/* an exact peak has no time of its own: it lies between this sample and
+		 * the member's previous status reading (the previous sample, or earlier
+		 * when status is read on a cadence) */
+		double after_ms = t->hwm_after_ns ? (double)(t->hwm_after_ns - l->t0_ns) / 1e6 : res->last_t_ms;
+		res->hwm_from_ms = res->samples > 1 ? (after_ms < res->last_t_ms ? after_ms : res->last_t_ms) : 0;
+		if (res->hwm_from_ms < 0)
+			res->hwm_from_ms = 0;
 		res->hwm_to_ms = s->t_ms;
 	}
 	res->last_t_ms = s->t_ms;
@@ -202,10 +208,20 @@ static void marker_sample(struct loop *l)
 	take_sample_marked(l, true);
 }
 
+static void read_forks(struct loop *l);
+static void on_exit_record(const struct exit_record *x, void *arg);
+
 static void take_sample_marked(struct loop *l, bool at_marker)
 {
 	struct monitor_result *r = l->r;
 	poll_logs(l); /* probes that arrived before this instant label it */
+	if (l->drain_at_sample) {
+		/* forks first: their children are members before the exit records are matched */
+		if (l->events_fd >= 0)
+			read_forks(l);
+		if (l->xs.fd >= 0)
+			exitstats_read(&l->xs, on_exit_record, l);
+	}
 	if (l->rescan) {
 		proctree_scan(&l->main.tree);
 		if (r->daemon_attached)
@@ -243,15 +259,15 @@ static void take_sample_marked(struct loop *l, bool at_marker)
 		memcpy(sc.phase, sm.phase, sizeof(sc.phase));
 	}
 	if (daemon) {
-		account(&l->daemon, &sm);
+		account(l, &l->daemon, &sm);
 		if (l->main.active)
-			account(&l->main, &sc);
+			account(l, &l->main, &sc);
 		if (sm.rss_kb + sc.rss_kb > r->combined_peak_kb) {
 			r->combined_peak_kb = sm.rss_kb + sc.rss_kb;
 			r->combined_peak_at_ms = t_ms;
 		}
 	} else {
-		account(&l->main, &sm);
+		account(l, &l->main, &sm);
 	}
 	r->samples++;
 	if (sm.pss_valid && sm.pss_kb > r->peak_pss_kb)
@@ -287,13 +303,20 @@ static void poll_logs(struct loop *l)
 
 /* ---- kernel events ---- */
 
+/* Events are read in order, so a child that exited before its fork event was
+ * read is marked gone: its own children (next in the queue) and its exit
+ * record still count as the tree's. */
 static void on_fork(pid_t parent, pid_t child, void *arg)
 {
 	struct loop *l = arg;
-	if (parent == l->self || proctree_has(&l->main.tree, parent))
-		proctree_add(&l->main.tree, child, NULL);
-	else if (l->r->daemon_attached && proctree_has(&l->daemon.tree, parent))
-		proctree_add(&l->daemon.tree, child, NULL);
+	struct proctree *t = NULL;
+	if (parent == l->self || proctree_has(&l->main.tree, parent) || proctree_was_member(&l->main.tree, parent))
+		t = &l->main.tree;
+	else if (l->r->daemon_attached &&
+		 (proctree_has(&l->daemon.tree, parent) || proctree_was_member(&l->daemon.tree, parent)))
+		t = &l->daemon.tree;
+	if (t && proctree_add(t, child, NULL) < 0)
+		proctree_mark_gone(t, child);
 }
 
 static void on_exit_record(const struct exit_record *x, void *arg)
@@ -302,7 +325,8 @@ static void on_exit_record(const struct exit_record *x, void *arg)
 	/* A task of the tree: still a member (retired only at the next read),
 	 * or a child of one that lived too briefly to be seen. */
 	const struct proctree *t = &l->main.tree;
-	if (!proctree_has(t, x->tgid) && !proctree_has(t, x->ppid) && x->ppid != l->self &&
+	if (!proctree_has(t, x->tgid) && !proctree_was_member(t, x->tgid) && !proctree_has(t, x->ppid) &&
+	    !proctree_was_member(t, x->ppid) && x->ppid != l->self &&
 	    !(l->root > 0 && (x->tgid == l->root || x->ppid == l->root)))
 		return;
 	if (x->hiwater_rss_kb > l->r->taskstats_kb) {
@@ -591,6 +615,13 @@ static int loop_open(struct loop *l, const struct monitor_opts *o, struct monito
 	if (proctree_init(&l->main.tree, procfs, e) < 0 || proctree_init(&l->daemon.tree, procfs, e) < 0)
 		return -1;
 	l->main.tree.pss = l->daemon.tree.pss = o->pss;
+	/* status and io of each member once every max(8 samples, 100 ms);
+	 * PERFHUNT_SAMPLER=full reads them every sample (tests, diagnosis) */
+	const char *sampler = getenv("PERFHUNT_SAMPLER");
+	bool full = sampler && !strcmp(sampler, "full");
+	uint32_t every = o->interval_ms > 0 && 100 / o->interval_ms > 8 ? (uint32_t)(100 / o->interval_ms) : 8;
+	l->main.tree.tiered = l->daemon.tree.tiered = !full;
+	l->main.tree.slow_every = l->daemon.tree.slow_every = every;
 
 	sigset_t mask;
 	sigemptyset(&mask);
@@ -614,6 +645,11 @@ static int loop_open(struct loop *l, const struct monitor_opts *o, struct monito
 	l->rescan = !r->proc_events;
 	if (exitstats_open(&l->xs, &ne) == 0)
 		r->taskstats = true;
+	/* One wake-up per sample: both sockets hear the whole machine, and what
+	 * they hold keeps its order until the sample reads it (4 MiB buffers:
+	 * thousands of events). At long intervals they are polled, so a busy
+	 * machine cannot fill them between two samples. */
+	l->drain_at_sample = o->interval_ms <= 250;
 	if (o->gpu)
 		open_gpu(l);
 	open_logs(l);
@@ -719,11 +755,11 @@ static int loop_step(struct loop *l, struct err *e)
 	idx_sig = np++;
 	p[np] = (struct pollfd){ .fd = l->tfd, .events = POLLIN };
 	idx_tim = np++;
-	if (l->events_fd >= 0) {
+	if (l->events_fd >= 0 && !l->drain_at_sample) {
 		p[np] = (struct pollfd){ .fd = l->events_fd, .events = POLLIN };
 		idx_ev = np++;
 	}
-	if (l->xs.fd >= 0) {
+	if (l->xs.fd >= 0 && !l->drain_at_sample) {
 		p[np] = (struct pollfd){ .fd = l->xs.fd, .events = POLLIN };
 		idx_xs = np++;
 	}
@@ -777,6 +813,9 @@ static void last_look(struct loop *l)
 	struct monitor_result *r = l->r;
 	if (l->xs.fd >= 0)
 		exitstats_read(&l->xs, on_exit_record, l);
+	/* every file of every member: VmHWM, context switches and I/O as left */
+	proctree_refresh_all(&l->main.tree);
+	proctree_refresh_all(&l->daemon.tree);
 	take_sample(l);
 	for (int s = 1; s <= 3; s++) {
 		if (l->stream_fd[s] < 0)

@@ -1,4 +1,4 @@
-/* procfs: byte-level parsers of stat, status, io, smaps_rollup and children.
+/* procfs: byte-level parsers of stat, statm, status, io, smaps_rollup and children.
  *
  * Hand-written scanners rather than sscanf: they run per process per sample,
  * must tolerate any bytes (comm may hold spaces, parentheses and newlines),
@@ -141,6 +141,19 @@ int procfs_parse_io(const char *buf, size_t n, struct procfs_io *out)
 		return -1;
 	if (field_u64(buf, end, "wchar:", 6, &out->wchar) < 0)
 		return -1;
+	return 0;
+}
+
+/* "size resident shared text lib data dt": only the first three are used. */
+int procfs_parse_statm(const char *buf, size_t n, struct procfs_statm *out)
+{
+	const char *p = buf, *end = buf + n;
+	uint64_t *f[3] = { &out->size_pages, &out->resident_pages, &out->shared_pages };
+	for (int i = 0; i < 3; i++) {
+		p = skip_spaces(p, end);
+		if (!parse_u64_at(&p, end, f[i]))
+			return -1;
+	}
 	return 0;
 }
 

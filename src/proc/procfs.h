@@ -34,9 +34,15 @@ struct procfs_io {
 	uint64_t rchar, wchar;
 };
 
+/* statm: sizes in pages. resident = anon + file + shmem; shared = file + shmem. */
+struct procfs_statm {
+	uint64_t size_pages, resident_pages, shared_pages;
+};
+
 int procfs_parse_stat(const char *buf, size_t n, struct procfs_stat *out);
 int procfs_parse_status(const char *buf, size_t n, struct procfs_status *out);
 int procfs_parse_io(const char *buf, size_t n, struct procfs_io *out);
+int procfs_parse_statm(const char *buf, size_t n, struct procfs_statm *out);
 /* Pss of smaps_rollup, in KB. */
 int procfs_parse_smaps_rollup(const char *buf, size_t n, uint64_t *pss_kb);
 /* Space-separated PIDs of task/TID/children; calls fn for each. Returns count. */

@@ -21,8 +21,13 @@
 #include "util/parse.h"
 #include "util/xalloc.h"
 
-enum { F_STAT, F_STATUS, F_IO, F_SMAPS, NFILES };
-static const char *const file_names[NFILES] = { "stat", "status", "io", "smaps_rollup" };
+enum { F_STAT, F_STATM, F_STATUS, F_IO, F_SMAPS, NFILES };
+static const char *const file_names[NFILES] = { "stat", "statm", "status", "io", "smaps_rollup" };
+
+/* The per-sample memory of a member: from statm (tiered) or status. */
+struct proc_mem {
+	uint64_t rss_kb, anon_kb, file_kb, shmem_kb, swap_kb;
+};
 
 struct proctree_proc {
 	pid_t pid;
@@ -30,8 +35,10 @@ struct proctree_proc {
 	int fd[NFILES];
 	bool seen;                 /* read successfully at least once */
 	struct procfs_stat st;
-	struct procfs_status ss;
-	struct procfs_io io;
+	struct procfs_status ss;   /* the latest status reading */
+	struct procfs_io io;       /* the latest io reading */
+	struct proc_mem mem;
+	int64_t slow_ns, prev_slow_ns; /* the latest two status readings (CLOCK_MONOTONIC) */
 	uint64_t pss_kb;
 };
 
@@ -92,6 +99,10 @@ int proctree_init(struct proctree *t, const char *procfs_root, struct err *e)
 		t->fd_budget = 512;
 	}
 	index_rebuild(t, 64);
+	t->tiered = true;
+	t->slow_every = 8;
+	long page = sysconf(_SC_PAGESIZE);
+	t->page_kb = page >= 1024 ? (uint64_t)page / 1024 : 4;
 	t->loadavg_fd = openat(t->procfs_fd, "loadavg", O_RDONLY | O_CLOEXEC);
 	return 0;
 }
@@ -114,6 +125,7 @@ void proctree_release(struct proctree *t)
 		proc_close(t, t->procs[k]);
 	free(t->procs);
 	free(t->index);
+	free(t->gone);
 	if (t->loadavg_fd >= 0)
 		close(t->loadavg_fd);
 	if (t->procfs_fd >= 0)
@@ -281,9 +293,16 @@ int proctree_scan(struct proctree *t)
 	return c.added;
 }
 
+void proctree_mark_gone(struct proctree *t, pid_t pid)
+{
+	xgrow((void **)&t->gone, &t->gone_cap, t->ngone + 1, sizeof(*t->gone));
+	t->gone[t->ngone++] = pid;
+}
+
 static void retire(struct proctree *t, size_t k)
 {
 	struct proctree_proc *p = t->procs[k];
+	proctree_mark_gone(t, p->pid);
 	if (p->seen) {
 		t->exited.utime_ticks += p->st.utime_ticks;
 		t->exited.stime_ticks += p->st.stime_ticks;
@@ -295,6 +314,7 @@ static void retire(struct proctree *t, size_t k)
 		t->exited.wchar += p->io.wchar;
 		if (p->ss.hwm_kb > t->exited_hwm_kb) {
 			t->exited_hwm_kb = p->ss.hwm_kb;
+			t->exited_hwm_after_ns = p->prev_slow_ns;
 			t->exited_hwm_pid = p->pid;
 			memcpy(t->exited_hwm_comm, p->st.comm, sizeof(t->exited_hwm_comm));
 		}
@@ -304,8 +324,48 @@ static void retire(struct proctree *t, size_t k)
 	t->procs[k] = t->procs[--t->nprocs];
 }
 
-/* Reads stat, status and io; returns 1 ok, 0 gone. */
-static int read_proc(struct proctree *t, struct proctree_proc *p)
+/* A member has exited (a zombie, or past exit_mm): its last context switches
+ * and I/O, so that the tiered reading loses nothing the full one keeps. Its
+ * VmHWM is gone with its memory; the latest reading stands (taskstats and
+ * wait4 give the exact figure). */
+static void read_final(struct proctree *t, struct proctree_proc *p)
+{
+	char buf[4096];
+	struct procfs_status ss;
+	ssize_t r = read_file(t, p, F_STATUS, buf, sizeof(buf));
+	if (r > 0 && procfs_parse_status(buf, (size_t)r, &ss) == 0 && ss.vcsw + ss.ivcsw >= p->ss.vcsw + p->ss.ivcsw) {
+		p->ss.vcsw = ss.vcsw;
+		p->ss.ivcsw = ss.ivcsw;
+	}
+	struct procfs_io io;
+	r = read_file(t, p, F_IO, buf, sizeof(buf));
+	if (r > 0 && procfs_parse_io(buf, (size_t)r, &io) == 0 && io.rchar >= p->io.rchar && io.wchar >= p->io.wchar)
+		p->io = io;
+}
+
+/* The status and io readings (the dear files); returns 1 ok, 0 gone. */
+static int read_slow(struct proctree *t, struct proctree_proc *p, int64_t now_ns)
+{
+	char buf[4096];
+	ssize_t r = read_file(t, p, F_STATUS, buf, sizeof(buf));
+	if (r == 0)
+		return 0;
+	if (r > 0) {
+		procfs_parse_status(buf, (size_t)r, &p->ss);
+		p->prev_slow_ns = p->slow_ns;
+		p->slow_ns = now_ns;
+	} else {
+		t->unreadable++;
+	}
+	r = read_file(t, p, F_IO, buf, sizeof(buf));
+	if (r > 0)
+		procfs_parse_io(buf, (size_t)r, &p->io);
+	return 1;
+}
+
+/* Reads stat every sample, statm (tiered) or status and io (full, or when
+ * due); returns 1 ok, 0 gone. */
+static int read_proc(struct proctree *t, struct proctree_proc *p, bool due, int64_t now_ns)
 {
 	char buf[4096];
 	ssize_t r = read_file(t, p, F_STAT, buf, sizeof(buf));
@@ -317,42 +377,90 @@ static int read_proc(struct proctree *t, struct proctree_proc *p)
 	 * while its other threads run on: that process stays a member.) */
 	bool exiting = st.vsize_bytes == 0 && p->seen && p->st.vsize_bytes != 0; /* past exit_mm */
 	if (((st.state == 'Z' || st.state == 'X') && st.num_threads <= 1) || exiting) {
+		if (p->seen)
+			read_final(t, p);
 		p->st = st;
-		p->ss.rss_kb = p->ss.anon_kb = p->ss.file_kb = p->ss.shmem_kb = p->ss.swap_kb = 0;
+		memset(&p->mem, 0, sizeof(p->mem));
 		p->seen = true;
 		return 0;
 	}
-	r = read_file(t, p, F_STATUS, buf, sizeof(buf));
-	if (r == 0)
-		return 0;
-	if (r > 0)
-		procfs_parse_status(buf, (size_t)r, &p->ss);
-	else
-		t->unreadable++;
-	r = read_file(t, p, F_IO, buf, sizeof(buf));
-	if (r > 0)
-		procfs_parse_io(buf, (size_t)r, &p->io);
+	bool slow = !t->tiered || due || !p->seen;
+	struct procfs_statm sm;
+	bool have_statm = false;
+	if (t->tiered) {
+		r = read_file(t, p, F_STATM, buf, sizeof(buf));
+		if (r == 0)
+			return 0;
+		have_statm = r > 0 && procfs_parse_statm(buf, (size_t)r, &sm) == 0;
+		if (!have_statm) {
+			slow = true;
+		} else if (!slow && sm.resident_pages * t->page_kb > p->ss.hwm_kb) {
+			/* above its last VmHWM: the peak moved, read it now */
+			slow = true;
+			t->rise_reads++;
+		}
+	}
+	if (slow) {
+		if (!read_slow(t, p, now_ns))
+			return 0;
+		t->slow_reads++;
+	}
+	if (have_statm) {
+		uint64_t shared = sm.shared_pages < sm.resident_pages ? sm.shared_pages : sm.resident_pages;
+		p->mem.rss_kb = sm.resident_pages * t->page_kb;
+		p->mem.anon_kb = (sm.resident_pages - shared) * t->page_kb;
+		/* the file/shmem split from the latest status, within today's shared total */
+		uint64_t shared_kb = shared * t->page_kb;
+		p->mem.shmem_kb = p->ss.shmem_kb < shared_kb ? p->ss.shmem_kb : shared_kb;
+		p->mem.file_kb = shared_kb - p->mem.shmem_kb;
+	} else {
+		p->mem.rss_kb = p->ss.rss_kb;
+		p->mem.anon_kb = p->ss.anon_kb;
+		p->mem.file_kb = p->ss.file_kb;
+		p->mem.shmem_kb = p->ss.shmem_kb;
+	}
+	p->mem.swap_kb = p->ss.swap_kb;
 	p->st = st;
 	p->seen = true;
 	return 1;
+}
+
+void proctree_refresh_all(struct proctree *t)
+{
+	t->slow_all_next = true;
+}
+
+bool proctree_was_member(const struct proctree *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->ngone; i++)
+		if (t->gone[i] == pid)
+			return true;
+	return false;
 }
 
 void proctree_sample(struct proctree *t, struct proctree_totals *out)
 {
 	memset(out, 0, sizeof(*out));
 	bool retired = false;
+	int64_t now_ns = clock_mono_ns();
+	t->ngone = 0;
+	/* the members due for status and io: a window of ceil(n / slow_every) slots */
+	size_t n0 = t->nprocs, every = t->slow_every ? t->slow_every : 1;
+	size_t quota = t->slow_all_next ? n0 : (n0 + every - 1) / every;
+	size_t rr = n0 ? t->slow_rr % n0 : 0;
 	for (size_t k = 0; k < t->nprocs;) {
 		struct proctree_proc *p = t->procs[k];
-		if (!read_proc(t, p)) {
+		bool due = n0 && (k + n0 - rr) % n0 < quota;
+		if (!read_proc(t, p, due, now_ns)) {
 			retire(t, k);
 			retired = true;
 			continue;
 		}
-		out->rss_kb += p->ss.rss_kb;
-		out->anon_kb += p->ss.anon_kb;
-		out->file_kb += p->ss.file_kb;
-		out->shmem_kb += p->ss.shmem_kb;
-		out->swap_kb += p->ss.swap_kb;
+		out->rss_kb += p->mem.rss_kb;
+		out->anon_kb += p->mem.anon_kb;
+		out->file_kb += p->mem.file_kb;
+		out->shmem_kb += p->mem.shmem_kb;
+		out->swap_kb += p->mem.swap_kb;
 		out->procs++;
 		out->threads += (uint32_t)p->st.num_threads;
 		out->utime_ticks += p->st.utime_ticks;
@@ -365,11 +473,14 @@ void proctree_sample(struct proctree *t, struct proctree_totals *out)
 		out->wchar += p->io.wchar;
 		if (p->ss.hwm_kb > out->hwm_kb) {
 			out->hwm_kb = p->ss.hwm_kb;
+			out->hwm_after_ns = p->prev_slow_ns;
 			out->hwm_pid = p->pid;
 			memcpy(out->hwm_comm, p->st.comm, sizeof(out->hwm_comm));
 		}
 		k++;
 	}
+	t->slow_rr = t->nprocs ? (rr + quota) % t->nprocs : 0;
+	t->slow_all_next = false;
 	if (retired) /* slots moved: the index must point at their new places */
 		index_rebuild(t, t->index_cap);
 
@@ -404,6 +515,7 @@ void proctree_sample(struct proctree *t, struct proctree_totals *out)
 	out->wchar += t->exited.wchar;
 	if (t->exited_hwm_kb > out->hwm_kb) {
 		out->hwm_kb = t->exited_hwm_kb;
+		out->hwm_after_ns = t->exited_hwm_after_ns;
 		out->hwm_pid = t->exited_hwm_pid;
 		memcpy(out->hwm_comm, t->exited_hwm_comm, sizeof(out->hwm_comm));
 	}

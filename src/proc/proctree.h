@@ -1,8 +1,12 @@
 /* proctree: the measured process tree — discovery, per-process reads, sums.
  *
  * Each member process is opened once as a /proc/PID directory fd and its
- * stat, status and io files are kept open and re-read with pread (about a
- * third of the cost of open/read/close). A process that vanishes between two
+ * files are kept open and re-read with pread (about a third of the cost of
+ * open/read/close). Tiered (the default): stat and statm every sample (CPU,
+ * faults, threads, RSS and its anon/shared split); status and io, which the
+ * kernel formats at 3-4x the cost, round-robin so that each member is read
+ * at least every slow_every samples, at once when its RSS rises above its
+ * last VmHWM, and at its first and last reading. A process that vanishes between two
  * reads is a normal event: its last values move into the "exited" totals so
  * cumulative CPU and fault counts never go backwards.
  * Discovery is either pushed (proctree_add from the process-events connector)
@@ -27,6 +31,7 @@ struct proctree_totals {
 	uint64_t utime_ticks, stime_ticks, minflt, majflt, vcsw, ivcsw, rchar, wchar;
 	/* largest VmHWM seen of any single member */
 	uint64_t hwm_kb;
+	int64_t hwm_after_ns;      /* CLOCK_MONOTONIC of that member's previous status read (0: none) */
 	pid_t hwm_pid;
 	char hwm_comm[64];
 	bool pss_valid;
@@ -43,6 +48,7 @@ struct proctree {
 	size_t index_cap;
 	struct proctree_totals exited;  /* cumulative counters of members that are gone */
 	uint64_t exited_hwm_kb;
+	int64_t exited_hwm_after_ns;
 	pid_t exited_hwm_pid;
 	char exited_hwm_comm[64];
 	size_t fd_budget;          /* kept-open file fds allowed (RLIMIT_NOFILE share) */
@@ -53,6 +59,15 @@ struct proctree {
 	int loadavg_fd;            /* /proc/loadavg: its last PID tells whether anything forked */
 	uint64_t last_pid_seen;    /* at the previous pull discovery (0: never) */
 	uint64_t scans, scans_skipped;
+	/* tiered reading (tiered false: stat, status and io of every member every sample) */
+	bool tiered;
+	uint32_t slow_every;       /* samples between two status/io readings of a member */
+	bool slow_all_next;        /* the next sample reads every file of every member */
+	size_t slow_rr;            /* round-robin start of the status/io readings */
+	uint64_t page_kb;
+	uint64_t slow_reads, rise_reads; /* status readings: on the cadence, for a risen RSS */
+	pid_t *gone;               /* members retired by the latest sample, and marked gone */
+	size_t ngone, gone_cap;
 };
 
 /* procfs_root: "/proc" normally; a fixture tree in tests. */
@@ -66,6 +81,12 @@ bool proctree_has(const struct proctree *t, pid_t pid);
 int proctree_scan(struct proctree *t);
 /* Reads every member once and fills the sums. */
 void proctree_sample(struct proctree *t, struct proctree_totals *out);
+/* The next proctree_sample reads every file of every member (the last look). */
+void proctree_refresh_all(struct proctree *t);
+/* True if PID was a member retired by the latest proctree_sample, or was
+ * marked gone since (a child announced by a fork event that had already exited). */
+bool proctree_was_member(const struct proctree *t, pid_t pid);
+void proctree_mark_gone(struct proctree *t, pid_t pid);
 /* Member PIDs (for GPU attribution); returns count written (at most n). */
 size_t proctree_pids(const struct proctree *t, pid_t *out, size_t n);
 

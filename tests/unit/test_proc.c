@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,19 @@ static void test_status_live(void **state)
 	assert_true(ss.hwm_kb >= ss.rss_kb);
 	assert_true(ss.anon_kb + ss.file_kb + ss.shmem_kb == ss.rss_kb);
 	assert_true(ss.threads >= 1);
+}
+
+static void test_statm(void **state)
+{
+	(void)state;
+	struct procfs_statm sm;
+	const char *s = "5410 1282 1076 5 0 278 0\n";
+	assert_int_equal(procfs_parse_statm(s, strlen(s), &sm), 0);
+	assert_int_equal(sm.size_pages, 5410);
+	assert_int_equal(sm.resident_pages, 1282);
+	assert_int_equal(sm.shared_pages, 1076);
+	assert_int_equal(procfs_parse_statm("5410 12", 7, &sm), -1);
+	assert_int_equal(procfs_parse_statm("", 0, &sm), -1);
 }
 
 static void test_io_and_smaps(void **state)
@@ -179,6 +193,190 @@ static void test_tree_real_processes(void **state)
 	proctree_release(&t);
 }
 
+/* ---- both sampler paths on one workload ---- */
+
+enum { WORKERS = 4 };
+
+struct worker {
+	pid_t pid;
+	int ctl, ack; /* parent's ends */
+};
+
+/* Each step: more anonymous memory, more shared memory, some I/O; then the
+ * worker blocks on its pipe, so nothing it counts moves while it is read. */
+static void worker_main(int ctl, int ack, int id)
+{
+	char b;
+	int memfd = memfd_create("phtest", 0);
+	for (int step = 1; read(ctl, &b, 1) == 1; step++) {
+		size_t anon = (size_t)(step * (id + 1)) << 20;
+		char *m = mmap(NULL, anon, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		for (size_t i = 0; i < anon; i += 4096)
+			m[i] = 1;
+		if (ftruncate(memfd, (off_t)step << 20) == 0) {
+			char *sh = mmap(NULL, (size_t)step << 20, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+			for (size_t i = 0; sh != MAP_FAILED && i < ((size_t)step << 20); i += 4096)
+				sh[i] = 1;
+		}
+		char io[4096] = { 0 };
+		int devnull = open("/dev/null", O_WRONLY);
+		for (int i = 0; i < step * 8; i++)
+			if (write(devnull, io, sizeof(io)) < 0)
+				break;
+		close(devnull);
+		if (write(ack, "k", 1) != 1)
+			break;
+	}
+	_exit(0);
+}
+
+static void workers_start(struct worker *w)
+{
+	for (int i = 0; i < WORKERS; i++) {
+		int c[2], a[2];
+		assert_int_equal(pipe(c), 0);
+		assert_int_equal(pipe(a), 0);
+		w[i].pid = fork();
+		assert_true(w[i].pid >= 0);
+		if (w[i].pid == 0) {
+			close(c[1]);
+			close(a[0]);
+			worker_main(c[0], a[1], i);
+		}
+		close(c[0]);
+		close(a[1]);
+		w[i].ctl = c[1];
+		w[i].ack = a[0];
+	}
+}
+
+/* The state letter of /proc/PID/stat. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY);
+	ssize_t r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (r <= 0)
+		return '?';
+	buf[r] = 0;
+	char *q = strrchr(buf, ')');
+	return q && q[1] ? q[2] : '?';
+}
+
+/* Until every worker is asleep (or a zombie: want 'Z'), and a little more. */
+static void workers_settle(const struct worker *w, char want)
+{
+	for (int tries = 0; tries < 500; tries++) {
+		int ok = 0;
+		for (int i = 0; i < WORKERS; i++)
+			ok += proc_state(w[i].pid) == want;
+		if (ok == WORKERS)
+			break;
+		usleep(2000);
+	}
+	usleep(20000);
+}
+
+static void workers_step(const struct worker *w)
+{
+	for (int i = 0; i < WORKERS; i++)
+		assert_int_equal(write(w[i].ctl, "s", 1), 1);
+	for (int i = 0; i < WORKERS; i++) {
+		char b;
+		assert_int_equal(read(w[i].ack, &b, 1), 1);
+	}
+	workers_settle(w, 'S');
+}
+
+#define SAME(f) assert_true(a->f == b->f || (fprintf(stderr, "%s: %llu vs %llu\n", #f, \
+		(unsigned long long)a->f, (unsigned long long)b->f), 0))
+
+/* The columns read every sample by both paths: stat and the RSS / anon / shared totals. */
+static void same_fast(const struct proctree_totals *a, const struct proctree_totals *b)
+{
+	SAME(procs); SAME(threads); SAME(utime_ticks); SAME(stime_ticks); SAME(minflt); SAME(majflt);
+	SAME(rss_kb); SAME(anon_kb);
+	assert_true(a->file_kb + a->shmem_kb == b->file_kb + b->shmem_kb);
+	SAME(hwm_kb); /* a risen RSS has its status read at once */
+}
+
+static void same_all(const struct proctree_totals *a, const struct proctree_totals *b)
+{
+	same_fast(a, b);
+	SAME(file_kb); SAME(shmem_kb); SAME(swap_kb); SAME(vcsw); SAME(ivcsw); SAME(rchar); SAME(wchar);
+	SAME(hwm_pid);
+}
+
+static void test_tiered_matches_full(void **state)
+{
+	(void)state;
+	struct worker w[WORKERS];
+	workers_start(w);
+	workers_step(w);
+	struct proctree full, tiered;
+	struct err e;
+	assert_int_equal(proctree_init(&full, "/proc", &e), 0);
+	assert_int_equal(proctree_init(&tiered, "/proc", &e), 0);
+	full.tiered = false;
+	tiered.slow_every = 4;
+	for (int i = 0; i < WORKERS; i++) {
+		assert_int_equal(proctree_add(&full, w[i].pid, &e), 1);
+		assert_int_equal(proctree_add(&tiered, w[i].pid, &e), 1);
+	}
+	struct proctree_totals a, b;
+	/* the first reading of a member reads every file */
+	proctree_sample(&full, &a);
+	proctree_sample(&tiered, &b);
+	same_all(&a, &b);
+	assert_int_equal(a.procs, WORKERS);
+	assert_true(a.shmem_kb >= WORKERS * 1024);
+	assert_true(a.wchar >= WORKERS * 8 * 4096);
+
+	for (int step = 0; step < 2; step++) {
+		workers_step(w);
+		proctree_sample(&full, &a);
+		proctree_sample(&tiered, &b);
+		same_fast(&a, &b);
+		/* within slow_every samples every member's status and io were read again */
+		for (int k = 1; k < 4; k++) {
+			proctree_sample(&full, &a);
+			proctree_sample(&tiered, &b);
+			same_fast(&a, &b);
+		}
+		same_all(&a, &b);
+	}
+	assert_true(tiered.rise_reads >= WORKERS); /* each step raised every worker's VmHWM */
+	assert_true(tiered.slow_reads < full.slow_reads);
+
+	/* the last look reads everything: equal at once, whatever the cadence */
+	workers_step(w);
+	proctree_refresh_all(&tiered);
+	proctree_sample(&full, &a);
+	proctree_sample(&tiered, &b);
+	same_all(&a, &b);
+
+	/* exited members: both keep their final counters */
+	for (int i = 0; i < WORKERS; i++) {
+		close(w[i].ctl);
+		close(w[i].ack);
+	}
+	workers_settle(w, 'Z');
+	proctree_sample(&full, &a);
+	proctree_sample(&tiered, &b);
+	assert_int_equal(b.procs, 0);
+	same_all(&a, &b);
+	assert_true(proctree_was_member(&tiered, w[0].pid));
+	proctree_sample(&tiered, &b);
+	assert_false(proctree_was_member(&tiered, w[0].pid));
+	for (int i = 0; i < WORKERS; i++)
+		waitpid(w[i].pid, NULL, 0);
+	proctree_release(&full);
+	proctree_release(&tiered);
+}
+
 static void test_tree_missing_pid(void **state)
 {
 	(void)state;
@@ -198,10 +396,12 @@ int main(void)
 		cmocka_unit_test(test_stat_truncated),
 		cmocka_unit_test(test_status_fixture),
 		cmocka_unit_test(test_status_live),
+		cmocka_unit_test(test_statm),
 		cmocka_unit_test(test_io_and_smaps),
 		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_tree_real_processes),
 		cmocka_unit_test(test_tree_missing_pid),
+		cmocka_unit_test(test_tiered_matches_full),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
