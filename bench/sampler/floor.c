@@ -1,11 +1,12 @@
 /* floor: the cheapest possible sampler of a process tree, for comparison.
  *
- * It opens /proc/PID/{stat,status,io} of every process in the tree under
- * ROOT once (the files perfhunt keeps open) and then only preads them, paced
+ * It opens the given files (default stat,status,statm,io: the text floor of
+ * a sampler that reads everything every sample) of every process in the tree
+ * under ROOT once and then only preads them, paced
  * by an absolute-time sleep at the interval, without parsing anything. The
  * CPU time of the sampling loop alone (CLOCK_PROCESS_CPUTIME_ID, no start-up)
  * divided by samples x processes is the floor a real sampler is held to.
- * usage: floor ROOT INTERVAL_MS SECONDS   (INTERVAL_MS 0: back-to-back)
+ * usage: floor ROOT INTERVAL_MS SECONDS [FILE,FILE...]   (INTERVAL_MS 0: back-to-back)
  * prints: procs samples cpu_ns ns_per_process_sample
  */
 #define _GNU_SOURCE
@@ -13,11 +14,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static int fds[3 * 8192];
-static int nprocs;
+enum { MAXF = 8 };
+static int fds[MAXF * 8192];
+static int nprocs, nfiles;
+static char *names[MAXF];
 
 static int64_t ns(clockid_t c)
 {
@@ -29,14 +33,13 @@ static int64_t ns(clockid_t c)
 /* Depth-first over task/PID/children (the tree's processes are single-threaded). */
 static void add(int pid)
 {
-	static const char *const names[3] = { "stat", "status", "io" };
 	char path[64];
 	if (nprocs >= 8192)
 		return;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < nfiles; i++) {
 		snprintf(path, sizeof(path), "/proc/%d/%s", pid, names[i]);
-		fds[3 * nprocs + i] = open(path, O_RDONLY | O_CLOEXEC);
-		if (fds[3 * nprocs + i] < 0) {
+		fds[nfiles * nprocs + i] = open(path, O_RDONLY | O_CLOEXEC);
+		if (fds[nfiles * nprocs + i] < 0) {
 			perror(path);
 			exit(1);
 		}
@@ -57,10 +60,15 @@ static void add(int pid)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: floor ROOT INTERVAL_MS SECONDS\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: floor ROOT INTERVAL_MS SECONDS [FILE,FILE...]\n");
 		return 2;
 	}
+	char list[256] = "stat,status,statm,io";
+	if (argc == 5)
+		snprintf(list, sizeof(list), "%s", argv[4]);
+	for (char *tok = strtok(list, ","); tok && nfiles < MAXF; tok = strtok(NULL, ","))
+		names[nfiles++] = tok;
 	add(atoi(argv[1]));
 	int64_t interval_ns = (int64_t)atol(argv[2]) * 1000000;
 	int64_t dur_ns = (int64_t)(atof(argv[3]) * 1e9);
@@ -70,7 +78,7 @@ int main(int argc, char **argv)
 	int64_t t0 = ns(CLOCK_MONOTONIC), next = t0;
 	long samples = 0;
 	while (ns(CLOCK_MONOTONIC) - t0 < dur_ns) {
-		for (int i = 0; i < 3 * nprocs; i++)
+		for (int i = 0; i < nfiles * nprocs; i++)
 			sink += (size_t)pread(fds[i], buf, sizeof(buf) - 1, 0);
 		samples++;
 		if (interval_ns) {

@@ -9,7 +9,8 @@ not its child, so nothing else is counted). The steady-state cost per sample
 is the slope (cpu_long - cpu_short) / (samples_long - samples_short): start-up
 (interpreter import, netlink and cgroup setup, discovery, record writing)
 cancels out. Divided by N it is the CPU per process-sample.
-usage: run.py --perfhunt BIN --helpers DIR [--sizes 1,10,100,1000] [--repeat 3]
+usage: run.py --perfhunt BIN --helpers DIR [--sizes 1,10,100,1000] [--repeat 3] [--only floor,full,perfhunt,psutil,mprof]
+       run.py --perfhunt BIN --helpers DIR --watch1 101   (watch --interval 1 --duration 3)
 """
 import argparse
 import json
@@ -37,23 +38,29 @@ def run_timed(argv, **kw):
     return ru.ru_utime + ru.ru_stime, err, time.monotonic() - t0
 
 
-def m_perfhunt(a, root, dur, tmp):
+def m_perfhunt(a, root, dur, tmp, sampler="tiered", interval=None):
     rec = os.path.join(tmp, "w.json")
-    cpu, _, wall = run_timed([a.perfhunt, "watch", "-q", "--no-save", "--interval", str(a.interval),
-                           "--duration", "%gs" % dur, "-o", rec, str(root)])
+    env = dict(os.environ, PERFHUNT_SAMPLER=sampler)
+    cpu, _, wall = run_timed([a.perfhunt, "watch", "-q", "--no-save", "--interval", str(interval or a.interval),
+                           "--duration", "%gs" % dur, "-o", rec, str(root)], env=env)
     s = json.load(open(rec))["summary"]
     return cpu, s["samples"], s["monitor_cpu_s"], wall
 
 
+def m_perfhunt_full(a, root, dur, tmp):
+    return m_perfhunt(a, root, dur, tmp, sampler="full")
+
+
 def m_floor(a, root, dur, tmp):
-    out = subprocess.run([os.path.join(a.helpers, "floor"), str(root), str(a.interval), str(dur)],
+    out = subprocess.run([os.path.join(a.helpers, "floor"), str(root), str(a.interval), str(dur),
+                          "stat,status,statm,io"],
                          capture_output=True, text=True, check=True).stdout.split()
     # the floor times its own sampling loop: no start-up to cancel
     return int(out[2]) / 1e9, int(out[1]), None, dur
 
 
 def m_psutil(a, root, dur, tmp):
-    cpu, err, wall = run_timed([PY, os.path.join(HERE, "psutil_sampler.py"), "--interval",
+    cpu, err, wall = run_timed([a.python, os.path.join(HERE, "psutil_sampler.py"), "--interval",
                              str(a.interval / 1000), "--duration", str(dur), str(root)])
     return cpu, int(re.search(r"samples (\d+)", err).group(1)), None, wall
 
@@ -61,14 +68,18 @@ def m_psutil(a, root, dur, tmp):
 def m_mprof(a, root, dur, tmp):
     dat = os.path.join(tmp, "m.dat")
     # mprof takes timeout/interval samples however long each takes
-    cpu, _, wall = run_timed([PY, "-m", "mprof", "run", "--attach", "--include-children", "-T",
+    cpu, _, wall = run_timed([a.python, "-m", "mprof", "run", "--attach", "--include-children", "-T",
                            str(a.interval / 1000), "-t", str(max(1, int(dur / 2))), "-o", dat, str(root)], cwd=tmp)
     with open(dat) as f:
         n = sum(1 for line in f if line.startswith("MEM "))
     return cpu, n, None, wall
 
 
-MONITORS = [("floor", m_floor), ("perfhunt", m_perfhunt), ("psutil", m_psutil), ("mprof", m_mprof)]
+# floor: the four text files preaded every sample, no parsing (the text floor);
+# full: perfhunt reading stat, status and io every sample (PERFHUNT_SAMPLER=full);
+# perfhunt: the tiered sampler, the default
+MONITORS = [("floor", m_floor), ("full", m_perfhunt_full), ("perfhunt", m_perfhunt), ("psutil", m_psutil),
+            ("mprof", m_mprof)]
 
 
 def tree_procs(root):
@@ -81,6 +92,30 @@ def tree_procs(root):
     return n
 
 
+def load():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def watch1(a):
+    """watch --interval 1 --duration 3: samples taken and the share of a core used, whole
+    process (start-up included), alternating full and tiered runs of one tree."""
+    tree = subprocess.Popen([os.path.join(a.helpers, "tree"), str(a.watch1), "100000"],
+                            stdout=subprocess.PIPE, text=True)
+    root = int(tree.stdout.readline().split()[1])
+    tmp = tempfile.mkdtemp(prefix="phbench-")
+    print("watch --interval 1 --duration 3 of %d processes (load %s)" % (tree_procs(root), load()))
+    print("| run | sampler | samples | CPU s | share of a core | load |")
+    print("|---:|---|---:|---:|---:|---|")
+    for rep in range(a.repeat):
+        for sampler in ("full", "tiered"):
+            cpu, samples, _, wall = m_perfhunt(a, root, 3.0, tmp, sampler=sampler, interval=1)
+            print("| %d | %s | %d | %.3f | %.2f | %s |" % (rep + 1, sampler, samples, cpu, cpu / wall, load()),
+                  flush=True)
+    tree.kill()
+    tree.wait()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--perfhunt", required=True)
@@ -91,7 +126,12 @@ def main():
     ap.add_argument("--long", type=float, default=4.0)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", default="", help="comma list of monitors")
+    ap.add_argument("--watch1", type=int, default=0, metavar="N",
+                    help="instead: watch --interval 1 --duration 3 of an N-process tree, full and tiered")
+    ap.add_argument("--python", default=PY, help="the interpreter with psutil")
     a = ap.parse_args()
+    if a.watch1:
+        return watch1(a)
     only = set(a.only.split(",")) if a.only else None
     results = {}
     tmp = tempfile.mkdtemp(prefix="phbench-")
@@ -132,14 +172,15 @@ def main():
         tree.kill()
         tree.wait()
     print()
-    print("| processes | floor µs | perfhunt µs | perfhunt / floor | psutil µs | psutil / perfhunt | mprof µs | mprof / perfhunt |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("load average at the end: %s" % load())
+    print("| processes | floor µs | full µs | tiered µs | tiered / floor | tiered / full | psutil µs | psutil / tiered | mprof µs | mprof / tiered |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n, r in results.items():
         def g(k):
             return r[k]["proc_sample_us"] if k in r else float("nan")
-        print("| %d | %.2f | %.2f | %.2f | %.1f | %.1f× | %.1f | %.1f× |" %
-              (n, g("floor"), g("perfhunt"), g("perfhunt") / g("floor"), g("psutil"),
-               g("psutil") / g("perfhunt"), g("mprof"), g("mprof") / g("perfhunt")))
+        print("| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f× | %.1f | %.1f× |" %
+              (n, g("floor"), g("full"), g("perfhunt"), g("perfhunt") / g("floor"), g("perfhunt") / g("full"),
+               g("psutil"), g("psutil") / g("perfhunt"), g("mprof"), g("mprof") / g("perfhunt")))
     print()
     print("| processes | perfhunt ms/sample | psutil ms/sample | mprof ms/sample | psutil samples/s | mprof samples/s |")
     print("|---:|---:|---:|---:|---:|---:|")

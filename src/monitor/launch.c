@@ -1,4 +1,10 @@
-/* launch: fork, gate, exec — with the child's signal state reset for exec. */
+/* launch: fork, gate, exec — or vfork and exec — with the child's signal
+ * state reset for exec.
+ *
+ * Both children run the same steps before exec, and none of them allocates
+ * or touches libc state: the environment with $PERFHUNT_FD is built by the
+ * parent, so the vfork child, which shares perfhunt's memory until exec, can
+ * run them too. */
 #include "monitor/launch.h"
 
 #include <errno.h>
@@ -9,6 +15,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static void close_fd(int *fd)
 {
@@ -26,86 +34,170 @@ void launch_close(struct launch_child *c)
 	close_fd(&c->exec_err_fd);
 }
 
-int launch_spawn(const struct launch_opts *o, struct launch_child *c, struct err *e)
-{
-	int gate[2] = { -1, -1 }, xerr[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 },
-	    pfd[2] = { -1, -1 };
-	c->pid = -1;
-	c->out_fd = c->err_fd = c->probe_fd = c->gate_fd = c->exec_err_fd = -1;
-	if (pipe2(gate, O_CLOEXEC) < 0 || pipe2(xerr, O_CLOEXEC) < 0)
-		goto fail;
-	if (o->capture && (pipe2(out, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0))
-		goto fail;
-	if (o->probe_fd && pipe2(pfd, O_CLOEXEC) < 0)
-		goto fail;
+/* The pipes of one spawn: [0] read end, [1] write end. */
+struct launch_pipes {
+	int gate[2], xerr[2], out[2], err[2], probe[2];
+};
 
-	pid_t pid = fork();
-	if (pid < 0)
-		goto fail;
-	if (pid == 0) {
-		/* Child: restore what exec'd programs expect, wait at the gate, exec. */
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		/* perfhunt installs no handlers (signals come through a signalfd) and
-		 * ignores only SIGPIPE; what it inherited, the command inherits too */
-		signal(SIGPIPE, SIG_DFL);
-		if (o->capture) {
-			dup2(out[1], STDOUT_FILENO);
-			dup2(er[1], STDERR_FILENO);
-		}
-		if (o->probe_fd) {
-			/* dup without CLOEXEC so the command inherits it */
-			int fd = fcntl(pfd[1], F_DUPFD, 3);
-			char num[16];
-			snprintf(num, sizeof(num), "%d", fd);
-			setenv("PERFHUNT_FD", num, 1);
-		}
-		char b;
-		close(gate[1]);
-		while (read(gate[0], &b, 1) < 0 && errno == EINTR)
-			;
-		/* exec records this mm's high-water mark into the child's
-		 * ru_maxrss: tell the parent how large that image was */
-		struct rusage ru;
-		uint64_t image_kb = getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss : 0;
-		ssize_t wi = write(xerr[1], &image_kb, sizeof(image_kb));
-		(void)wi;
-		if (o->shell) {
-			char *const sh[] = { "sh", "-c", o->argv[0], NULL };
-			execv("/bin/sh", sh);
-		} else {
-			execvp(o->argv[0], o->argv);
-		}
-		int err = errno;
-		ssize_t w = write(xerr[1], &err, sizeof(err));
-		(void)w;
-		_exit(127);
-	}
-	close(gate[0]);
-	close(xerr[1]);
+/* The environment of the command: perfhunt's, with PERFHUNT_FD=fd. Only the
+ * pointer array is allocated; it points into environ and into buf. */
+static char **probe_env(int fd, char *buf, size_t n)
+{
+	size_t count = 0;
+	while (environ[count])
+		count++;
+	char **env = malloc((count + 2) * sizeof(*env));
+	if (!env)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < count; i++)
+		if (strncmp(environ[i], "PERFHUNT_FD=", 12))
+			env[k++] = environ[i];
+	snprintf(buf, n, "PERFHUNT_FD=%d", fd);
+	env[k++] = buf;
+	env[k] = NULL;
+	return env;
+}
+
+/* The child's last steps: default signal state, the pipes, the cgroup
+ * (join_fd: its cgroup.procs, the child writes itself in), exec. Only system
+ * calls: it may be a vfork child. Never returns. */
+static void __attribute__((noreturn)) child_exec(const struct launch_opts *o, const struct launch_pipes *p, char **env,
+						 int join_fd)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* perfhunt installs no handlers (signals come through a signalfd) and
+	 * ignores only SIGPIPE; what it inherited, the command inherits too */
+	signal(SIGPIPE, SIG_DFL);
 	if (o->capture) {
-		close(out[1]);
-		close(er[1]);
-		c->out_fd = out[0];
-		c->err_fd = er[0];
+		dup2(p->out[1], STDOUT_FILENO);
+		dup2(p->err[1], STDERR_FILENO);
 	}
-	if (o->probe_fd) {
-		close(pfd[1]);
-		c->probe_fd = pfd[0];
+	if (o->probe_fd)
+		fcntl(p->probe[1], F_SETFD, 0); /* inherited across exec: its number is in env */
+	int32_t join_errno = 0;
+	if (join_fd >= 0 && write(join_fd, "0", 1) != 1)
+		join_errno = errno ? errno : EIO;
+	/* exec records this mm's high-water mark into the child's
+	 * ru_maxrss: tell the parent how large that image was */
+	struct rusage ru;
+	struct { uint64_t image_kb; int32_t join_errno; } pre = { 0, join_errno };
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		pre.image_kb = (uint64_t)ru.ru_maxrss;
+	ssize_t wi = write(p->xerr[1], &pre, sizeof(pre));
+	(void)wi;
+	if (o->shell) {
+		char *const sh[] = { "sh", "-c", o->argv[0], NULL };
+		execve("/bin/sh", sh, env);
+	} else {
+		execvpe(o->argv[0], o->argv, env);
 	}
-	c->pid = pid;
-	c->gate_fd = gate[1];
-	c->exec_err_fd = xerr[0];
-	return 0;
-fail:
-	err_sys(e, "cannot start the command");
-	int *fds[] = { gate, xerr, out, er, pfd };
+	int err = errno;
+	ssize_t w = write(p->xerr[1], &err, sizeof(err));
+	(void)w;
+	_exit(127);
+}
+
+static void close_pipes(struct launch_pipes *p)
+{
+	int *fds[] = { p->gate, p->xerr, p->out, p->err, p->probe };
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		close_fd(&fds[i][0]);
 		close_fd(&fds[i][1]);
 	}
+}
+
+static int open_pipes(const struct launch_opts *o, struct launch_pipes *p, bool gate)
+{
+	*p = (struct launch_pipes){ { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+	if ((gate && pipe2(p->gate, O_CLOEXEC) < 0) || pipe2(p->xerr, O_CLOEXEC) < 0)
+		return -1;
+	if (o->capture && (pipe2(p->out, O_CLOEXEC) < 0 || pipe2(p->err, O_CLOEXEC) < 0))
+		return -1;
+	if (o->probe_fd && pipe2(p->probe, O_CLOEXEC) < 0)
+		return -1;
+	return 0;
+}
+
+/* The parent's half after the fork: its ends of the pipes into c. */
+static void parent_ends(const struct launch_opts *o, struct launch_pipes *p, pid_t pid, struct launch_child *c)
+{
+	close_fd(&p->gate[0]);
+	close_fd(&p->xerr[1]);
+	close_fd(&p->out[1]);
+	close_fd(&p->err[1]);
+	close_fd(&p->probe[1]);
+	c->pid = pid;
+	c->out_fd = o->capture ? p->out[0] : -1;
+	c->err_fd = o->capture ? p->err[0] : -1;
+	c->probe_fd = o->probe_fd ? p->probe[0] : -1;
+	c->gate_fd = p->gate[1];
+	c->exec_err_fd = p->xerr[0];
+}
+
+static pid_t fork_gated(const struct launch_opts *o, const struct launch_pipes *p, char **env)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		char b;
+		close(p->gate[1]);
+		while (read(p->gate[0], &b, 1) < 0 && errno == EINTR)
+			;
+		child_exec(o, p, env, -1);
+	}
+	return pid;
+}
+
+/* vfork: no page tables copied, and perfhunt's pages stay writable (after a
+ * fork every page perfhunt writes faults once more). Nothing lives across
+ * the call but its result, so nothing can be clobbered. */
+static pid_t __attribute__((noinline)) vfork_exec(const struct launch_opts *o, const struct launch_pipes *p,
+						  char **env, int join_fd)
+{
+	pid_t pid = vfork();
+	if (pid == 0)
+		child_exec(o, p, env, join_fd);
+	return pid;
+}
+
+static int spawn(const struct launch_opts *o, struct launch_child *c, int join_fd, bool gate, struct err *e)
+{
+	struct launch_pipes p;
+	char **env = NULL;
+	char envbuf[32];
+	c->pid = -1;
+	c->out_fd = c->err_fd = c->probe_fd = c->gate_fd = c->exec_err_fd = -1;
+	c->join_errno = 0;
+	if (open_pipes(o, &p, gate) < 0)
+		goto fail;
+	env = o->probe_fd ? probe_env(p.probe[1], envbuf, sizeof(envbuf)) : environ;
+	if (!env)
+		goto fail;
+	pid_t pid = gate ? fork_gated(o, &p, env) : vfork_exec(o, &p, env, join_fd);
+	if (pid < 0)
+		goto fail;
+	if (env != environ)
+		free(env);
+	parent_ends(o, &p, pid, c);
+	return 0;
+fail:
+	err_sys(e, "cannot start the command");
+	if (env && env != environ)
+		free(env);
+	close_pipes(&p);
 	return -1;
+}
+
+int launch_spawn(const struct launch_opts *o, struct launch_child *c, struct err *e)
+{
+	return spawn(o, c, -1, true, e);
+}
+
+int launch_spawn_direct(const struct launch_opts *o, int join_fd, struct launch_child *c, struct err *e)
+{
+	return spawn(o, c, join_fd, false, e);
 }
 
 /* Reads exactly n bytes unless EOF comes first; returns the count read. */
@@ -126,9 +218,14 @@ static size_t read_full(int fd, void *buf, size_t n)
 int launch_release(struct launch_child *c)
 {
 	close_fd(&c->gate_fd);
-	uint64_t image_kb = 0;
+	struct { uint64_t image_kb; int32_t join_errno; } pre = { 0, 0 };
 	int err = 0;
-	c->image_kb = read_full(c->exec_err_fd, &image_kb, sizeof(image_kb)) == sizeof(image_kb) ? image_kb : 0;
+	if (read_full(c->exec_err_fd, &pre, sizeof(pre)) == sizeof(pre)) {
+		c->image_kb = pre.image_kb;
+		c->join_errno = pre.join_errno;
+	} else {
+		c->image_kb = 0;
+	}
 	size_t r = read_full(c->exec_err_fd, &err, sizeof(err));
 	close_fd(&c->exec_err_fd);
 	return r == sizeof(err) ? err : 0;

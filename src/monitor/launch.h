@@ -2,7 +2,9 @@
  *
  * The child is forked, joins its process group plumbing, then blocks on a
  * pipe until the parent has put it in the cgroup, opened counters on it and
- * registered it as a tree member; only then does it exec. A second,
+ * registered it as a tree member; only then does it exec. When the parent
+ * has nothing to do to the child before exec but the cgroup, it is vforked
+ * instead and writes itself into the cgroup (launch_spawn_direct). A second,
  * close-on-exec pipe carries exec's errno back, so "not found" (127) and
  * "not executable" (126) are told apart from the command's own exit status.
  */
@@ -29,10 +31,15 @@ struct launch_child {
 	int gate_fd;           /* write end: closing it lets the child exec */
 	int exec_err_fd;       /* read end: the pre-exec image, then exec's errno or EOF */
 	uint64_t image_kb;     /* the child's high-water mark just before exec (see launch_release) */
+	int join_errno;        /* launch_spawn_direct: why the child could not join the cgroup, or 0 */
 };
 
 /* Forks the child and leaves it waiting at the gate. */
 int launch_spawn(const struct launch_opts *o, struct launch_child *c, struct err *e);
+/* vforks the child, which joins the cgroup whose cgroup.procs is join_fd
+ * (unless -1) and execs; returns once it did. launch_release then only reads
+ * how it went. */
+int launch_spawn_direct(const struct launch_opts *o, int join_fd, struct launch_child *c, struct err *e);
 /* Opens the gate and waits for exec: 0 when it ran, else the errno of the
  * failed exec. Fills c->image_kb: the forked copy of perfhunt's high-water
  * mark, which exec folds into the child's ru_maxrss (so a wait4 ru_maxrss no

@@ -436,14 +436,43 @@ static void start_clock(struct loop *l)
 	l->t0_ns = clock_mono_ns();
 }
 
+/* The cgroup when the child joins it itself (a vforked child): its limit
+ * first, then the fd of its cgroup.procs, or -1. */
+static int cgroup_for_child(struct loop *l, struct cgroup *cg)
+{
+	struct err ce;
+	if (l->o->memory_limit_bytes && cgroup_set_limit(cg, l->o->memory_limit_bytes, &ce) < 0)
+		note(l->r, "%s", ce.msg);
+	int fd = cgroup_procs_open(cg, &ce);
+	if (fd < 0) {
+		note(l->r, "no cgroup peak: %s", ce.msg);
+		cgroup_destroy(cg);
+	}
+	return fd;
+}
+
+/* The command: gated (fork, then counters are opened on it before its exec)
+ * or, without an on_spawn hook, vforked: it joins the cgroup and execs while
+ * perfhunt waits; it becomes a tree member right after, and its forks wait
+ * in the connector's queue until then. */
 static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 {
 	const struct monitor_opts *o = l->o;
 	struct launch_child c;
-	if (launch_spawn(o->launch, &c, e) < 0)
+	bool gate = o->hooks.on_spawn != NULL;
+	if (!gate) {
+		int join_fd = cg->version ? cgroup_for_child(l, cg) : -1;
+		l->r->client_start_ms = now_ms(l);
+		int rc = launch_spawn_direct(o->launch, join_fd, &c, e);
+		if (join_fd >= 0)
+			close(join_fd);
+		if (rc < 0)
+			return -1;
+	} else if (launch_spawn(o->launch, &c, e) < 0) {
 		return -1;
+	}
 	l->root = c.pid;
-	if (cg->version) {
+	if (gate && cg->version) {
 		struct err ce;
 		if (cgroup_add_pid(cg, c.pid, &ce) < 0) {
 			note(l->r, "no cgroup peak: %s", ce.msg);
@@ -460,9 +489,15 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 	l->stream_fd[MONITOR_STDERR] = c.err_fd;
 	l->stream_fd[MONITOR_PROBE_FD] = c.probe_fd;
 	c.out_fd = c.err_fd = c.probe_fd = -1;
-	l->r->client_start_ms = now_ms(l);
+	if (gate)
+		l->r->client_start_ms = now_ms(l);
 	int xerr = launch_release(&c);
 	l->r->launch_image_kb = c.image_kb;
+	if (c.join_errno && cg->version) {
+		note(l->r, "no cgroup peak: cannot move PID %d into cgroup '%s': %s", (int)c.pid, cg->dir,
+		     strerror(c.join_errno));
+		cgroup_destroy(cg);
+	}
 	launch_close(&c);
 	if (xerr) {
 		l->r->exec_errno = xerr;

@@ -178,6 +178,16 @@ int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct err *e)
 	return 0;
 }
 
+int cgroup_procs_open(const struct cgroup *cg, struct err *e)
+{
+	char path[PATH_MAX + 96];
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->dir);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(e, "cannot open '%s'", path);
+	return fd;
+}
+
 int cgroup_set_limit(const struct cgroup *cg, uint64_t bytes, struct err *e)
 {
 	char path[PATH_MAX + 128], num[32];
