@@ -21,8 +21,8 @@
 #include "util/parse.h"
 #include "util/xalloc.h"
 
-enum { F_STAT, F_STATM, F_STATUS, F_IO, F_SMAPS, NFILES };
-static const char *const file_names[NFILES] = { "stat", "statm", "status", "io", "smaps_rollup" };
+enum { F_STAT, F_STATM, F_SCHEDSTAT, F_STATUS, F_IO, F_SMAPS, NFILES };
+static const char *const file_names[NFILES] = { "stat", "statm", "schedstat", "status", "io", "smaps_rollup" };
 
 /* The per-sample memory of a member: from statm (tiered) or status. */
 struct proc_mem {
@@ -38,6 +38,9 @@ struct proctree_proc {
 	struct procfs_status ss;   /* the latest status reading */
 	struct procfs_io io;       /* the latest io reading */
 	struct proc_mem mem;
+	struct procfs_statm sm;    /* the latest statm reading */
+	char sched[48];            /* the latest schedstat text: unchanged = has not run since */
+	size_t sched_len;
 	int64_t slow_ns, prev_slow_ns; /* the latest two status readings (CLOCK_MONOTONIC) */
 	uint64_t pss_kb;
 };
@@ -78,6 +81,24 @@ static int index_find(const struct proctree *t, pid_t pid)
 	return -1;
 }
 
+/* schedstat counts a task's runs (its third field) only with CONFIG_SCHED_INFO:
+ * our own count is never 0 where it does. */
+static bool schedstat_works(int procfs_fd)
+{
+	char buf[128];
+	int fd = openat(procfs_fd, "self/schedstat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return false;
+	buf[r] = 0;
+	const char *p = strrchr(buf, ' ');
+	uint64_t runs;
+	return p && (p++, parse_u64_at(&p, buf + r, &runs)) && runs > 0;
+}
+
 int proctree_init(struct proctree *t, const char *procfs_root, struct err *e)
 {
 	memset(t, 0, sizeof(*t));
@@ -103,6 +124,7 @@ int proctree_init(struct proctree *t, const char *procfs_root, struct err *e)
 	t->slow_every = 8;
 	long page = sysconf(_SC_PAGESIZE);
 	t->page_kb = page >= 1024 ? (uint64_t)page / 1024 : 4;
+	t->schedstat = schedstat_works(t->procfs_fd);
 	t->loadavg_fd = openat(t->procfs_fd, "loadavg", O_RDONLY | O_CLOEXEC);
 	return 0;
 }
@@ -363,27 +385,56 @@ static int read_slow(struct proctree *t, struct proctree_proc *p, int64_t now_ns
 	return 1;
 }
 
-/* Reads stat every sample, statm (tiered) or status and io (full, or when
- * due); returns 1 ok, 0 gone. */
+/* Tiered: has a single-threaded member, asleep at its last reading, run
+ * since? Its schedstat (run time, wait, runs) tells in 0.6 us what stat would
+ * in 5; if it has not, nothing stat shows can have moved. Returns 1 it has
+ * not, 0 it may have, -1 gone. */
+static int read_idle(struct proctree *t, struct proctree_proc *p)
+{
+	if (!t->tiered || !t->schedstat || !p->seen || p->st.num_threads > 1 || p->st.state == 'R') {
+		p->sched_len = 0;
+		return 0;
+	}
+	char buf[sizeof(p->sched)];
+	ssize_t r = read_file(t, p, F_SCHEDSTAT, buf, sizeof(buf));
+	if (r == 0)
+		return -1;
+	bool same = r > 0 && (size_t)r == p->sched_len && !memcmp(buf, p->sched, (size_t)r);
+	p->sched_len = r > 0 && (size_t)r < sizeof(p->sched) ? (size_t)r : 0;
+	memcpy(p->sched, buf, p->sched_len);
+	return same;
+}
+
+/* Reads stat every sample (unless the member has not run since: tiered),
+ * statm (tiered) or status and io (full, or when due); returns 1 ok, 0 gone. */
 static int read_proc(struct proctree *t, struct proctree_proc *p, bool due, int64_t now_ns)
 {
 	char buf[4096];
-	ssize_t r = read_file(t, p, F_STAT, buf, sizeof(buf));
+	int idle = read_idle(t, p);
+	if (idle < 0)
+		return 0;
 	struct procfs_stat st;
-	if (r <= 0 || procfs_parse_stat(buf, (size_t)r, &st) < 0)
-		return 0;
-	/* A zombie has exited, and so has a process whose memory is already torn
-	 * down: its stat holds the final counters, and it is retired with them. (A leader that called pthread_exit also shows 'Z'
-	 * while its other threads run on: that process stays a member.) */
-	bool exiting = st.vsize_bytes == 0 && p->seen && p->st.vsize_bytes != 0; /* past exit_mm */
-	if (((st.state == 'Z' || st.state == 'X') && st.num_threads <= 1) || exiting) {
-		if (p->seen)
-			read_final(t, p);
-		p->st = st;
-		memset(&p->mem, 0, sizeof(p->mem));
-		p->seen = true;
-		return 0;
+	if (idle) {
+		st = p->st;
+		t->stat_skips++;
+	} else {
+		ssize_t r = read_file(t, p, F_STAT, buf, sizeof(buf));
+		if (r <= 0 || procfs_parse_stat(buf, (size_t)r, &st) < 0)
+			return 0;
+		/* A zombie has exited, and so has a process whose memory is already torn
+		 * down: its stat holds the final counters, and it is retired with them. (A leader that called pthread_exit also shows 'Z'
+		 * while its other threads run on: that process stays a member.) */
+		bool exiting = st.vsize_bytes == 0 && p->seen && p->st.vsize_bytes != 0; /* past exit_mm */
+		if (((st.state == 'Z' || st.state == 'X') && st.num_threads <= 1) || exiting) {
+			if (p->seen)
+				read_final(t, p);
+			p->st = st;
+			memset(&p->mem, 0, sizeof(p->mem));
+			p->seen = true;
+			return 0;
+		}
 	}
+	ssize_t r;
 	bool slow = !t->tiered || due || !p->seen;
 	struct procfs_statm sm;
 	bool have_statm = false;
@@ -394,6 +445,10 @@ static int read_proc(struct proctree *t, struct proctree_proc *p, bool due, int6
 		have_statm = r > 0 && procfs_parse_statm(buf, (size_t)r, &sm) == 0;
 		if (!have_statm) {
 			slow = true;
+		} else if (idle && p->seen && !t->slow_all_next && sm.resident_pages == p->sm.resident_pages &&
+			   sm.shared_pages == p->sm.shared_pages) {
+			/* not run and the same pages: status and io cannot have moved either */
+			slow = false;
 		} else if (!slow && sm.resident_pages * t->page_kb > p->ss.hwm_kb) {
 			/* above its last VmHWM: the peak moved, read it now */
 			slow = true;
@@ -406,6 +461,7 @@ static int read_proc(struct proctree *t, struct proctree_proc *p, bool due, int6
 		t->slow_reads++;
 	}
 	if (have_statm) {
+		p->sm = sm;
 		uint64_t shared = sm.shared_pages < sm.resident_pages ? sm.shared_pages : sm.resident_pages;
 		p->mem.rss_kb = sm.resident_pages * t->page_kb;
 		p->mem.anon_kb = (sm.resident_pages - shared) * t->page_kb;

@@ -6,7 +6,8 @@
  * faults, threads, RSS and its anon/shared split); status and io, which the
  * kernel formats at 3-4x the cost, round-robin so that each member is read
  * at least every slow_every samples, at once when its RSS rises above its
- * last VmHWM, and at its first and last reading. A process that vanishes between two
+ * last VmHWM, and at its first and last reading. A single-threaded member
+ * whose schedstat shows it has not run since is read through statm alone. A process that vanishes between two
  * reads is a normal event: its last values move into the "exited" totals so
  * cumulative CPU and fault counts never go backwards.
  * Discovery is either pushed (proctree_add from the process-events connector)
@@ -66,6 +67,8 @@ struct proctree {
 	size_t slow_rr;            /* round-robin start of the status/io readings */
 	uint64_t page_kb;
 	uint64_t slow_reads, rise_reads; /* status readings: on the cadence, for a risen RSS */
+	bool schedstat;            /* schedstat counts runs: a member that has not run is not re-read */
+	uint64_t stat_skips;       /* stat readings saved so */
 	pid_t *gone;               /* members retired by the latest sample, and marked gone */
 	size_t ngone, gone_cap;
 };
