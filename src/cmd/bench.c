@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cmd/record_opts.h"
+#include "monitor/monitor.h"
 #include "export/bench_csv.h"
 #include "export/bench_gobench.h"
 #include "export/bench_markdown.h"
@@ -382,6 +383,7 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 			       .start_ns = clock_mono_ns() };
 	json_t *order = json_array();
 	int status = PH_EXIT_OK;
+	monitor_keep_sockets(true); /* one family lookup and registration for all runs */
 	for (size_t s = 0; s < nslots && status == PH_EXIT_OK; s++) {
 		struct bench_plan_cmd *c = &cmds[slots[s].cmd];
 		const json_t *jc = json_array_get(json_object_get(rec, "commands"), slots[s].cmd);
@@ -435,6 +437,7 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 		bench_record_add_run(rec, slots[s].cmd, run);
 		json_array_append_new(order, json_integer((json_int_t)slots[s].cmd));
 	}
+	monitor_keep_sockets(false);
 	progress_clear(&pr);
 	json_object_set_new(rec, "order", order);
 	free(slots);

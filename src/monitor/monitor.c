@@ -625,6 +625,66 @@ static void close_gpu(struct loop *l)
 	}
 }
 
+/* The event sockets kept between recordings of one process (a bench), when
+ * asked: opening them costs a family lookup and a registration each time. */
+static struct {
+	bool on, parked;
+	int events_fd;
+	struct exitstats xs;
+} kept;
+
+void monitor_keep_sockets(bool on)
+{
+	if (!on && kept.parked) {
+		if (kept.events_fd >= 0)
+			close(kept.events_fd);
+		exitstats_close(&kept.xs);
+		kept.parked = false;
+	}
+	kept.on = on;
+}
+
+static void discard_exit(const struct exit_record *x, void *arg)
+{
+	(void)x;
+	(void)arg;
+}
+
+static void open_event_sockets(struct loop *l)
+{
+	if (kept.parked) {
+		/* what they heard since the last recording is not this one's */
+		l->events_fd = kept.events_fd;
+		l->xs = kept.xs;
+		kept.parked = false;
+		struct procevents_handler none = { NULL, NULL, NULL };
+		if (l->events_fd >= 0)
+			procevents_read(l->events_fd, &none);
+		exitstats_read(&l->xs, discard_exit, NULL);
+		return;
+	}
+	struct err ne;
+	/* PERFHUNT_NO_PROC_EVENTS=1: discovery by polling, as without root (tests, diagnosis) */
+	const char *no_events = getenv("PERFHUNT_NO_PROC_EVENTS");
+	l->events_fd = no_events && *no_events == '1' ? -1 : procevents_open(&ne);
+	if (exitstats_open(&l->xs, &ne) < 0)
+		l->xs.fd = -1;
+}
+
+static void close_event_sockets(struct loop *l)
+{
+	if (kept.on && !kept.parked && (l->events_fd >= 0 || l->xs.fd >= 0)) {
+		kept.events_fd = l->events_fd;
+		kept.xs = l->xs;
+		kept.parked = true;
+	} else {
+		if (l->events_fd >= 0)
+			close(l->events_fd);
+		exitstats_close(&l->xs);
+	}
+	l->events_fd = l->xs.fd = -1;
+}
+
 /* Everything that is opened before the clock starts: the trees, the
  * signalfd, the kernel's event sockets, NVML (slow to start), the logs. */
 static int loop_open(struct loop *l, const struct monitor_opts *o, struct monitor_result *r,
@@ -672,14 +732,10 @@ static int loop_open(struct loop *l, const struct monitor_opts *o, struct monito
 		return err_sys(e, "signalfd");
 	}
 
-	struct err ne;
-	/* PERFHUNT_NO_PROC_EVENTS=1: discovery by polling, as without root (tests, diagnosis) */
-	const char *no_events = getenv("PERFHUNT_NO_PROC_EVENTS");
-	l->events_fd = no_events && *no_events == '1' ? -1 : procevents_open(&ne);
+	open_event_sockets(l);
 	r->proc_events = l->events_fd >= 0;
 	l->rescan = !r->proc_events;
-	if (exitstats_open(&l->xs, &ne) == 0)
-		r->taskstats = true;
+	r->taskstats = l->xs.fd >= 0;
 	/* One wake-up per sample: both sockets hear the whole machine, and what
 	 * they hold keeps its order until the sample reads it (4 MiB buffers:
 	 * thousands of events). At long intervals they are polled, so a busy
@@ -897,9 +953,7 @@ static void loop_close(struct loop *l)
 		close_stream(l, s);
 	close_logs(l);
 	cgroup_destroy(&l->cg);
-	if (l->events_fd >= 0)
-		close(l->events_fd);
-	exitstats_close(&l->xs);
+	close_event_sockets(l);
 	if (l->tfd >= 0)
 		close(l->tfd);
 	if (l->sfd >= 0) {

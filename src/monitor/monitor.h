@@ -138,5 +138,8 @@ struct monitor_result {
  * nothing to release. */
 int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct err *e);
 void monitor_result_release(struct monitor_result *r);
+/* on: the kernel event sockets outlive a monitor_run for the next one of this
+ * process (drained of what they heard in between); off: closes them. */
+void monitor_keep_sockets(bool on);
 
 #endif

@@ -124,6 +124,25 @@ static int v2_memory_parent(const char *dir, struct err *e)
 	return 0;
 }
 
+/* The parent the first cgroup_create of this process found: a bench makes
+ * one cgroup per run, and neither the mounts nor our own cgroup change. */
+static struct {
+	int version;
+	char parent[PATH_MAX];
+} known_parent;
+
+static int make_dir(struct cgroup *cg, int version, struct err *e)
+{
+	static unsigned seq;
+	snprintf(cg->dir, sizeof(cg->dir), "%s/perfhunt-%d-%u", cg->parent, (int)getpid(), seq++);
+	if (mkdir(cg->dir, 0755) < 0)
+		return err_sys(e, "cannot create cgroup '%s'", cg->dir);
+	cg->version = version;
+	known_parent.version = version;
+	snprintf(known_parent.parent, sizeof(known_parent.parent), "%s", cg->parent);
+	return 0;
+}
+
 static int try_create(struct cgroup *cg, int version, struct err *e)
 {
 	char mnt[512], own[512];
@@ -145,17 +164,18 @@ static int try_create(struct cgroup *cg, int version, struct err *e)
 		if (v2_memory_parent(cg->parent, e) < 0)
 			return -1;
 	}
-	static unsigned seq;
-	snprintf(cg->dir, sizeof(cg->dir), "%s/perfhunt-%d-%u", cg->parent, (int)getpid(), seq++);
-	if (mkdir(cg->dir, 0755) < 0)
-		return err_sys(e, "cannot create cgroup '%s'", cg->dir);
-	cg->version = version;
-	return 0;
+	return make_dir(cg, version, e);
 }
 
 int cgroup_create(struct cgroup *cg, struct err *e)
 {
 	memset(cg, 0, sizeof(*cg));
+	if (known_parent.version) {
+		snprintf(cg->parent, sizeof(cg->parent), "%s", known_parent.parent);
+		if (make_dir(cg, known_parent.version, NULL) == 0)
+			return 0;
+		known_parent.version = 0; /* gone or moved: look again */
+	}
 	struct err e2;
 	if (try_create(cg, 2, &e2) == 0)
 		return 0;
