@@ -6,7 +6,12 @@
 # git repository. Then where perfhunt's time goes: the same `true` with the
 # GPU probe off, and inside a git work tree (the record's git field runs
 # `git status`).
-# usage: bench/overhead/run.sh PERFHUNT HELPERS_DIR [OUT_DIR]
+# With LAUNCH=1 only the launch session: `run -q --no-save -- true` with and
+# without the cgroup, `run -q -- true` keeping the history (a fresh one in
+# OUT_DIR), the minimal wrapper beside them, and, with BASE=PERFHUNT, the same
+# rows for an earlier perfhunt (before/after in one session); then
+# `bench -n 100 -- true` against `hyperfine -N -r 100 true`.
+# usage: [LAUNCH=1] [BASE=OLD_PERFHUNT] bench/overhead/run.sh PERFHUNT HELPERS_DIR [OUT_DIR]
 set -eu
 ph=$(realpath "$1")
 mw=$(realpath "$2")/minwrap
@@ -16,6 +21,48 @@ mkdir -p "$out"
 cd "$out"
 tr=/usr/bin/true
 hf() { hyperfine -N --warmup 3 --style basic "$@" >&2; }
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+if [ "${LAUNCH:-}" = 1 ]; then
+	mkdir -p "$out/hist" "$out/histbase"
+	set -- -n "minwrap true" "$mw $tr" \
+		-n "perfhunt run --no-save --cgroup off true" "$ph run -q --no-save --cgroup off -- $tr" \
+		-n "perfhunt run --no-save true" "$ph run -q --no-save -- $tr" \
+		-n "perfhunt run true (history kept)" "env PERFHUNT_DB=$out/hist/h.db $ph run -q -- $tr"
+	if [ -n "${BASE:-}" ]; then
+		base=$(realpath "$BASE")
+		set -- "$@" -n "before: perfhunt run --no-save --cgroup off true" "$base run -q --no-save --cgroup off -- $tr" \
+			-n "before: perfhunt run --no-save true" "$base run -q --no-save -- $tr" \
+			-n "before: perfhunt run true (history kept)" "env PERFHUNT_DB=$out/histbase/h.db $base run -q -- $tr"
+	fi
+	hf --runs "${RUNS:-200}" --export-json launch.json "$@"
+	set -- -n "hyperfine -N -r 100 true" "hyperfine -N -r 100 --style none $tr" \
+		-n "perfhunt bench -n 100 true" "$ph bench -q --no-save -n 100 -- $tr" \
+		-n "perfhunt bench --cgroup off -n 100 true" "$ph bench -q --no-save --cgroup off -n 100 -- $tr"
+	[ -n "${BASE:-}" ] && set -- "$@" -n "before: perfhunt bench -n 100 true" "$base bench -q --no-save -n 100 -- $tr"
+	hf --runs 10 --export-json benchn.json "$@"
+	echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	/usr/bin/python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+res = json.load(open(os.path.join(out, "launch.json")))["results"]
+mw = res[0]["median"]
+print("| command | median ms | mean ± σ ms | user ms | sys ms | added vs minwrap ms |")
+print("|---|---:|---:|---:|---:|---:|")
+for r in res:
+    print("| `%s` | %.2f | %.2f ± %.2f | %.2f | %.2f | %+.2f |" % (r["command"], r["median"] * 1e3, r["mean"] * 1e3,
+          r["stddev"] * 1e3, r["user"] * 1e3, r["system"] * 1e3, (r["median"] - mw) * 1e3))
+print()
+res = json.load(open(os.path.join(out, "benchn.json")))["results"]
+hf = res[0]["median"]
+print("| command | median ms | per run ms | / hyperfine |")
+print("|---|---:|---:|---:|")
+for r in res:
+    print("| `%s` | %.1f | %.2f | %.2f |" % (r["command"], r["median"] * 1e3, r["median"] * 10, r["median"] / hf))
+PY
+	echo "raw: $out"
+	exit 0
+fi
 
 hf --runs 200 --export-json true.json \
 	-n "true (bare)" "$tr" \

@@ -18,14 +18,39 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/dynlib.h"
 #include "util/xalloc.h"
 
 #define DB(s) ((sqlite3 *)(s)->conn)
 
+/* libsqlite3, loaded when a history is opened (see util/dynlib.h): a run
+ * with --no-save does not pay for mapping and relocating it at start. */
+#define SQ3_FNS(X) X(aggregate_context) X(bind_double) X(bind_int64) X(bind_null) X(bind_parameter_index) X(bind_text) X(busy_timeout) X(close) X(column_count) X(column_double) X(column_int64) X(column_text) X(column_type) X(create_function) X(errcode) X(errmsg) X(errstr) X(exec) X(extended_result_codes) X(finalize) X(open_v2) X(prepare_v2) X(result_int64) X(result_null) X(result_text) X(step) X(value_text)
+static struct {
+#define SQ3_PTR(n) __typeof__(sqlite3_##n) *n;
+	SQ3_FNS(SQ3_PTR)
+#undef SQ3_PTR
+} sq3;
+
+static int sq3_load(struct err *e)
+{
+#define SQ3_NAME(n) "sqlite3_" #n,
+	static const char *const names[] = { SQ3_FNS(SQ3_NAME) };
+#undef SQ3_NAME
+	static int loaded;
+	if (loaded)
+		return 0;
+	_Static_assert(sizeof(sq3) == sizeof(names) / sizeof(names[0]) * sizeof(void (*)(void)), "one pointer per name");
+	if (dynlib_load("libsqlite3.so.0", names, (void **)&sq3, sizeof(names) / sizeof(names[0]), e) < 0)
+		return -1;
+	loaded = 1;
+	return 0;
+}
+
 /* Turns an SQLite failure into one line that names the database and the cause. */
 static int sq_fail(const struct store *s, int rc, const char *doing, struct err *e)
 {
-	const char *msg = s->conn ? sqlite3_errmsg(DB(s)) : sqlite3_errstr(rc);
+	const char *msg = s->conn ? sq3.errmsg(DB(s)) : sq3.errstr(rc);
 	switch (rc & 0xff) {
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
@@ -49,7 +74,7 @@ static int sq_fail(const struct store *s, int rc, const char *doing, struct err 
 
 static int sq_exec(struct store *s, const char *sql, const char *doing, struct err *e)
 {
-	int rc = sqlite3_exec(DB(s), sql, NULL, NULL, NULL);
+	int rc = sq3.exec(DB(s), sql, NULL, NULL, NULL);
 	return rc == SQLITE_OK ? 0 : sq_fail(s, rc, doing, e);
 }
 
@@ -57,47 +82,47 @@ static int sq_query(struct store *s, const char *sql, const struct store_val *p,
 		    struct store_res *out, const char *doing, struct err *e)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(DB(s), sql, -1, &st, NULL);
+	int rc = sq3.prepare_v2(DB(s), sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return sq_fail(s, rc, doing, e);
 	for (int k = 0; k < np; k++) {
 		char name[16];
 		snprintf(name, sizeof(name), "$%d", k + 1);
-		int idx = sqlite3_bind_parameter_index(st, name);
+		int idx = sq3.bind_parameter_index(st, name);
 		if (idx == 0)
 			continue;
 		if (p[k].is_null)
-			sqlite3_bind_null(st, idx);
+			sq3.bind_null(st, idx);
 		else if (p[k].type == STORE_INT)
-			sqlite3_bind_int64(st, idx, p[k].i);
+			sq3.bind_int64(st, idx, p[k].i);
 		else if (p[k].type == STORE_REAL)
-			sqlite3_bind_double(st, idx, p[k].d);
+			sq3.bind_double(st, idx, p[k].d);
 		else
-			sqlite3_bind_text(st, idx, p[k].s, -1, SQLITE_STATIC);
+			sq3.bind_text(st, idx, p[k].s, -1, SQLITE_STATIC);
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sq3.step(st)) == SQLITE_ROW) {
 		if (!out)
 			continue;
-		size_t cols = (size_t)sqlite3_column_count(st);
+		size_t cols = (size_t)sq3.column_count(st);
 		struct store_cell *c = store_res_add_row(out, cols);
 		for (size_t j = 0; j < cols; j++) {
-			int t = sqlite3_column_type(st, (int)j);
+			int t = sq3.column_type(st, (int)j);
 			c[j].is_null = t == SQLITE_NULL;
 			if (t == SQLITE_INTEGER) {
 				c[j].type = STORE_INT;
-				c[j].i = sqlite3_column_int64(st, (int)j);
-				c[j].s = xstrdup((const char *)sqlite3_column_text(st, (int)j));
+				c[j].i = sq3.column_int64(st, (int)j);
+				c[j].s = xstrdup((const char *)sq3.column_text(st, (int)j));
 			} else if (t == SQLITE_FLOAT) {
 				c[j].type = STORE_REAL;
-				c[j].d = sqlite3_column_double(st, (int)j);
+				c[j].d = sq3.column_double(st, (int)j);
 			} else if (t != SQLITE_NULL) {
 				c[j].type = STORE_TEXT;
-				const unsigned char *txt = sqlite3_column_text(st, (int)j);
+				const unsigned char *txt = sq3.column_text(st, (int)j);
 				c[j].s = xstrdup(txt ? (const char *)txt : "");
 			}
 		}
 	}
-	sqlite3_finalize(st);
+	sq3.finalize(st);
 	if (rc != SQLITE_DONE) {
 		if (out)
 			store_res_free(out);
@@ -118,12 +143,12 @@ static int sq_migration_begin(struct store *s, struct err *e)
 
 static void sq_rollback(struct store *s)
 {
-	sqlite3_exec(DB(s), "ROLLBACK", NULL, NULL, NULL);
+	sq3.exec(DB(s), "ROLLBACK", NULL, NULL, NULL);
 }
 
 static void sq_set_timeout(struct store *s, int timeout_ms)
 {
-	sqlite3_busy_timeout(DB(s), timeout_ms);
+	sq3.busy_timeout(DB(s), timeout_ms);
 }
 
 static int sq_version(struct store *s, int *out, struct err *e)
@@ -147,14 +172,14 @@ static int sq_version_set(struct store *s, int v, struct err *e)
 static void sq_strpos(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void)argc;
-	const char *h = (const char *)sqlite3_value_text(argv[0]);
-	const char *n = (const char *)sqlite3_value_text(argv[1]);
+	const char *h = (const char *)sq3.value_text(argv[0]);
+	const char *n = (const char *)sq3.value_text(argv[1]);
 	if (!h || !n) {
-		sqlite3_result_null(ctx);
+		sq3.result_null(ctx);
 		return;
 	}
 	const char *at = strstr(h, n);
-	sqlite3_result_int64(ctx, at ? (sqlite3_int64)(at - h) + 1 : 0);
+	sq3.result_int64(ctx, at ? (sqlite3_int64)(at - h) + 1 : 0);
 }
 
 struct sq_agg {
@@ -167,9 +192,9 @@ struct sq_agg {
 static void sq_agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void)argc;
-	struct sq_agg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
-	const char *v = (const char *)sqlite3_value_text(argv[0]);
-	const char *sep = (const char *)sqlite3_value_text(argv[1]);
+	struct sq_agg *a = sq3.aggregate_context(ctx, sizeof(*a));
+	const char *v = (const char *)sq3.value_text(argv[0]);
+	const char *sep = (const char *)sq3.value_text(argv[1]);
 	if (!a || !v)
 		return;
 	size_t vl = strlen(v), sl = a->any && sep ? strlen(sep) : 0;
@@ -182,12 +207,12 @@ static void sq_agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 static void sq_agg_final(sqlite3_context *ctx)
 {
-	struct sq_agg *a = sqlite3_aggregate_context(ctx, 0);
+	struct sq_agg *a = sq3.aggregate_context(ctx, 0);
 	if (!a || !a->any) {
-		sqlite3_result_null(ctx);
+		sq3.result_null(ctx);
 		return;
 	}
-	sqlite3_result_text(ctx, a->buf, (int)a->len, free);
+	sq3.result_text(ctx, a->buf, (int)a->len, free);
 }
 
 /* Creates dir and any missing parents, each with mode 0700. */
@@ -238,27 +263,29 @@ static char *sq_uri(const char *path, const char *query)
 static int sq_open(struct store *s, const char *name, int flags, struct err *e)
 {
 	sqlite3 *db = NULL;
-	int rc = sqlite3_open_v2(name, &db, flags, NULL);
+	int rc = sq3.open_v2(name, &db, flags, NULL);
 	s->conn = db;
 	if (rc != SQLITE_OK)
 		return sq_fail(s, rc, "opening", e);
-	sqlite3_extended_result_codes(db, 1);
-	sqlite3_busy_timeout(db, s->busy_timeout_ms);
-	sqlite3_create_function(db, "strpos", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+	sq3.extended_result_codes(db, 1);
+	sq3.busy_timeout(db, s->busy_timeout_ms);
+	sq3.create_function(db, "strpos", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
 				sq_strpos, NULL, NULL);
-	sqlite3_create_function(db, "string_agg", 2, SQLITE_UTF8, NULL, NULL, sq_agg_step,
+	sq3.create_function(db, "string_agg", 2, SQLITE_UTF8, NULL, NULL, sq_agg_step,
 				sq_agg_final);
 	return 0;
 }
 
 static void sq_close(struct store *s)
 {
-	sqlite3_close(DB(s));
+	sq3.close(DB(s));
 	s->conn = NULL;
 }
 
 static int sq_connect(struct store *s, int create, struct err *e)
 {
+	if (sq3_load(e) < 0)
+		return -1;
 	int readonly = 0, memory = !strcmp(s->target, ":memory:");
 	if (!memory) {
 		struct stat st;
@@ -322,7 +349,7 @@ static int sq_connect(struct store *s, int create, struct err *e)
 			const char *mode = rc == 0 && r.rows ? store_res_text(&r, 0, 0) : NULL;
 			wal = mode && !strcmp(mode, "wal");
 			store_res_free(&r);
-			int code = sqlite3_errcode(DB(s)) & 0xff; /* primary result code */
+			int code = sq3.errcode(DB(s)) & 0xff; /* primary result code */
 			bool transient = code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_IOERR;
 			if (wal || rc == 0 || !transient || waited_ms >= s->busy_timeout_ms)
 				break;
