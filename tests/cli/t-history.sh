@@ -148,6 +148,13 @@ PERFHUNT_DB=$TMP/ro/new.db as_user "$PERFHUNT" history import "$TMP/ro.json" >"$
 expect_status 1 $? && expect_grep "^perfhunt: cannot create history database '$TMP/ro/new.db': directory '$TMP/ro' is read-only$" "$TMP/err" && ok
 chmod 700 "$TMP/ro"
 
+t "runs commit without a checkpoint; every few the WAL is folded in, nothing is lost"
+i=0; while [ $i -lt 12 ]; do PERFHUNT_DB=$TMP/fold.db "$PERFHUNT" run -q -- true >/dev/null 2>&1; i=$((i + 1)); done
+wal=$(wc -c <"$TMP/fold.db-wal")
+PERFHUNT_DB=$TMP/fold.db H list; expect_status 0 $? && check "12 rows" [ "$(rows)" = 12 ] &&
+	check "WAL kept below 64 pages and a run (got $wal bytes)" [ "$wal" -lt 400000 ] &&
+	check "a plain sqlite3 sees all 12" [ "$(sqlite3 "$TMP/fold.db" 'select count(*) from runs')" = 12 ] && ok
+
 t "show of a recorded run: its phase table, each tag once"
 PERFHUNT_DB=$TMP/h2.db "$PERFHUNT" run -q --tag twice --tag twice -- sh -c 'echo PERFHUNT: begin=load; sleep 0.05; echo PERFHUNT: end=load' >/dev/null 2>&1
 PERFHUNT_DB=$TMP/h2.db H show @last; expect_status 0 $? && expect_grep '^  tags +twice$' "$TMP/out" &&
