@@ -58,6 +58,7 @@ struct loop {
 	struct exitstats xs;
 	int events_fd;
 	bool drain_at_sample;       /* the event sockets are read when a sample is taken, not polled */
+	bool events_unfiltered;     /* the fork filter is still to be attached */
 	bool rescan;                /* events were lost or unavailable: pull discovery */
 	struct gpupoll gpu;         /* GPU memory, read on its own thread */
 	bool gpu_on;
@@ -667,6 +668,7 @@ static void open_event_sockets(struct loop *l)
 	/* PERFHUNT_NO_PROC_EVENTS=1: discovery by polling, as without root (tests, diagnosis) */
 	const char *no_events = getenv("PERFHUNT_NO_PROC_EVENTS");
 	l->events_fd = no_events && *no_events == '1' ? -1 : procevents_open(&ne);
+	l->events_unfiltered = l->events_fd >= 0;
 	if (exitstats_open(&l->xs, &ne) < 0)
 		l->xs.fd = -1;
 }
@@ -803,6 +805,10 @@ static int loop_begin(struct loop *l, struct err *e)
 	take_sample(l);
 	if (o->hooks.on_started)
 		o->hooks.on_started(o->hooks.arg);
+	/* now, while the command runs: until here the socket heard everything */
+	if (l->events_unfiltered)
+		procevents_filter_forks(l->events_fd);
+	l->events_unfiltered = false;
 	return 0;
 }
 

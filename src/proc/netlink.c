@@ -28,7 +28,7 @@
  * struct proc_event: what at 36, fork.child_pid at 60, fork.child_tgid at 64.
  * Classic BPF loads are big-endian, hence htonl on the constant. Without the
  * filter (an old kernel refusing it) everything still works, just busier. */
-static void attach_fork_filter(int fd)
+void procevents_filter_forks(int fd)
 {
 	enum { WHAT = NLMSG_LENGTH(0) + sizeof(struct cn_msg) };
 	enum { CHILD_PID = WHAT + 24, CHILD_TGID = WHAT + 28 };
@@ -55,7 +55,6 @@ int procevents_open(struct err *e)
 		return err_sys(e, "process events connector unavailable");
 	int rcvbuf = 4 << 20;
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
-	attach_fork_filter(fd);
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC, .nl_pid = 0 };
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		err_sys(e, "process events connector unavailable");

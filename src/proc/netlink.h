@@ -21,8 +21,12 @@ struct procevents_handler {
 	void *arg;
 };
 
-/* Returns a socket fd to poll, or -1 (e filled). */
+/* Returns a socket fd to poll, or -1 (e filled). It hears every event until
+ * procevents_filter_forks: attaching the filter compiles a BPF program
+ * (~60 us), which the caller may do once the command runs. */
 int procevents_open(struct err *e);
+/* Keeps only process forks in the kernel (a socket filter). */
+void procevents_filter_forks(int fd);
 /* Drains pending events. Returns 0, or -1 if events were lost (ENOBUFS): rescan. */
 int procevents_read(int fd, const struct procevents_handler *h);
 
