@@ -8,7 +8,9 @@
 #include "session/session.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +29,56 @@
  * the track halves its resolution, keeping totals and maxima. */
 enum { SESSION_TRACK_POINTS = 1 << 16 };
 
+/* The history, opened on a thread of its own while the command runs:
+ * loading libsqlite3, the file, its WAL and schema take about a millisecond,
+ * which a short command would otherwise wait for after it ended. */
+struct history_opener {
+	pthread_t thread;
+	bool started, joined;
+	struct store *st;
+	struct err e;
+	double cpu_ms;            /* the thread's own CPU: not the monitor's */
+};
+
+static void *history_open_thread(void *arg)
+{
+	struct history_opener *o = arg;
+	/* only one that exists: a command that never starts creates no history */
+	if (store_open_existing(&o->st, NULL, &o->e) < 0)
+		o->st = NULL;
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	o->cpu_ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return NULL;
+}
+
+static void history_open_start(struct history_opener *o)
+{
+	/* with every signal blocked: SIGCHLD must reach the monitor's signalfd,
+	 * never this thread */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	o->started = pthread_create(&o->thread, NULL, history_open_thread, o) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Waits for the opener; the store, or NULL with e filled. Where it found
+ * none (or failed) the history is opened here, created if need be, so the
+ * errors are store_open's. */
+static struct store *history_open_wait(struct history_opener *o, struct err *e)
+{
+	if (o->started && !o->joined) {
+		pthread_join(o->thread, NULL);
+		o->joined = true;
+	}
+	struct store *st = o->st;
+	o->st = NULL;
+	if (!st && store_open(&st, NULL, e) < 0)
+		return NULL;
+	return st;
+}
+
 /* The recording's runtime state; the configuration stays apart and const. */
 struct session {
 	const struct session_config *c;
@@ -41,6 +93,7 @@ struct session {
 	double last_push_ms;
 	bool push_failed;
 	int status;
+	struct history_opener history;
 };
 
 static void warn(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -296,9 +349,9 @@ static void keep(struct session *s, json_t *rec)
 	const struct session_config *c = s->c;
 	struct err e;
 	if (c->save) {
-		struct store *st;
 		int64_t id;
-		if (store_open(&st, NULL, &e) < 0) {
+		struct store *st = history_open_wait(&s->history, &e);
+		if (!st) {
 			warn(s, "run not saved to the history: %s", e.msg);
 			s->status = s->status ? s->status : 1;
 		} else {
@@ -346,8 +399,16 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 		launch = &lo;
 	}
 	monitor_opts_from(&s, launch, &mo);
+	if (c->save)
+		history_open_start(&s.history);
 	if (monitor_run(&mo, &r, e) < 0)
 		goto out;
+	if (s.history.started) {
+		/* its CPU ran beside the monitor's, in the same process clock */
+		s.history.joined = true;
+		pthread_join(s.history.thread, NULL);
+		r.monitor_cpu_ms = r.monitor_cpu_ms > s.history.cpu_ms ? r.monitor_cpu_ms - s.history.cpu_ms : 0;
+	}
 	if (launch && !r.started) {
 		not_started(&s, &r, e);
 		monitor_result_release(&r);
@@ -364,6 +425,10 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 	out->rec = rec;
 	ret = 0;
 out:
+	if (s.history.started && !s.history.joined)
+		pthread_join(s.history.thread, NULL);
+	if (s.history.st)
+		store_close(s.history.st);
 	if (s.csv_open)
 		csv_close(&s.csv, NULL);
 	probefeed_release(&s.feed);
