@@ -438,7 +438,13 @@ static int read_proc(struct proctree *t, struct proctree_proc *p, bool due, int6
 	bool slow = !t->tiered || due || !p->seen;
 	struct procfs_statm sm;
 	bool have_statm = false;
-	if (t->tiered) {
+	if (t->tiered && idle && !slow && !t->slow_all_next) {
+		/* Not run since: only the kernel moves its pages now (reclaim, swap-out,
+		 * khugepaged), and those are read on the cadence with status and io. */
+		sm = p->sm;
+		have_statm = true;
+		t->statm_skips++;
+	} else if (t->tiered) {
 		r = read_file(t, p, F_STATM, buf, sizeof(buf));
 		if (r == 0)
 			return 0;

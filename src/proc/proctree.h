@@ -7,7 +7,8 @@
  * kernel formats at 3-4x the cost, round-robin so that each member is read
  * at least every slow_every samples, at once when its RSS rises above its
  * last VmHWM, and at its first and last reading. A single-threaded member
- * whose schedstat shows it has not run since is read through statm alone. A process that vanishes between two
+ * whose schedstat shows it has not run since is not re-read but for that
+ * schedstat: its statm too waits for its turn on the cadence. A process that vanishes between two
  * reads is a normal event: its last values move into the "exited" totals so
  * cumulative CPU and fault counts never go backwards.
  * Discovery is either pushed (proctree_add from the process-events connector)
@@ -69,6 +70,7 @@ struct proctree {
 	uint64_t slow_reads, rise_reads; /* status readings: on the cadence, for a risen RSS */
 	bool schedstat;            /* schedstat counts runs: a member that has not run is not re-read */
 	uint64_t stat_skips;       /* stat readings saved so */
+	uint64_t statm_skips;      /* statm readings saved so (read on the cadence instead) */
 	pid_t *gone;               /* members retired by the latest sample, and marked gone */
 	size_t ngone, gone_cap;
 };

@@ -350,8 +350,10 @@ static void test_tiered_matches_full(void **state)
 	}
 	assert_true(tiered.rise_reads >= WORKERS); /* each step raised every worker's VmHWM */
 	assert_true(tiered.slow_reads < full.slow_reads);
-	if (tiered.schedstat) /* blocked workers have not run: their stat is not re-read */
+	if (tiered.schedstat) { /* blocked workers have not run: their stat is not re-read */
 		assert_true(tiered.stat_skips > 0);
+		assert_true(tiered.statm_skips > 0);
+	}
 
 	/* the last look reads everything: equal at once, whatever the cadence */
 	workers_step(w);
