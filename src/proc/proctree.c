@@ -438,7 +438,7 @@ static int read_proc(struct proctree *t, struct proctree_proc *p, bool due, int6
 	bool slow = !t->tiered || due || !p->seen;
 	struct procfs_statm sm;
 	bool have_statm = false;
-	if (t->tiered && idle && !slow && !t->slow_all_next) {
+	if (t->tiered && idle && !slow && !t->slow_all_next && p->sm.size_pages) {
 		/* Not run since: only the kernel moves its pages now (reclaim, swap-out,
 		 * khugepaged), and those are read on the cadence with status and io. */
 		sm = p->sm;
