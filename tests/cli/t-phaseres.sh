@@ -6,7 +6,8 @@
 # 100 ms — in the good build (faults in synth) and the bad one (in pin).
 # A duration probe's window is dated by its arrival, so the time perfhunt
 # takes to wake up is lost at the phase's start, and the interval holding
-# the start is apportioned linearly: those phases are longer.
+# the start is apportioned linearly (an idle gap before it shares its
+# interval): those phases are longer and follow each other closely.
 . ./lib.sh
 P="$PERFHUNT"
 W="$WORKLOADS/phpin"
@@ -53,7 +54,7 @@ for build in good bad; do
 	done
 	for iv in 10 100; do
 		t "duration probes, $build build, --interval $iv: faults and CPU in the right phase"
-		"$P" run -q --no-save --interval $iv -o "$TMP/d.json" -- "$W" $flag --probes duration --mib 160 --spin-ms 300 --sys-ms 300 >/dev/null 2>"$TMP/truth"
+		"$P" run -q --no-save --interval $iv -o "$TMP/d.json" -- "$W" $flag --probes duration --mib 160 --spin-ms 300 --sys-ms 300 --gap-ms 5 >/dev/null 2>"$TMP/truth"
 		st=$?
 		expect_status 0 $st && out=$(attributed "$TMP/d.json" "$TMP/truth") && ok || fail "$out"
 	done
