@@ -6,6 +6,8 @@
 D=data/compare
 BASES=$D/base-1.json,$D/base-2.json,$D/base-3.json,$D/base-4.json,$D/base-5.json,$D/base-6.json,$D/base-7.json,$D/base-8.json,$D/base-9.json,$D/base-10.json
 
+# rows FILE: the metric rows of the table (family headings left out)
+rows() { awk '/^metric /{on=1; next} /^geomean/{on=0} on && !/^(primary|secondary) \(/' "$1"; }
 # verdict METRIC FILE: the verdict column of METRIC's row in the table
 verdict() { grep "^$1 " "$2" | sed -E 's/.*  (regressed|improved|same|inconclusive — run more|no significance \(n=1\))$/\1/'; }
 
@@ -35,7 +37,7 @@ expect_status 0 $st && check "tables differ" [ "$(sed 1d "$TMP/list")" = "$(sed 
 
 t "identical inputs: every metric is same"
 NO_COLOR=1 "$PERFHUNT" compare $D/bench-base.json $D/bench-base.json >"$TMP/out"; st=$?
-rows=$(awk '/^metric /{on=1; next} /^geomean/{on=0} on' "$TMP/out")
+rows=$(rows "$TMP/out")
 n=$(printf '%s\n' "$rows" | grep -c .)
 same=$(printf '%s\n' "$rows" | grep -c ' same$')
 expect_status 0 $st && check "$same of $n rows same" [ "$n" -ge 8 ] && check "$same of $n rows same" [ "$same" = "$n" ] &&
@@ -62,7 +64,7 @@ expect_status 0 $st && check "wall_s improved" [ "$(verdict wall_s "$TMP/out")" 
 t "--threshold above the change: wall_s is no longer regressed"
 NO_COLOR=1 "$PERFHUNT" compare --threshold 10 --metric wall_s --metric phase:msm $D/bench-base.json $D/bench-new.json >"$TMP/out"; st=$?
 expect_status 0 $st && check "wall_s same" [ "$(verdict wall_s "$TMP/out")" = same ] &&
-	check "only two metrics" [ "$(awk '/^metric /{on=1; next} /^geomean/{on=0} on' "$TMP/out" | wc -l)" = 2 ] && ok
+	check "only two metrics" [ "$(rows "$TMP/out" | wc -l)" = 2 ] && ok
 
 t "--command picks a bench command by name or position"
 # bench-two.json holds "warm" (2 base-like runs) and then "prover" (the NEW runs)
@@ -96,13 +98,16 @@ t "--export-markdown writes a table with one row per metric"
 import json, sys
 md = open(sys.argv[1]).read().splitlines()
 rec = json.load(open(sys.argv[2]))
-header = md.index("| metric | base | new | delta | CI of ratio | p (Holm) | verdict |")
-rows = [l for l in md[header + 2:] if l.startswith("| ") and not l.startswith("| **geomean")]
-rows = rows[:len(rec["metrics"])]
+header = md.index("| metric | base | new | delta | CI of ratio | p (Holm) | test | verdict |")
+body = md[header + 2:md.index("", header)]
+assert body[0].startswith("| **primary** (wall time and phase durations) |"), body[0]
+rows = [l for l in body if l.startswith("| ") and not l.startswith("| **")]
+assert len(rows) == len(rec["metrics"]), (len(rows), len(rec["metrics"]))
 for row, m in zip(rows, rec["metrics"]):
     cells = [c.strip() for c in row.strip("|").split(" | ")]
-    assert len(cells) == 7, row
-    assert cells[0] == m["name"] and cells[6] == m["verdict"], (cells, m["name"], m["verdict"])
+    assert len(cells) == 8, row
+    assert cells[0] == m["name"] and cells[6] == m["p_test"] and cells[7] == m["verdict"], (cells, m)
+assert any(l.startswith("p: two-sided Mann") for l in md), "no note on the test"
 assert any(l.startswith("| pin_abc |") for l in md), "no phase table"
 print("ok")
 EOF
