@@ -133,6 +133,25 @@ pc = r["phase_counters"][0]
 assert pc["name"] == "work" and pc["counters"]["task-clock"]["value"] > 0
 PY
 
+# Faults the kernel takes inside mmap(MAP_POPULATE) count in minflt but are no
+# perf page-faults events: the summary and the report say so in one line.
+t "--counters: perf's page-faults undercount faults taken inside a system call, and the summary says so"
+"$P" run --no-save --counters -o "$TMP/pop.json" -- "$W" populate:16 2>"$TMP/err"; st=$?
+pf=$(jget "$TMP/pop.json" counters.page-faults.status 2>/dev/null)
+if [ "$st" = 0 ] && [ "$pf" != counted ]; then
+	skip "perf page-faults event is $pf here (perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"
+else
+	expect_status 0 $st && check "minflt $(jget "$TMP/pop.json" summary.minflt) >= 4096" [ "$(jget "$TMP/pop.json" summary.minflt)" -ge 4096 ] &&
+		check "page-faults $(jget "$TMP/pop.json" counters.page-faults.value) < 2048" [ "$(jget "$TMP/pop.json" counters.page-faults.value)" -lt 2048 ] &&
+		expect_grep '^  note: perf counted [0-9.]+( k)? page-faults events but the task counters [0-9.]+( k)? faults .*MAP_POPULATE' "$TMP/err" &&
+		check "one note line" [ "$(grep -c 'page-faults events' "$TMP/err")" = 1 ] &&
+		"$P" show "$TMP/pop.json" >"$TMP/show" 2>&1 && expect_grep 'note: perf counted .* page-faults events' "$TMP/show" &&
+		"$P" report -o "$TMP/pop.html" "$TMP/pop.json" 2>/dev/null &&
+		expect_grep '<th>note</th><td>perf counted .* page-faults events but the task counters' "$TMP/pop.html" &&
+		"$P" run --no-save --counters -- "$W" alloc:16 2>"$TMP/err2" &&
+		expect_no_grep 'page-faults events' "$TMP/err2" && ok
+fi
+
 t "-e with an unknown event is a usage error"
 "$P" run --no-save -e bogus-event -- true 2>"$TMP/err"; expect_status 2 $? && expect_grep 'bogus-event' "$TMP/err" && ok
 
