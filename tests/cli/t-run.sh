@@ -138,11 +138,16 @@ PY
 t "--counters: perf's page-faults undercount faults taken inside a system call, and the summary says so"
 "$P" run --no-save --counters -o "$TMP/pop.json" -- "$W" populate:16 2>"$TMP/err"; st=$?
 pf=$(jget "$TMP/pop.json" counters.page-faults.status 2>/dev/null)
+minflt=$(jget "$TMP/pop.json" summary.minflt 2>/dev/null)
 if [ "$st" = 0 ] && [ "$pf" != counted ]; then
 	skip "perf page-faults event is $pf here (perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"
+elif [ "$st" = 0 ] && [ "$minflt" -lt 4096 ]; then
+	skip "16 MiB populated in $minflt faults: transparent huge pages ($(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null))"
 else
-	expect_status 0 $st && check "minflt $(jget "$TMP/pop.json" summary.minflt) >= 4096" [ "$(jget "$TMP/pop.json" summary.minflt)" -ge 4096 ] &&
-		check "page-faults $(jget "$TMP/pop.json" counters.page-faults.value) < 2048" [ "$(jget "$TMP/pop.json" counters.page-faults.value)" -lt 2048 ] &&
+	# the populated 4096 pages are in minflt, not in page-faults (an ASan
+	# build's own faults are in both)
+	gap=$(( minflt + $(jget "$TMP/pop.json" summary.majflt) - $(jget "$TMP/pop.json" counters.page-faults.value) ))
+	expect_status 0 $st && check "minflt - page-faults = $gap >= 3500" [ "$gap" -ge 3500 ] &&
 		expect_grep '^  note: perf counted [0-9.]+( k)? page-faults events but the task counters [0-9.]+( k)? faults .*MAP_POPULATE' "$TMP/err" &&
 		check "one note line" [ "$(grep -c 'page-faults events' "$TMP/err")" = 1 ] &&
 		"$P" show "$TMP/pop.json" >"$TMP/show" 2>&1 && expect_grep 'note: perf counted .* page-faults events' "$TMP/show" &&
