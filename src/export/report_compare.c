@@ -107,7 +107,7 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 	json_array_foreach(metrics, i, m) {
 		const char *verdict = report_page_str(m, "verdict");
 		double d = report_page_num(m, "delta_pct");
-		labels[i] = xasprintf("%+.2f %% %s", d, verdict);
+		labels[i] = xasprintf("%s %s", report_compare_num("%+.2f %%", d, a, sizeof(a)), verdict);
 		bars[i] = (struct report_hbar){ report_page_str(m, "name"), d,
 						 (report_page_num(m, "ci_low") - 1) * 100,
 						 (report_page_num(m, "ci_high") - 1) * 100,
@@ -149,8 +149,8 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 	if (np > 0) {
 		json_array_foreach(phases, i, m) {
 			double d = report_page_num(m, "delta_ms");
-			labels[nm + i] = xasprintf("%s%s (%.1f %%)", d > 0 ? "+" : "", report_chart_value(REPORT_UNIT_MS, d, a, sizeof(a)),
-						   report_page_num(m, "share_pct"));
+			labels[nm + i] = xasprintf("%s%s (%s)", d > 0 ? "+" : "", report_chart_value(REPORT_UNIT_MS, d, a, sizeof(a)),
+						   report_compare_num("%.1f %%", report_page_num(m, "share_pct"), b, sizeof(b)));
 			bars[nm + i] = (struct report_hbar){ report_page_str(m, "name"), d, NAN, NAN,
 							      d > 0 ? "#D55E00" : "#009E73", labels[nm + i] };
 		}
@@ -165,8 +165,7 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(m, "base_ms"), a, sizeof(a)), 0);
 			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(m, "new_ms"), b, sizeof(b)), 0);
 			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(m, "delta_ms"), a, sizeof(a)), 0);
-			snprintf(a, sizeof(a), "%.1f %%", report_page_num(m, "share_pct"));
-			report_page_cell(s, a, 0);
+			report_page_cell(s, report_compare_num("%.1f %%", report_page_num(m, "share_pct"), a, sizeof(a)), 0);
 			svg_raw(s, "</tr>\n");
 		}
 		svg_raw(s, "</table>\n");

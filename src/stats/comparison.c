@@ -117,7 +117,9 @@ static void compare_one(const struct metrics_series *b, const struct metrics_ser
 
 /* The verdict once p is adjusted. Identical samples are the same whatever
  * their spread; so are two medians of 0 (majflt 0 vs 0) unless the test sees
- * the distributions apart, when more runs must move a median first. */
+ * the distributions apart, when more runs must move a median first. A small
+ * count whose base resamples can have median 0 (cpu-migrations 1 vs 1) keeps
+ * its infinite bound otherwise: the data cannot bound the ratio. */
 static enum stats_verdict decide(const struct metrics_series *b, const struct metrics_series *n,
 				 const struct comparison_metric *m, const struct comparison_opts *o)
 {
@@ -215,6 +217,8 @@ int comparison_run(struct metrics_set *base, struct metrics_set *nw,
 		if (m->verdict == STATS_NO_SIGNIFICANCE)
 			continue;
 		m->verdict = decide(bs[i], ns[i], m, o);
+		if (m->verdict == STATS_SAME && (isinf(m->ci_low) || isinf(m->ci_high)))
+			m->ci_low = m->ci_high = NAN; /* "same, CI 0.5..inf" says nothing */
 		out->regressed += m->verdict == STATS_REGRESSED;
 		out->improved += m->verdict == STATS_IMPROVED;
 	}

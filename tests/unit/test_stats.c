@@ -555,6 +555,16 @@ static void test_comparison_small_n(void **state)
 	assert_int_equal(c.metrics[1].verdict, STATS_SAME);
 	assert_close(c.metrics[1].p_value, 1, 0);
 	comparison_release(&c);
+	metrics_set_release(&base);
+	/* identical small counts (0, 1, 2): same, and no "0.5..inf" interval */
+	static const double few[6] = { 0, 1, 1, 0, 1, 2 };
+	small_side(&base, G6, few, 1.0);
+	assert_int_equal(comparison_run(&base, &base, &o, &c, &e), 0);
+	for (size_t i = 0; i < c.n_metrics; i++) {
+		assert_int_equal(c.metrics[i].verdict, STATS_SAME);
+		assert_false(isinf(c.metrics[i].ci_low) || isinf(c.metrics[i].ci_high));
+	}
+	comparison_release(&c);
 	metrics_set_release(&nw);
 	metrics_set_release(&base);
 }
