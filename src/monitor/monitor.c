@@ -171,6 +171,7 @@ static void account(struct side *sd, const struct sample *s)
 	if (s->rss_kb > res->peak_rss_kb || res->samples == 1) {
 		res->peak_rss_kb = s->rss_kb;
 		res->peak_at_ms = s->t_ms;
+		res->peak_at_marker = s->at_marker;
 		memcpy(res->peak_phase, s->phase, sizeof(res->peak_phase));
 	}
 	if (t->procs > res->max_procs)

@@ -67,6 +67,7 @@ struct monitor_opts {
 struct tree_result {
 	uint64_t peak_rss_kb;        /* largest sampled sum of RSS */
 	double peak_at_ms;
+	bool peak_at_marker;         /* the peak sample was taken at a marker's arrival */
 	char peak_phase[96];
 	uint64_t hwm_kb;             /* largest VmHWM of a member */
 	pid_t hwm_pid;

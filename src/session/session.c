@@ -220,6 +220,17 @@ static void watch_ended(const struct monitor_result *r, char *buf, size_t n)
 		snprintf(buf, n, "--duration reached");
 }
 
+/* The phases a sampled peak fell in. A sample taken at a marker's arrival
+ * shows the tree as the phase that just ended left it: it counts in that
+ * phase too (the millisecond before it). */
+static void peak_phases(const struct phase_set *ph, const struct tree_result *t, char *buf, size_t n)
+{
+	if (t->peak_at_marker)
+		phase_set_overlapping(ph, t->peak_at_ms - 1.0, t->peak_at_ms, buf, n);
+	else
+		phase_set_active_at(ph, t->peak_at_ms, buf, n);
+}
+
 /* The perfhunt.run/1 record of a finished monitor run. */
 static json_t *build_record(struct session *s, const struct monitor_opts *mo, const struct monitor_result *r)
 {
@@ -227,9 +238,9 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
 	probefeed_finish(&s->feed, r->wall_ms);
 	const struct phase_set *ph = &s->feed.phases;
 	char peak_phase[256] = "", daemon_phase[256] = "", process_phase[256] = "";
-	phase_set_active_at(ph, r->tree.peak_at_ms, peak_phase, sizeof(peak_phase));
+	peak_phases(ph, &r->tree, peak_phase, sizeof(peak_phase));
 	if (r->daemon_attached)
-		phase_set_active_at(ph, r->daemon.peak_at_ms, daemon_phase, sizeof(daemon_phase));
+		peak_phases(ph, &r->daemon, daemon_phase, sizeof(daemon_phase));
 	/* the exact peak has no time: the phases overlapping the window it fell in */
 	double from_ms, to_ms;
 	runrec_process_peak_window(r, &from_ms, &to_ms);
