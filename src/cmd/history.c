@@ -7,6 +7,7 @@
  */
 #include "cmd/cmd.h"
 #include "export/sparkline.h"
+#include "export/summary.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -21,6 +22,7 @@
 #include "stats/stats.h"
 #include "store/store.h"
 #include "util/parse.h"
+#include "util/quote.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
@@ -136,7 +138,11 @@ static void history_commit(const char *commit, int dirty, char *buf, size_t n)
 {
 	if (!commit || !*commit)
 		snprintf(buf, n, "-");
-	else
+	else if (quote_needed(commit)) { /* not hex: an imported record's, shown quoted */
+		char *q = quote_c(commit);
+		snprintf(buf, n, "%.10s%s", q, dirty ? "+" : "");
+		free(q);
+	} else
 		snprintf(buf, n, "%.10s%s", commit, dirty ? "+" : "");
 }
 
@@ -204,6 +210,7 @@ static int history_list(int argc, char **argv)
 	else
 		printf("%5s  %-19s  %-11s  %4s  %9s  %10s  %5s  %-12s  %s\n", "ID", "STARTED",
 		       "COMMIT", "EXIT", "WALL", "PEAK RSS", "BENCH", "TAGS", "COMMAND");
+	struct quote_pool q = { 0 }; /* user text reaches the terminal quoted */
 	for (size_t i = 0; i < n; i++) {
 		const struct store_row *r = &rows[i];
 		char when[32], commit[16], wall[32] = "-", peak[32] = "-", bench[24] = "-";
@@ -215,10 +222,11 @@ static int history_list(int argc, char **argv)
 			units_kb((double)r->peak_rss_kb, peak, sizeof(peak));
 		if (r->bench_id)
 			snprintf(bench, sizeof(bench), "%" PRId64, r->bench_id);
-		printf("%5" PRId64 "  %-19s  %-11s  %4d  %9s  %10s  %5s  %-12s  %s\n", r->id, when,
-		       commit, r->exit_status, wall, peak, bench, *r->tags ? r->tags : "-",
-		       r->command);
+		printf("%5" PRId64 "  %-19s  %-11s  %4d  %9s  %10s  %5s  %-12s  %s\n", r->id,
+		       quote_pool_c(&q, when), commit, r->exit_status, wall, peak, bench,
+		       *r->tags ? quote_pool_c(&q, r->tags) : "-", quote_pool_c(&q, r->command));
 	}
+	quote_pool_release(&q);
 	store_rows_free(rows, n);
 	store_close(s);
 	return cmd_finish_stdout(PH_EXIT_OK);
@@ -237,13 +245,16 @@ static void history_show_kb(const char *label, json_t *sum, const char *key, con
 		return;
 	char buf[32];
 	units_kb(json_number_value(v), buf, sizeof(buf));
-	printf("%-10s %s%s%s%s\n", label, buf, how ? " (" : "", how ? how : "", how ? ")" : "");
+	struct quote_pool q = { 0 };
+	printf("%-10s %s%s%s%s\n", label, buf, how ? " (" : "", how ? quote_pool_c(&q, how) : "", how ? ")" : "");
+	quote_pool_release(&q);
 }
 
 static void history_show_one(json_t *rec)
 {
 	json_t *sum = history_get(rec, "summary"), *git = history_get(rec, "git");
-	char *command = store_command_text(history_get(rec, "command"));
+	struct quote_pool q = { 0 }; /* user text reaches the terminal quoted */
+	char *command = summary_command_text(history_get(rec, "command"));
 	printf("run %" JSON_INTEGER_FORMAT, json_integer_value(history_get(rec, "history_id")));
 	if (history_get(rec, "history_bench_id"))
 		printf(" (bench %" JSON_INTEGER_FORMAT ")",
@@ -251,18 +262,18 @@ static void history_show_one(json_t *rec)
 	printf("\n%-10s %s\n", "command", command ? command : "?");
 	free(command);
 	const char *host = json_string_value(history_get(history_get(rec, "host"), "hostname"));
-	printf("%-10s %s%s%s\n", "started", json_string_value(history_get(rec, "started_at")),
-	       host ? " on " : "", host ? host : "");
+	printf("%-10s %s%s%s\n", "started", quote_pool_c(&q, json_string_value(history_get(rec, "started_at"))),
+	       host ? " on " : "", host ? quote_pool_c(&q, host) : "");
 	const char *commit = json_string_value(history_get(git, "commit"));
 	if (commit)
-		printf("%-10s %s%s\n", "commit", commit,
+		printf("%-10s %s%s\n", "commit", quote_pool_c(&q, commit),
 		       json_is_true(history_get(git, "dirty")) ? " (dirty)" : "");
 	json_t *ex = history_get(rec, "exit");
 	if (json_is_object(ex)) {
 		const char *sig = json_string_value(history_get(ex, "signal_name"));
 		printf("%-10s %" JSON_INTEGER_FORMAT "%s%s\n", "exit",
 		       json_integer_value(history_get(ex, "status")), sig ? ", killed by " : "",
-		       sig ? sig : "");
+		       sig ? quote_pool_c(&q, sig) : "");
 	}
 	char a[32], b[32], c[32];
 	units_ms(json_number_value(history_get(sum, "wall_s")) * 1000, a, sizeof(a));
@@ -287,7 +298,7 @@ static void history_show_one(json_t *rec)
 			if (!ms.items[i].is_phase || ms.items[i].n == 0)
 				continue;
 			units_ms(ms.items[i].values[0], a, sizeof(a));
-			printf("%s%s %s", first ? "phases     " : ", ", ms.items[i].name + 6, a);
+			printf("%s%s %s", first ? "phases     " : ", ", quote_pool_c(&q, ms.items[i].name + 6), a);
 			first = false;
 		}
 		if (!first)
@@ -300,9 +311,10 @@ static void history_show_one(json_t *rec)
 		size_t i;
 		json_t *t;
 		json_array_foreach(tags, i, t)
-			printf("%s%s", i ? ", " : " ", json_string_value(t));
+			printf("%s%s", i ? ", " : " ", quote_pool_c(&q, json_is_string(t) ? json_string_value(t) : "?"));
 		putchar('\n');
 	}
+	quote_pool_release(&q);
 }
 
 static int history_show(int argc, char **argv)

@@ -22,6 +22,7 @@
 #include "stats/metrics.h"
 #include "util/parse.h"
 #include "util/url.h"
+#include "util/quote.h"
 #include "util/xalloc.h"
 
 /* Migration i brings the schema from version i to i + 1; append only. One
@@ -313,36 +314,6 @@ void store_set_busy_timeout_ms(struct store *s, int timeout_ms)
 
 /* ---- writing ---- */
 
-/* Appends word to *buf quoted for a POSIX shell, only when it needs it. */
-static void store_shell_quote(char **buf, size_t *len, size_t *cap, const char *word)
-{
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				   "0123456789_@%+=:,./-";
-	size_t wl = strlen(word);
-	int plain = wl > 0 && strspn(word, safe) == wl;
-	xgrow((void **)buf, cap, *len + 4 * wl + 4, 1);
-	char *o = *buf + *len;
-	if (*len)
-		*o++ = ' ';
-	if (plain) {
-		memcpy(o, word, wl);
-		o += wl;
-	} else {
-		*o++ = '\'';
-		for (const char *p = word; *p; p++) {
-			if (*p == '\'') {
-				memcpy(o, "'\\''", 4);
-				o += 4;
-			} else {
-				*o++ = *p;
-			}
-		}
-		*o++ = '\'';
-	}
-	*o = '\0';
-	*len = (size_t)(o - *buf);
-}
-
 char *store_command_text(json_t *cmd)
 {
 	if (json_is_string(cmd))
@@ -350,7 +321,6 @@ char *store_command_text(json_t *cmd)
 	if (!json_is_array(cmd) || json_array_size(cmd) == 0)
 		return NULL;
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
 	size_t i;
 	json_t *w;
 	json_array_foreach(cmd, i, w) {
@@ -358,7 +328,7 @@ char *store_command_text(json_t *cmd)
 			free(buf);
 			return NULL;
 		}
-		store_shell_quote(&buf, &len, &cap, json_string_value(w));
+		buf = quote_shell(buf, json_string_value(w), false); /* the stored text keeps exact bytes */
 	}
 	return buf;
 }
