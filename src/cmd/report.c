@@ -85,7 +85,7 @@ int cmd_report(int argc, char **argv)
 	int status = PH_EXIT_FAIL;
 	if (jsonio_read(in, "perfhunt.", &rec, &e) < 0)
 		goto out;
-	if (recshape_check(rec, &e) < 0) {
+	if (recshape_check(rec, 0, &e) < 0) {
 		err_wrap(&e, "cannot read '%s'", in);
 		goto out;
 	}

@@ -46,7 +46,7 @@ int cmd_show(int argc, char **argv)
 	struct err e;
 	if (load_record(argv[1], &rec, &e) < 0)
 		return cmd_fail(PH_EXIT_FAIL, &e);
-	if (recshape_check(rec, &e) < 0) {
+	if (recshape_check(rec, RECSHAPE_SUMMARY, &e) < 0) {
 		err_wrap(&e, "cannot read '%s'", argv[1]);
 		json_decref(rec);
 		return cmd_fail(PH_EXIT_FAIL, &e);

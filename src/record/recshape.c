@@ -117,7 +117,7 @@ static int recshape_each(const json_t *o, const char *where, const char *key, co
 #define STR (T_STR | T_NULL)
 
 static const struct recshape_rule recshape_run[] = {
-	{ "command", T_ARR | T_STR | T_REQUIRED, T_STR }, { "summary", T_OBJ | T_REQUIRED, 0 },
+	{ "command", T_ARR | T_STR, T_STR }, { "summary", T_OBJ, 0 },
 	{ "kind", T_STR, 0 }, { "started_at", STR, 0 }, { "ended", STR, 0 },
 	{ "exit", T_OBJ | T_NULL, 0 }, { "host", T_OBJ | T_NULL, 0 }, { "git", T_OBJ | T_NULL, 0 },
 	{ "options", T_OBJ | T_NULL, 0 }, { "tags", T_ARR, T_STR }, { "notes", T_ARR, T_STR },
@@ -251,15 +251,18 @@ static int recshape_compare_check(const json_t *rec, struct err *e)
 	return 0;
 }
 
-int recshape_check(const json_t *rec, struct err *e)
+int recshape_check(const json_t *rec, unsigned need, struct err *e)
 {
 	if (!json_is_object(rec))
 		return err_set(e, "not a perfhunt record (not a JSON object)");
 	const char *schema = json_string_value(json_object_get(rec, "schema"));
 	if (!schema)
 		return err_set(e, "not a perfhunt record: no \"schema\" field");
-	if (!strcmp(schema, "perfhunt.run/1"))
+	if (!strcmp(schema, "perfhunt.run/1")) {
+		if ((need & RECSHAPE_SUMMARY) && !json_object_get(rec, "summary"))
+			return recshape_fail("", "summary", NULL, T_OBJ, e);
 		return recshape_run_check(rec, "", e);
+	}
 	if (!strcmp(schema, "perfhunt.bench/1"))
 		return recshape_bench_check(rec, e);
 	if (!strcmp(schema, "perfhunt.compare/1"))

@@ -13,9 +13,14 @@
 
 #include "util/err.h"
 
+/* What a reader needs beyond the types of the members present. */
+enum {
+	RECSHAPE_SUMMARY = 1, /* a run record's "summary" (show prints it figure by figure) */
+};
+
 /* 0 when rec (perfhunt.run/1, .bench/1 or .compare/1; other schemas pass)
- * has the documented shape; else -1 and e says which field is wrong:
- * "summary is a string, expected an object". */
-int recshape_check(const json_t *rec, struct err *e);
+ * has the documented shape and the members need names; else -1 and e says
+ * which field is wrong: "summary is a string, expected an object". */
+int recshape_check(const json_t *rec, unsigned need, struct err *e);
 
 #endif
