@@ -108,6 +108,11 @@ cp ph-a.json "b${ESC}[31m.json"
 in_time 0 "$P" compare ph-a.json "b${ESC}[31m.json" && no_raw_escape "$TMP/out" &&
 	expect_grep '"phase:x\\033\[31m"' "$TMP/out" && expect_grep '"b\\033\[31m.json"' "$TMP/out" && ok
 
+t "bench quotes a command name with an escape"
+in_time 0 "$P" bench -n 1 --no-save -- sh -c ': "$1"' x "${ESC}[31m"
+no_raw_escape "$TMP/out" && no_raw_escape "$TMP/err" && cat "$TMP/out" "$TMP/err" >"$TMP/both" &&
+	expect_grep 'Benchmark 1: "sh -c' "$TMP/both" && expect_grep '\\033\[31m' "$TMP/both" && ok
+
 t "an error message naming a file with an escape is quoted"
 in_time 1 "$P" show "no${ESC}[2J.json" && no_raw_escape "$TMP/err" && expect_grep '\\033\[2J' "$TMP/err" && ok
 
