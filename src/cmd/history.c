@@ -23,6 +23,7 @@
 #include "stats/stats.h"
 #include "store/store.h"
 #include "util/parse.h"
+#include "util/quote.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
@@ -138,7 +139,11 @@ static void history_commit(const char *commit, int dirty, char *buf, size_t n)
 {
 	if (!commit || !*commit)
 		snprintf(buf, n, "-");
-	else
+	else if (quote_needed(commit)) { /* not hex: an imported record's, shown quoted */
+		char *q = quote_c(commit);
+		snprintf(buf, n, "%.10s%s", q, dirty ? "+" : "");
+		free(q);
+	} else
 		snprintf(buf, n, "%.10s%s", commit, dirty ? "+" : "");
 }
 
@@ -206,6 +211,7 @@ static int history_list(int argc, char **argv)
 	else
 		printf("%5s  %-19s  %-11s  %4s  %9s  %10s  %5s  %-12s  %s\n", "ID", "STARTED",
 		       "COMMIT", "EXIT", "WALL", "PEAK RSS", "BENCH", "TAGS", "COMMAND");
+	struct quote_pool q = { 0 }; /* user text reaches the terminal quoted */
 	for (size_t i = 0; i < n; i++) {
 		const struct store_row *r = &rows[i];
 		char when[32], commit[16], wall[32] = "-", peak[32] = "-", bench[24] = "-";
@@ -217,10 +223,11 @@ static int history_list(int argc, char **argv)
 			units_kb((double)r->peak_rss_kb, peak, sizeof(peak));
 		if (r->bench_id)
 			snprintf(bench, sizeof(bench), "%" PRId64, r->bench_id);
-		printf("%5" PRId64 "  %-19s  %-11s  %4d  %9s  %10s  %5s  %-12s  %s\n", r->id, when,
-		       commit, r->exit_status, wall, peak, bench, *r->tags ? r->tags : "-",
-		       r->command);
+		printf("%5" PRId64 "  %-19s  %-11s  %4d  %9s  %10s  %5s  %-12s  %s\n", r->id,
+		       quote_pool_c(&q, when), commit, r->exit_status, wall, peak, bench,
+		       *r->tags ? quote_pool_c(&q, r->tags) : "-", quote_pool_c(&q, r->command));
 	}
+	quote_pool_release(&q);
 	store_rows_free(rows, n);
 	store_close(s);
 	return cmd_finish_stdout(PH_EXIT_OK);
@@ -236,6 +243,7 @@ static json_t *history_get(json_t *obj, const char *key)
 static void history_show_one(json_t *rec)
 {
 	json_t *git = history_get(rec, "git");
+	struct quote_pool q = { 0 }; /* user text reaches the terminal quoted */
 	printf("run %" JSON_INTEGER_FORMAT, json_integer_value(history_get(rec, "history_id")));
 	if (history_get(rec, "history_bench_id"))
 		printf(" (bench %" JSON_INTEGER_FORMAT ")",
@@ -243,10 +251,11 @@ static void history_show_one(json_t *rec)
 	putchar('\n');
 	const char *host = json_string_value(history_get(history_get(rec, "host"), "hostname"));
 	const char *started = json_string_value(history_get(rec, "started_at"));
-	printf("  %-17s %s%s%s\n", "started", started ? started : "?", host ? " on " : "", host ? host : "");
+	printf("  %-17s %s%s%s\n", "started", started ? quote_pool_c(&q, started) : "?", host ? " on " : "",
+	       host ? quote_pool_c(&q, host) : "");
 	const char *commit = json_string_value(history_get(git, "commit"));
 	if (commit)
-		printf("  %-17s %s%s\n", "commit", commit, json_is_true(history_get(git, "dirty")) ? " (dirty)" : "");
+		printf("  %-17s %s%s\n", "commit", quote_pool_c(&q, commit), json_is_true(history_get(git, "dirty")) ? " (dirty)" : "");
 	json_t *tags = history_get(rec, "tags");
 	if (json_array_size(tags)) {
 		printf("  %-17s", "tags");
@@ -258,10 +267,11 @@ static void history_show_one(json_t *rec)
 			for (size_t k = 0; k < i && tag && !again; k++)
 				again = json_equal(t, json_array_get(tags, k));
 			if (tag && !again)
-				printf("%s%s", shown++ ? ", " : " ", tag);
+				printf("%s%s", shown++ ? ", " : " ", quote_pool_c(&q, tag));
 		}
 		putchar('\n');
 	}
+	quote_pool_release(&q);
 	summary_print(rec, stdout);
 }
 

@@ -3,13 +3,16 @@
  * Columns are padded by display width (UTF-8 code points, since units print
  * "µs" and verdicts "—"), and colour codes are added after padding so they
  * never shift a column. Phases follow the table, largest delta first, each
- * with the share of the wall-time delta it explains.
+ * with the share of the wall-time delta it explains. Names and labels are
+ * quoted (util/quote) when they hold control characters; the markdown
+ * export, a file, keeps their bytes.
  */
 #include "export/compare_text.h"
 
 #include <math.h>
 #include <string.h>
 
+#include "util/quote.h"
 #include "util/units.h"
 
 const char *const compare_text_titles[COMPARE_TEXT_COLS] = {
@@ -166,22 +169,31 @@ static void wrap(FILE *out, const char *s, size_t width)
 	}
 }
 
+/* compare_text_cells with the name quoted for a terminal. */
+static void term_cells(const struct comparison_metric *m, char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL],
+		       struct quote_pool *q)
+{
+	compare_text_cells(m, cells);
+	snprintf(cells[0], COMPARE_TEXT_CELL, "%s", quote_pool_c(q, m->name));
+}
+
 int compare_text_write(const struct comparison *c, const char *base_label, const char *new_label,
 		       bool color, FILE *out)
 {
 	size_t width[COMPARE_TEXT_COLS];
 	char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL];
+	struct quote_pool q = { 0 };
 	for (int k = 0; k < COMPARE_TEXT_COLS; k++)
 		width[k] = display_width(compare_text_titles[k]);
 	for (size_t i = 0; i < c->n_metrics; i++) {
-		compare_text_cells(&c->metrics[i], cells);
+		term_cells(&c->metrics[i], cells, &q);
 		for (int k = 0; k < COMPARE_TEXT_COLS; k++)
 			if (display_width(cells[k]) > width[k])
 				width[k] = display_width(cells[k]);
 	}
 	fprintf(out, "base: %s (%zu run%s)\nnew:  %s (%zu run%s)\nthreshold %g %%, alpha %g\n\n",
-		base_label, c->base_runs, c->base_runs == 1 ? "" : "s",
-		new_label, c->new_runs, c->new_runs == 1 ? "" : "s", c->threshold * 100, c->alpha);
+		quote_pool_c(&q, base_label), c->base_runs, c->base_runs == 1 ? "" : "s",
+		quote_pool_c(&q, new_label), c->new_runs, c->new_runs == 1 ? "" : "s", c->threshold * 100, c->alpha);
 	for (int k = 0; k < COMPARE_TEXT_COLS; k++) {
 		pad(out, compare_text_titles[k], k == COMPARE_TEXT_COLS - 1 ? 0 : width[k], k > 0 && k < 6);
 		fputs(k == COMPARE_TEXT_COLS - 1 ? "\n" : "  ", out);
@@ -191,7 +203,7 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 		const struct comparison_metric *m = &c->metrics[i];
 		if (i == 0 || m->family != c->metrics[i - 1].family)
 			fprintf(out, "%s (%s):\n", comparison_family_name(m->family), compare_text_family_what(m->family));
-		compare_text_cells(m, cells);
+		term_cells(m, cells, &q);
 		for (int k = 0; k < COMPARE_TEXT_COLS - 1; k++) {
 			pad(out, cells[k], width[k], k > 0 && k < 6);
 			fputs("  ", out);
@@ -225,12 +237,12 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 			fputs("\nphases, by size of change:\n", out);
 		size_t name_w = 0;
 		for (size_t i = 0; i < c->n_phases; i++)
-			if (display_width(c->phases[i].name) > name_w)
-				name_w = display_width(c->phases[i].name);
+			if (display_width(quote_pool_c(&q, c->phases[i].name)) > name_w)
+				name_w = display_width(quote_pool_c(&q, c->phases[i].name));
 		for (size_t i = 0; i < c->n_phases; i++) {
 			const struct comparison_phase *p = &c->phases[i];
 			fputs("  ", out);
-			pad(out, p->name, name_w, false);
+			pad(out, quote_pool_c(&q, p->name), name_w, false);
 			fputs("  ", out);
 			pad(out, compare_text_delta_ms(p->delta_ms, delta, sizeof(delta)), 12, true);
 			if (isfinite(p->share_pct))
@@ -238,5 +250,6 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 			fputs("\n", out);
 		}
 	}
+	quote_pool_release(&q);
 	return ferror(out) ? -1 : 0;
 }

@@ -21,7 +21,8 @@ const char report_page_chart_css[] =
 	"circle.peak{fill:#D55E00;stroke:#fff;stroke-width:1.5}"
 	".peakline{stroke:#D55E00;stroke-dasharray:3 3}.peaklabel{font-weight:600;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"
 	".barlabel{font-size:11px}.cursor{stroke:#333}.dot{fill-opacity:.75}"
-	".box{fill:#f2f2f2;stroke:#555}.median{stroke:#000;stroke-width:2}.whisker{stroke:#000}";
+	".box{fill:#f2f2f2;stroke:#555}.median{stroke:#000;stroke-width:2}.whisker{stroke:#000}"
+	".clamped{font-size:11px;fill:#B34700}";
 
 static const char report_page_css[] =
 	"body{font:14px/1.45 system-ui,'DejaVu Sans',Arial,sans-serif;color:#1a1a1a;background:#fff;"

@@ -228,7 +228,8 @@ static void report_run_header(const json_t *rec, struct svg *s)
 		double at = report_page_num(p, "at_ms");
 		snprintf(line, sizeof(line), "%s \u2014 %s, %s%s%s%s%s%s%s",
 			 report_chart_value(REPORT_UNIT_KB, report_page_num(p, "kb"), a, sizeof(a)), report_page_str(p, "method"),
-			 json_is_true(json_object_get(p, "exact")) ? "exact" : "sampled",
+			 json_is_true(json_object_get(p, "exact")) ? "exact"
+			 : !strcmp(report_page_str(p, "scope"), "process") ? "not measured" : "sampled",
 			 *comm ? ", " : "", comm, *note ? ", " : "", note,
 			 isnan(at) ? "" : " at ", isnan(at) ? "" : report_chart_value(REPORT_UNIT_MS, at, b, sizeof(b)));
 		snprintf(c, sizeof(c), "peak (%s)", report_page_str(p, "scope"));

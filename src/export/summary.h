@@ -10,6 +10,11 @@
 #include <stdio.h>
 
 void summary_print(const json_t *record, FILE *out);
+/* A record's "command" for a terminal: its words quoted as a shell reads them
+ * (sh -c 'kill -SEGV $$'), control characters as $'\e...'. Caller frees. */
+char *summary_command_text(const json_t *command);
+/* RSS over time as one terminal line with its scale (show), from the record's samples. */
+void summary_print_sparkline(const json_t *record, FILE *out);
 
 /* Where counters were read and perf's page-faults event (or minor-faults +
  * major-faults) differs from the task's minflt + majflt by more than

@@ -12,9 +12,11 @@
 void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const char **method,
 			 pid_t *pid, const char **comm)
 {
-	/* Exact sources first; VmHWM read while alive is exact up to the last read. */
+	/* Exact sources first; VmHWM read while alive is exact up to the last read.
+	 * wait4 is named only when it gave a figure: watch never waits for its
+	 * target, and a tree seen only as zombies has no figure at all. */
 	*kb = r->maxrss_kb;
-	*method = "wait4 ru_maxrss";
+	*method = r->maxrss_kb ? "wait4 ru_maxrss" : RUNREC_NO_METHOD;
 	*pid = 0;
 	*comm = "";
 	if (r->taskstats_kb > *kb) {
@@ -232,7 +234,7 @@ json_t *runrec_build(const struct runrec_input *in)
 
 	json_t *peaks = json_array();
 	json_t *pp = json_pack("{s:s, s:I, s:s, s:b}", "scope", "process", "kb", (json_int_t)proc_kb,
-			       "method", method, "exact", 1);
+			       "method", method, "exact", strcmp(method, RUNREC_NO_METHOD) != 0);
 	if (pid) {
 		json_object_set_new(pp, "pid", json_integer(pid));
 		json_object_set_new(pp, "comm", json_string(comm));

@@ -23,6 +23,7 @@
 #include "stats/metrics.h"
 #include "util/parse.h"
 #include "util/url.h"
+#include "util/quote.h"
 #include "util/xalloc.h"
 
 /* Migration i brings the schema from version i to i + 1; append only. One
