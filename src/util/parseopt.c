@@ -66,22 +66,11 @@ const char *parseopt_take_word(struct parseopt_state *st)
 	return st->argv[st->next++];
 }
 
-/* The option's name in messages about its value: "--runs", else "-n". */
-static const char *row_name(const struct parseopt *r, char *buf, size_t n)
-{
-	if (r->long_name)
-		snprintf(buf, n, "--%s", r->long_name);
-	else
-		snprintf(buf, n, "-%c", r->short_name);
-	return buf;
-}
-
 /* Stores arg (NULL for an option without a value) as row r says. shown is
- * the option as the user wrote it. */
+ * the option as the user chose it ("-n" or "--runs"), for messages. */
 static int apply(struct parseopt_state *st, const struct parseopt *r, const char *shown, const char *arg,
 		 struct err *e)
 {
-	char name[128];
 	int64_t v;
 	if ((r->flags & PARSEOPT_NONEMPTY) && arg && !*arg)
 		return err_set(e, "option '%s' needs a non-empty value", shown);
@@ -93,12 +82,12 @@ static int apply(struct parseopt_state *st, const struct parseopt *r, const char
 		*(const char **)r->value = arg;
 		return 0;
 	case PARSEOPT_TYPE_INT:
-		if (parse_i64(arg, r->min, r->max, &v, row_name(r, name, sizeof(name)), e) < 0)
+		if (parse_i64(arg, r->min, r->max, &v, shown, e) < 0)
 			return -1;
 		*(int *)r->value = (int)v;
 		return 0;
 	case PARSEOPT_TYPE_I64:
-		if (parse_i64(arg, r->min, r->max, &v, row_name(r, name, sizeof(name)), e) < 0)
+		if (parse_i64(arg, r->min, r->max, &v, shown, e) < 0)
 			return -1;
 		*(int64_t *)r->value = v;
 		return 0;

@@ -72,23 +72,29 @@ struct parseopt_state {
  * next word, or returns NULL when there is none or it is "--". */
 const char *parseopt_take_word(struct parseopt_state *st);
 
+/* The rows, as git writes them; a target of the wrong type does not compile. */
+#define PARSEOPT_TARGET(v, type) _Generic((v), type *: (v))
 #define PARSEOPT_END() { .type = PARSEOPT_TYPE_END }
 #define PARSEOPT_GROUP(h) { .type = PARSEOPT_TYPE_GROUP, .help = (h) }
 #define PARSEOPT_INCLUDE(t) { .type = PARSEOPT_TYPE_INCLUDE, .value = (t) }
 #define PARSEOPT_FLAG(s, l, v, h) \
-	{ .type = PARSEOPT_TYPE_FLAG, .short_name = (s), .long_name = (l), .value = (v), .help = (h), .defval = 1 }
+	{ .type = PARSEOPT_TYPE_FLAG, .short_name = (s), .long_name = (l), .value = PARSEOPT_TARGET(v, bool), \
+	  .help = (h), .defval = 1 }
 #define PARSEOPT_CLEAR(s, l, v, h) \
-	{ .type = PARSEOPT_TYPE_FLAG, .short_name = (s), .long_name = (l), .value = (v), .help = (h), .defval = 0 }
+	{ .type = PARSEOPT_TYPE_FLAG, .short_name = (s), .long_name = (l), .value = PARSEOPT_TARGET(v, bool), \
+	  .help = (h), .defval = 0 }
 #define PARSEOPT_STRING(s, l, v, a, h) \
-	{ .type = PARSEOPT_TYPE_STRING, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), .help = (h) }
+	{ .type = PARSEOPT_TYPE_STRING, .short_name = (s), .long_name = (l), \
+	  .value = PARSEOPT_TARGET(v, const char *), .argh = (a), .help = (h) }
 #define PARSEOPT_INT(s, l, v, a, h, lo, hi) \
-	{ .type = PARSEOPT_TYPE_INT, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
-	  .help = (h), .min = (lo), .max = (hi) }
+	{ .type = PARSEOPT_TYPE_INT, .short_name = (s), .long_name = (l), .value = PARSEOPT_TARGET(v, int), \
+	  .argh = (a), .help = (h), .min = (lo), .max = (hi) }
 #define PARSEOPT_I64(s, l, v, a, h, lo, hi) \
-	{ .type = PARSEOPT_TYPE_I64, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
-	  .help = (h), .min = (lo), .max = (hi) }
+	{ .type = PARSEOPT_TYPE_I64, .short_name = (s), .long_name = (l), .value = PARSEOPT_TARGET(v, int64_t), \
+	  .argh = (a), .help = (h), .min = (lo), .max = (hi) }
 #define PARSEOPT_LIST(s, l, v, a, h) \
-	{ .type = PARSEOPT_TYPE_LIST, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), .help = (h) }
+	{ .type = PARSEOPT_TYPE_LIST, .short_name = (s), .long_name = (l), \
+	  .value = PARSEOPT_TARGET(v, struct parseopt_list), .argh = (a), .help = (h) }
 #define PARSEOPT_CALLBACK(s, l, v, a, h, fn) \
 	{ .type = PARSEOPT_TYPE_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
 	  .help = (h), .cb = (fn) }

@@ -229,7 +229,8 @@ static void test_errors(void **state)
 		{ WORDS("--quiet=yes"), "option '--quiet' takes no value" },
 		{ WORDS("--count=1"), "option '--count' takes no value" },
 		{ WORDS("--runs", "0"), "--runs: 0 is out of range [1, 1000000]" },
-		{ WORDS("-n", "x"), "--runs: expected an integer, got 'x'" },
+		{ WORDS("-n", "x"), "-n: expected an integer, got 'x'" },
+		{ WORDS("--ru=x"), "--runs: expected an integer, got 'x'" },
 		{ WORDS("--interval=99999999999"), "--interval: 99999999999 is out of range [1, 3600000]" },
 		{ WORDS("--name", ""), "option '--name' needs a non-empty value" },
 	};
@@ -297,17 +298,18 @@ static void test_check(void **state)
 	struct err e;
 	assert_int_equal(parseopt_check(table, &e), 0);
 	int x;
+	bool flag;
 	const char *s;
 	struct parseopt bad[][3] = {
 		{ PARSEOPT_STRING('o', "output", &s, NULL, "no value name"), PARSEOPT_END() },
-		{ PARSEOPT_FLAG('q', "quiet", &x, "a"), PARSEOPT_FLAG('q', "other", &x, "b"), PARSEOPT_END() },
-		{ PARSEOPT_FLAG(0, "quiet", &x, "a"), PARSEOPT_FLAG(0, "quiet", &x, "b"), PARSEOPT_END() },
-		{ PARSEOPT_FLAG('h', "hush", &x, "a"), PARSEOPT_END() },
-		{ PARSEOPT_FLAG(0, "help", &x, "a"), PARSEOPT_END() },
-		{ PARSEOPT_FLAG(0, NULL, &x, "a"), PARSEOPT_END() },
+		{ PARSEOPT_FLAG('q', "quiet", &flag, "a"), PARSEOPT_FLAG('q', "other", &flag, "b"), PARSEOPT_END() },
+		{ PARSEOPT_FLAG(0, "quiet", &flag, "a"), PARSEOPT_FLAG(0, "quiet", &flag, "b"), PARSEOPT_END() },
+		{ PARSEOPT_FLAG('h', "hush", &flag, "a"), PARSEOPT_END() },
+		{ PARSEOPT_FLAG(0, "help", &flag, "a"), PARSEOPT_END() },
+		{ PARSEOPT_FLAG(0, NULL, &flag, "a"), PARSEOPT_END() },
 		{ PARSEOPT_INT(0, "n", &x, "N", "a", 5, 1), PARSEOPT_END() },
 		{ PARSEOPT_INT(0, "n", &x, "N", "a", 0, INT64_MAX), PARSEOPT_END() },
-		{ PARSEOPT_FLAG(0, "x", &x, NULL), PARSEOPT_END() },
+		{ PARSEOPT_FLAG(0, "x", &flag, NULL), PARSEOPT_END() },
 		{ PARSEOPT_CALLBACK(0, "x", &x, NULL, "a", NULL), PARSEOPT_END() },
 		{ PARSEOPT_INCLUDE(shared_rows), PARSEOPT_INT(0, "interval", &x, "MS", "again", 1, 2), PARSEOPT_END() },
 	};
