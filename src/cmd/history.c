@@ -40,7 +40,9 @@ static const char usage_text[] =
 	"@bench:ID, @commit:PREFIX, or a run ID.\n"
 	"\n"
 	"Exit status: 0 on success, 1 when the database cannot be read or written\n"
-	"(missing, locked, corrupt, read-only) or nothing matches, 2 on a usage error.\n";
+	"(missing, locked, corrupt, read-only) or nothing matches, 2 on a usage error.\n"
+	"\n"
+	"The options of list, the default:\n";
 
 static const char list_usage[] =
 	"usage: perfhunt history [list] [--command S] [--tag T] [--commit C] [-n N]\n"
@@ -94,12 +96,6 @@ static int history_options(const char *usage, const struct parseopt *table, int 
 	return cmd_parse_options(&opts, argc, argv, status);
 }
 
-static int history_help(const char *text)
-{
-	fputs(text, stdout);
-	return cmd_finish_stdout(PH_EXIT_OK);
-}
-
 /* "2026-11-30T08:12:31.123Z" -> "2026-11-30 08:12:31" */
 static void history_time(const char *iso, char *buf, size_t n)
 {
@@ -146,7 +142,8 @@ static int history_list(int argc, char **argv)
 		PARSEOPT_I64('n', "runs", &f.limit, "N", "at most N runs (default 20; 0 = all)", 0, INT64_MAX),
 		PARSEOPT_END(),
 	};
-	int nargs = history_options(list_usage, table, argc, argv, &status);
+	/* "perfhunt history --help" is the overview, with the options of list */
+	int nargs = history_options(strcmp(argv[0], "list") ? usage_text : list_usage, table, argc, argv, &status);
 	if (nargs < 0)
 		return status;
 	if (nargs > 0)
@@ -486,8 +483,6 @@ int cmd_history(int argc, char **argv)
 		{ "import", history_import },
 		{ "export", history_export },
 	};
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
-		return history_help(usage_text);
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
 			if (!strcmp(argv[1], subs[i].name))

@@ -140,6 +140,8 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 	/* -o and --csv are per run: bench and bisect-check refuse them after parsing */
 	const unsigned per_run = bench || bisect ? PARSEOPT_HIDDEN : 0;
 	const unsigned not_bisect = bisect ? PARSEOPT_HIDDEN : 0; /* quiet already, saved only with --save, no push */
+	/* a cgroup and counters need a command perfhunt starts: watch accepts and ignores them */
+	const unsigned launched = cmd == RECORD_OPTS_FOR_WATCH ? PARSEOPT_HIDDEN : 0;
 	const struct parseopt r[RECORD_OPTS_NROWS] = {
 		PARSEOPT_INT(0, "interval", &o->interval_ms, "MS", "sampling interval (default 100, minimum 1)", 1,
 			     3600000),
@@ -151,7 +153,7 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		    OPT_CSV_FORMAT, per_run),
 		PARSEOPT_FLAG(0, "pss", &o->pss, "also sample PSS (smaps_rollup; costlier,\ntime-budgeted)"),
 		ROW(0, "cgroup", "MODE", "auto (default): exact whole-tree peak from a\nmemory cgroup; off",
-		    OPT_CGROUP, 0),
+		    OPT_CGROUP, launched),
 		{ .type = PARSEOPT_TYPE_FLAG, .short_name = 'q', .long_name = "quiet", .value = &o->quiet,
 		  .help = bench ? "no progress bar and no notes on stderr" : "no summary", .flags = not_bisect,
 		  .defval = 1 },
@@ -172,9 +174,10 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		  .flags = not_bisect },
 		ROW(0, "gpu", "MODE", "auto (default): sample GPU memory when an NVIDIA\ndriver is present; off",
 		    OPT_GPU, 0),
-		PARSEOPT_FLAG(0, "counters", &o->counters, "count perf events over the tree (software always,\n"
-			      "hardware where present)"),
-		ROW('e', "events", "LIST", "perf event names to count (implies --counters)", OPT_EVENTS, 0),
+		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "counters", .value = &o->counters, .defval = 1,
+		  .help = "count perf events over the tree (software always,\nhardware where present)",
+		  .flags = launched },
+		ROW('e', "events", "LIST", "perf event names to count (implies --counters)", OPT_EVENTS, launched),
 		{ .type = PARSEOPT_TYPE_STRING, .long_name = "export-openmetrics", .value = &o->fleet.openmetrics_path,
 		  .argh = "FILE", .help = "the summary as OpenMetrics text\n(node_exporter textfile)",
 		  .flags = not_bisect },

@@ -53,7 +53,8 @@ struct record_opts {
 
 /* The command a table of the shared options is for: what it shows of them.
  * bench and bisect-check accept but hide the per-run files (-o, --csv,
- * refused after parsing); bisect-check also hides what it has no use for. */
+ * refused after parsing); bisect-check also hides what it has no use for,
+ * watch the options that need a command perfhunt starts (--cgroup, counters). */
 enum record_opts_for { RECORD_OPTS_FOR_RUN, RECORD_OPTS_FOR_WATCH, RECORD_OPTS_FOR_BENCH, RECORD_OPTS_FOR_BISECT };
 #define RECORD_OPTS_NROWS 22
 
