@@ -1,7 +1,7 @@
 /* compare: perfhunt compare [options] BASE NEW — is the change real, how
  * large, and which phase explains it.
  *
- * Each side is loaded by metrics_ref_load() alone (files, comma lists of files, and
+ * Each side is loaded by store_ref_load() alone (files, comma lists of files, and
  * later history references), the statistics come from src/stats/comparison.c
  * and the output from src/export/compare_*.c; this file only parses options,
  * wires them together and picks the exit status.
@@ -19,7 +19,7 @@
 #include "record/jsonio.h"
 #include "stats/comparison.h"
 #include "stats/metrics.h"
-#include "stats/metrics_ref.h"
+#include "store/store_ref.h"
 #include "util/parse.h"
 #include "util/xalloc.h"
 
@@ -121,7 +121,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	const char *base_arg = argv[0], *new_arg = argv[1];
-	if (metrics_ref_load(base_arg, command, &base, &e) < 0 || metrics_ref_load(new_arg, command, &nw, &e) < 0 ||
+	if (store_ref_load(base_arg, command, &base, &e) < 0 || store_ref_load(new_arg, command, &nw, &e) < 0 ||
 	    comparison_run(&base, &nw, &o, &c, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;

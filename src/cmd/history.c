@@ -7,6 +7,7 @@
  */
 #include "cmd/cmd.h"
 #include "export/sparkline.h"
+#include "export/summary.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/command.h"
 #include "record/jsonio.h"
 #include "stats/metrics.h"
 #include "stats/stats.h"
@@ -185,80 +187,38 @@ static json_t *history_get(json_t *obj, const char *key)
 	return json_object_get(obj, key);
 }
 
-/* Prints "label  value" for a summary figure in KB, when present. */
-static void history_show_kb(const char *label, json_t *sum, const char *key, const char *how)
-{
-	json_t *v = history_get(sum, key);
-	if (!json_is_number(v))
-		return;
-	char buf[32];
-	units_kb(json_number_value(v), buf, sizeof(buf));
-	printf("%-10s %s%s%s%s\n", label, buf, how ? " (" : "", how ? how : "", how ? ")" : "");
-}
-
+/* A stored run: what the history knows of it (its IDs, when, where, which
+ * commit, its tags, each once), then the same summary `run` and `show` print. */
 static void history_show_one(json_t *rec)
 {
-	json_t *sum = history_get(rec, "summary"), *git = history_get(rec, "git");
-	char *command = store_command_text(history_get(rec, "command"));
+	json_t *git = history_get(rec, "git");
 	printf("run %" JSON_INTEGER_FORMAT, json_integer_value(history_get(rec, "history_id")));
 	if (history_get(rec, "history_bench_id"))
 		printf(" (bench %" JSON_INTEGER_FORMAT ")",
 		       json_integer_value(history_get(rec, "history_bench_id")));
-	printf("\n%-10s %s\n", "command", command ? command : "?");
-	free(command);
+	putchar('\n');
 	const char *host = json_string_value(history_get(history_get(rec, "host"), "hostname"));
-	printf("%-10s %s%s%s\n", "started", json_string_value(history_get(rec, "started_at")),
-	       host ? " on " : "", host ? host : "");
+	const char *started = json_string_value(history_get(rec, "started_at"));
+	printf("  %-17s %s%s%s\n", "started", started ? started : "?", host ? " on " : "", host ? host : "");
 	const char *commit = json_string_value(history_get(git, "commit"));
 	if (commit)
-		printf("%-10s %s%s\n", "commit", commit,
-		       json_is_true(history_get(git, "dirty")) ? " (dirty)" : "");
-	json_t *ex = history_get(rec, "exit");
-	if (json_is_object(ex)) {
-		const char *sig = json_string_value(history_get(ex, "signal_name"));
-		printf("%-10s %" JSON_INTEGER_FORMAT "%s%s\n", "exit",
-		       json_integer_value(history_get(ex, "status")), sig ? ", killed by " : "",
-		       sig ? sig : "");
-	}
-	char a[32], b[32], c[32];
-	units_ms(json_number_value(history_get(sum, "wall_s")) * 1000, a, sizeof(a));
-	units_ms(json_number_value(history_get(sum, "user_s")) * 1000, b, sizeof(b));
-	units_ms(json_number_value(history_get(sum, "sys_s")) * 1000, c, sizeof(c));
-	printf("%-10s %s (user %s, sys %s)\n", "wall", a, b, c);
-	history_show_kb("peak RSS", sum, "peak_rss_kb",
-			json_string_value(history_get(sum, "peak_rss_method")));
-	history_show_kb("tree peak", sum, "peak_tree_rss_kb", "sampled sum");
-	history_show_kb("cgroup", sum, "cgroup_peak_kb",
-			json_string_value(history_get(sum, "cgroup_method")));
-	if (json_is_number(history_get(sum, "minflt")))
-		printf("%-10s %.0f minor, %.0f major\n", "faults",
-		       json_number_value(history_get(sum, "minflt")),
-		       json_number_value(history_get(sum, "majflt")));
-	/* Phase totals exactly as compare sees them. */
-	struct metrics_set ms;
-	struct err e = { 0 };
-	if (metrics_from_records(&rec, 1, &ms, &e) == 0) {
-		bool first = true;
-		for (size_t i = 0; i < ms.n; i++) {
-			if (!ms.items[i].is_phase || ms.items[i].n == 0)
-				continue;
-			units_ms(ms.items[i].values[0], a, sizeof(a));
-			printf("%s%s %s", first ? "phases     " : ", ", ms.items[i].name + 6, a);
-			first = false;
-		}
-		if (!first)
-			putchar('\n');
-		metrics_set_release(&ms);
-	}
+		printf("  %-17s %s%s\n", "commit", commit, json_is_true(history_get(git, "dirty")) ? " (dirty)" : "");
 	json_t *tags = history_get(rec, "tags");
 	if (json_array_size(tags)) {
-		printf("%-10s", "tags");
-		size_t i;
+		printf("  %-17s", "tags");
+		size_t i, shown = 0;
 		json_t *t;
-		json_array_foreach(tags, i, t)
-			printf("%s%s", i ? ", " : " ", json_string_value(t));
+		json_array_foreach(tags, i, t) {
+			const char *tag = json_string_value(t);
+			bool again = false;
+			for (size_t k = 0; k < i && tag && !again; k++)
+				again = json_equal(t, json_array_get(tags, k));
+			if (tag && !again)
+				printf("%s%s", shown++ ? ", " : " ", tag);
+		}
 		putchar('\n');
 	}
+	summary_print(rec, stdout);
 }
 
 static int history_show(int argc, char **argv)

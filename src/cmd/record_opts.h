@@ -14,6 +14,7 @@
 #include "monitor/launch.h"
 #include "probe/probe.h"
 #include "record/csv.h"
+#include "session/session.h"
 #include "util/err.h"
 #include "util/parse.h"
 #include "util/parseopt.h"
@@ -47,8 +48,6 @@ struct record_opts {
 	const char **push_labels; /* name, value, ..., NULL */
 	size_t npush_labels;
 	double push_every_ms;    /* watch --push-every: live samples to the gateway */
-	int ready_fd;        /* watch --detach: told "K<ready_msg>" once sampling runs, "E<error>" if it cannot */
-	const char *ready_msg;
 };
 
 /* The command a table of the shared options is for: what it shows of them.
@@ -63,17 +62,27 @@ void record_opts_release(struct record_opts *o);
 /* Fills rows with the shared options (END-terminated), their values written
  * into o, for a command's table: PARSEOPT_INCLUDE(rows). */
 void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct parseopt rows[RECORD_OPTS_NROWS]);
-/* Runs the monitor (launch != NULL: run mode; else watch o->attach_pid) and
- * writes the record files; *rec gets the run record (caller json_decref's it)
- * or NULL when nothing ran. Returns the exit status perfhunt should give. */
-int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
-			uint64_t memory_limit_bytes, char *const *record_argv, json_t **rec);
-/* --export-openmetrics and --push for a finished record; one line on failure. */
-int record_opts_fleet(const struct record_opts *o, json_t *rec);
-/* Stores a run record in the history; prints one line on failure. */
-int record_opts_save(const struct record_opts *o, json_t *rec);
-/* record_opts_capture, then the summary (unless --quiet) and the history. */
-int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
-			uint64_t memory_limit_bytes, char *const *record_argv);
+/* The session configuration of these options (borrowing from o). */
+void record_opts_session(const struct record_opts *o, const struct launch_opts *launch,
+			 uint64_t memory_limit_bytes, char *const *record_argv, struct session_config *c);
+
+/* watch --detach: told when sampling runs, or why it could not start. */
+struct record_watch {
+	void *arg;
+	void (*started)(void *arg);
+	void (*failed)(void *arg, const char *msg);
+};
+
+/* Records once (launch != NULL: run mode; else watch o->attach_pid): warnings
+ * on stderr, the summary unless --quiet, the history and the fleet. w may be
+ * NULL. Returns the exit status perfhunt should give. */
+int record_opts_execute(const struct record_opts *o, const struct launch_opts *launch,
+			uint64_t memory_limit_bytes, char *const *record_argv, const struct record_watch *w);
+/* One run of a command that keeps the records itself (bench, bisect-check):
+ * warnings only, stored in the history only with save, never pushed; *rec
+ * gets the record (caller json_decref's it) or NULL when nothing ran.
+ * Returns the run's exit status. */
+int record_opts_capture(const struct record_opts *o, const struct launch_opts *launch,
+			char *const *record_argv, bool save, json_t **rec);
 
 #endif

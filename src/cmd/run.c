@@ -79,7 +79,7 @@ int cmd_run(int argc, char **argv)
 	}
 	struct launch_opts lo = { .argv = shell ? shell_argv : cmd, .shell = shell,
 				  .capture = ro.probes, .probe_fd = ro.probes };
-	status = record_opts_execute(&ro, &lo, (uint64_t)limit_mib << 20, shell ? shell_argv : cmd);
+	status = record_opts_execute(&ro, &lo, (uint64_t)limit_mib << 20, shell ? shell_argv : cmd, NULL);
 	free(script);
 out:
 	record_opts_release(&ro);

@@ -10,14 +10,14 @@
 #include "export/sparkline.h"
 #include "export/summary.h"
 #include "record/jsonio.h"
-#include "stats/metrics_ref.h"
+#include "store/store_ref.h"
 #include "store/store.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
 static int load_record(const char *arg, json_t **out, struct err *e)
 {
-	if (!metrics_ref_is_history(arg))
+	if (!store_ref_is_history(arg))
 		return jsonio_read(arg, "perfhunt.run/", out, e);
 	json_t **recs;
 	size_t n;

@@ -88,7 +88,7 @@ static void on_line(void *ctx, const char *line, size_t n, bool truncated)
 	}
 }
 
-void probefeed_init(struct probefeed *f, struct probe_config *config, size_t nlogs, bool log_time)
+void probefeed_init(struct probefeed *f, const struct probe_config *config, size_t nlogs, bool log_time)
 {
 	memset(f, 0, sizeof(*f));
 	f->config = config;

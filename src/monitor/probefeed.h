@@ -15,7 +15,7 @@
 #include "counters/counters.h"
 
 struct probefeed {
-	struct probe_config *config;   /* borrowed */
+	const struct probe_config *config; /* borrowed */
 	struct phase_set phases;
 	struct linebuf *lines;         /* by stream: 1..3, then one per probe log */
 	size_t nstreams;
@@ -30,7 +30,7 @@ struct probefeed {
 };
 
 /* nlogs: probe log files followed (streams MONITOR_LOG + i). */
-void probefeed_init(struct probefeed *f, struct probe_config *config, size_t nlogs, bool log_time);
+void probefeed_init(struct probefeed *f, const struct probe_config *config, size_t nlogs, bool log_time);
 void probefeed_release(struct probefeed *f);
 /* monitor hooks */
 void probefeed_on_output(void *arg, int stream, const char *buf, size_t n, double t_ms);

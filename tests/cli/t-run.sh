@@ -140,8 +140,7 @@ t "no GPU: a note in the record, nothing on the terminal"
 if [ ! -e /dev/nvidiactl ]; then
 	"$P" run --no-save -o "$TMP/gpu.json" -- true 2>"$TMP/err"
 	[ "$(jget "$TMP/gpu.json" gpu.sampled)" = False ] && expect_no_grep 'GPU|NVML' "$TMP/err" && ok
-	echo "# skipped GPU sampling checks: no NVIDIA driver"
-else ok; fi
+else skip "an NVIDIA driver is present (GPU sampling is checked by examples/gpu/measure.sh)"; fi
 
 t "runs are saved to the history, with tags"
 PERFHUNT_DB="$TMP/h.db" "$P" run --tag base -- "$W" alloc:4 2>"$TMP/err"; st=$?
@@ -178,7 +177,7 @@ check "max_procs $procs" [ "$procs" -ge 3 ] && [ "$(jget "$TMP/poll.json" monito
 t "the OOM killer inside --memory-limit: status 137, named in the record and the summary"
 "$P" run --no-save --memory-limit 32 -o "$TMP/oom.json" -- "$W" alloc:64 sleep:100 2>"$TMP/err"; st=$?
 if [ "$(jget "$TMP/oom.json" summary.cgroup_peak_kb 2>/dev/null)" = "" ]; then
-	ok; echo "# skipped: no memory cgroup could be made here"
+	skip "no memory cgroup could be made here"
 else
 	expect_status 137 $st && [ "$(jget "$TMP/oom.json" exit.oom_killed)" = True ] &&
 		expect_grep 'killed by SIGKILL, out of memory' "$TMP/err" && ok || fail "$(cat "$TMP/err")"
