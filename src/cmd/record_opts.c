@@ -150,7 +150,7 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		{ .type = PARSEOPT_TYPE_FLAG, .short_name = 'q', .long_name = "quiet", .value = &o->quiet,
 		  .help = bench ? "no progress bar and no notes on stderr" : "no summary", .flags = not_bisect,
 		  .defval = 1 },
-		ROW(0, "probe", "PREFIX", "also parse lines starting 'PREFIX:'\n(default PERFHUNT, CUZK_TIMING)",
+		ROW(0, "probe", "PREFIX", "also parse lines holding 'PREFIX:'\n(default PERFHUNT, CUZK_TIMING)",
 		    OPT_PROBE, 0),
 		ROW(0, "lane-key", "KEY", "a probe key that names a lane\n(default gpu_tid, tid, worker)",
 		    OPT_LANE_KEY, 0),
