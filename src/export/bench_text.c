@@ -122,7 +122,7 @@ static void command_block(const json_t *rec, size_t i, bool color, FILE *out)
 	top_phases(rec, i, out);
 	size_t outliers = json_array_size(json_object_get(json_object_get(cmd, "outliers"), "runs"));
 	if (outliers)
-		fprintf(out, "  %-12s %zu outlier%s in wall time (|modified z| > 3.5): consider --warmup or a quieter machine\n",
+		fprintf(out, "  %-12s %zu outlier%s in wall time (|modified z| > 3.5, over 5 %% from the median): consider --warmup or a quieter machine\n",
 			"outliers", outliers, outliers == 1 ? "" : "s");
 	size_t failed = failed_runs(cmd);
 	if (failed)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "export/report_chart.h"
+#include "export/summary.h"
 #include "util/xalloc.h"
 
 enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_N };
@@ -255,6 +256,8 @@ static void report_run_header(const json_t *rec, struct svg *s)
 	json_array_foreach(json_object_get(rec, "notes"), i, p)
 		if (json_is_string(p))
 			report_page_row(s, "note", json_string_value(p));
+	if (summary_fault_note(rec, line, sizeof(line)))
+		report_page_row(s, "note", line);
 	svg_raw(s, "</table>\n");
 }
 

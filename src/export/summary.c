@@ -1,6 +1,9 @@
-/* summary: a readable `time -v` — every figure named with how it was obtained. */
+/* summary: a readable `time -v` — every figure named with how it was obtained.
+ * Where two sources disagree (perf's page-faults event against the task's
+ * fault counts) the summary says which one it uses and why they differ. */
 #include "export/summary.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "export/phases_text.h"
@@ -15,6 +18,41 @@ static const char *str(const json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
 	return s ? s : "";
+}
+
+/* A counted event's value, or -1. */
+static double counted(const json_t *counters, const char *event)
+{
+	const json_t *cv = json_object_get(counters, event);
+	const json_t *v = json_object_get(cv, "value");
+	return !strcmp(str(cv, "status"), "counted") && json_is_number(v) ? json_number_value(v) : -1;
+}
+
+bool summary_fault_note(const json_t *rec, char *buf, size_t n)
+{
+	const json_t *sum = json_object_get(rec, "summary"), *counters = json_object_get(rec, "counters");
+	const json_t *minflt = json_object_get(sum, "minflt"), *majflt = json_object_get(sum, "majflt");
+	if (!json_is_object(counters) || !json_is_number(minflt))
+		return false;
+	double task = json_number_value(minflt) + (json_is_number(majflt) ? json_number_value(majflt) : 0);
+	const char *what = "page-faults";
+	double perf = counted(counters, what);
+	if (perf < 0) {
+		double minor = counted(counters, "minor-faults"), major = counted(counters, "major-faults");
+		if (minor < 0 || major < 0)
+			return false;
+		perf = minor + major;
+		what = "minor-faults + major-faults";
+	}
+	double diff = fabs(perf - task);
+	if (diff <= SUMMARY_FAULTS_DIFF_MIN || diff <= task * SUMMARY_FAULTS_DIFF_PCT / 100)
+		return false;
+	char a[48], b[48];
+	snprintf(buf, n, "perf counted %s %s events but the task counters %s faults (minflt + majflt, "
+		 "the figures shown): faults the kernel takes for a task inside a system call (mlock, "
+		 "MAP_POPULATE, get_user_pages) count there, not as perf events",
+		 units_count(perf, a, sizeof a), what, units_count(task, b, sizeof b));
+	return true;
 }
 
 /* Once per record: lines that named a probe prefix but gave nothing, with
@@ -137,6 +175,9 @@ void summary_print(const json_t *rec, FILE *out)
 	}
 	if (shown)
 		fputc('\n', out);
+	char note[400];
+	if (summary_fault_note(rec, note, sizeof(note)))
+		fprintf(out, "  note: %s\n", note);
 	json_t *n;
 	json_array_foreach(json_object_get(rec, "notes"), i, n)
 		fprintf(out, "  note: %s\n", json_string_value(n));
