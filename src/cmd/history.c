@@ -9,7 +9,6 @@
 #include "export/sparkline.h"
 #include "export/summary.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -44,27 +43,22 @@ static const char usage_text[] =
 	"@bench:ID, @commit:PREFIX, or a run ID.\n"
 	"\n"
 	"Exit status: 0 on success, 1 when the database cannot be read or written\n"
-	"(missing, locked, corrupt, read-only) or nothing matches, 2 on a usage error.\n";
+	"(missing, locked, corrupt, read-only) or nothing matches, 2 on a usage error.\n"
+	"\n"
+	"The options of list, the default:\n";
 
 static const char list_usage[] =
 	"usage: perfhunt history [list] [--command S] [--tag T] [--commit C] [-n N]\n"
 	"\n"
 	"Lists stored runs, newest (last stored) first.\n"
-	"\n"
-	"  -c, --command S   runs whose command contains S\n"
-	"  -t, --tag T       runs tagged T\n"
-	"      --commit C    runs recorded at a commit starting with C\n"
-	"  -n, --runs N      at most N runs (default 20; 0 = all)\n"
-	"  -h, --help        show this help\n";
+	"\n";
 
 static const char show_usage[] =
 	"usage: perfhunt history show [--json] ID|REF\n"
 	"\n"
 	"Prints the key figures of a stored run (every run, for a REF naming several).\n"
 	"REF: @last, @last~N, @tag:NAME, @bench:ID, @commit:PREFIX.\n"
-	"\n"
-	"  -j, --json        print the stored perfhunt.run/1 record (an array for several)\n"
-	"  -h, --help        show this help\n";
+	"\n";
 
 static const char trend_usage[] =
 	"usage: perfhunt history trend [--command S] METRIC\n"
@@ -73,9 +67,7 @@ static const char trend_usage[] =
 	"the number of runs, the median of METRIC over them, and a sparkline across\n"
 	"commits. METRIC is a name in the metrics table: wall_s, user_s, sys_s,\n"
 	"peak_rss_kb, minflt, a counter name, phase:NAME (total ms per run), ...\n"
-	"\n"
-	"  -c, --command S   only runs whose command contains S\n"
-	"  -h, --help        show this help\n";
+	"\n";
 
 static const char import_usage[] =
 	"usage: perfhunt history import [--tag T]... FILE.json...\n"
@@ -83,9 +75,7 @@ static const char import_usage[] =
 	"Adds perfhunt.run/1 and perfhunt.bench/1 records to the history, each record\n"
 	"in one transaction. A file holds one record, or many, one per line, as\n"
 	"'history export' writes them (or a JSON array of records). FILE '-' is stdin.\n"
-	"\n"
-	"  -t, --tag T       tag every imported run T (repeatable)\n"
-	"  -h, --help        show this help\n";
+	"\n";
 
 static const char export_usage[] =
 	"usage: perfhunt history export [--out FILE]\n"
@@ -95,34 +85,18 @@ static const char export_usage[] =
 	"each on one line, tags included — what 'history import' reads, to move runs\n"
 	"between a laptop's SQLite and a team's PostgreSQL:\n"
 	"  PERFHUNT_DB=postgresql://... perfhunt history import runs.jsonl\n"
-	"\n"
-	"  -o, --out FILE    write to FILE, atomically (default: stdout)\n"
-	"  -h, --help        show this help\n";
+	"\n";
 
-/* getopt_long over argv with the conventions of every command; returns the
- * option, -1 at the end, or -2 after printing a usage error into *status. */
-static int history_getopt(int argc, char **argv, const char *shortopts,
-			  const struct option *longopts, int *status)
+/* Parses a subcommand's options (argv[0] its name, or "history" for the
+ * default list); returns the number of operands, or -1 with *status. */
+static int history_options(const char *usage, const struct parseopt *table, int argc, char **argv, int *status)
 {
-	int c = getopt_long(argc, argv, shortopts, longopts, NULL);
-	if (c == ':') {
-		*status = cmd_usage_error("history", "option '%s' needs a value", argv[optind - 1]);
-		return -2;
-	}
-	if (c == '?') {
-		if (optopt)
-			*status = cmd_usage_error("history", "unknown option '-%c'", optopt);
-		else
-			*status = cmd_usage_error("history", "unknown option '%s'", argv[optind - 1]);
-		return -2;
-	}
-	return c;
-}
-
-static int history_help(const char *text)
-{
-	fputs(text, stdout);
-	return cmd_finish_stdout(PH_EXIT_OK);
+	char help_name[32];
+	snprintf(help_name, sizeof(help_name), "history%s%s", strcmp(argv[0], "history") ? " " : "",
+		 strcmp(argv[0], "history") ? argv[0] : "");
+	const struct cmd_options opts = { .name = "history", .help_name = help_name, .usage = usage,
+					  .table = table };
+	return cmd_parse_options(&opts, argc, argv, status);
 }
 
 /* "2026-11-30T08:12:31.123Z" -> "2026-11-30 08:12:31" */
@@ -165,40 +139,22 @@ static void history_value(const char *metric, double v, char *buf, size_t n)
 
 static int history_list(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "command", required_argument, NULL, 'c' },
-		{ "tag", required_argument, NULL, 't' },
-		{ "commit", required_argument, NULL, 'C' },
-		{ "runs", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct store_filter f = { .limit = 20 };
 	struct err e = { 0 };
-	int c, status = 0;
-	while ((c = history_getopt(argc, argv, "+:c:t:n:h", longopts, &status)) != -1) {
-		switch (c) {
-		case -2:
-			return status;
-		case 'c':
-			f.command = optarg;
-			break;
-		case 't':
-			f.tag = optarg;
-			break;
-		case 'C':
-			f.commit = optarg;
-			break;
-		case 'n':
-			if (parse_i64(optarg, 0, INT64_MAX, &f.limit, "-n", &e))
-				return cmd_usage_error("history", "%s", e.msg);
-			break;
-		case 'h':
-			return history_help(list_usage);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error("history", "unexpected argument '%s'", argv[optind]);
+	int status = 0;
+	const struct parseopt table[] = {
+		PARSEOPT_STRING('c', "command", &f.command, "S", "runs whose command contains S"),
+		PARSEOPT_STRING('t', "tag", &f.tag, "T", "runs tagged T"),
+		PARSEOPT_STRING(0, "commit", &f.commit, "C", "runs recorded at a commit starting with C"),
+		PARSEOPT_I64('n', "runs", &f.limit, "N", "at most N runs (default 20; 0 = all)", 0, INT64_MAX),
+		PARSEOPT_END(),
+	};
+	/* "perfhunt history --help" is the overview, with the options of list */
+	int nargs = history_options(strcmp(argv[0], "list") ? usage_text : list_usage, table, argc, argv, &status);
+	if (nargs < 0)
+		return status;
+	if (nargs > 0)
+		return cmd_usage_error("history", "unexpected argument '%s'", argv[0]);
 	struct store *s = NULL;
 	struct store_row *rows = NULL;
 	size_t n = 0;
@@ -277,79 +233,60 @@ static void history_show_one(json_t *rec)
 
 static int history_show(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	bool json = false;
-	int c, status = 0;
-	while ((c = history_getopt(argc, argv, ":jh", longopts, &status)) != -1) {
-		switch (c) {
-		case -2:
-			return status;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			return history_help(show_usage);
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("history", argc == optind ? "show needs a run ID or reference"
-								 : "show takes one run ID or reference");
+	int status = 0;
+	const struct parseopt table[] = {
+		PARSEOPT_FLAG('j', "json", &json, "print the stored perfhunt.run/1 record (an array for several)"),
+		PARSEOPT_END(),
+	};
+	int n = history_options(show_usage, table, argc, argv, &status);
+	if (n < 0)
+		return status;
+	if (n != 1)
+		return cmd_usage_error("history", n == 0 ? "show needs a run ID or reference"
+						       : "show takes one run ID or reference");
 	struct store *s = NULL;
 	struct err e = { 0 };
 	json_t **recs = NULL;
-	size_t n = 0;
-	if (store_open_existing(&s, NULL, &e) || store_resolve(s, argv[optind], &recs, &n, &e)) {
+	size_t nrecs = 0;
+	if (store_open_existing(&s, NULL, &e) || store_resolve(s, argv[0], &recs, &nrecs, &e)) {
 		store_close(s);
 		return cmd_fail(PH_EXIT_FAIL, &e);
 	}
 	store_close(s);
 	if (json) {
 		json_t *out = json_array();
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < nrecs; i++)
 			json_array_append(out, recs[i]);
-		json_dumpf(n == 1 ? recs[0] : out, stdout, JSON_INDENT(2));
+		json_dumpf(nrecs == 1 ? recs[0] : out, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(out);
 	} else {
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < nrecs; i++) {
 			if (i)
 				putchar('\n');
 			history_show_one(recs[i]);
 		}
 	}
-	store_records_free(recs, n);
+	store_records_free(recs, nrecs);
 	return cmd_finish_stdout(PH_EXIT_OK);
 }
 
 /* One block character per value, ▁ (lowest) to █ (highest). */
 static int history_trend(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "command", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *command = NULL;
-	int c, status = 0;
-	while ((c = history_getopt(argc, argv, ":c:h", longopts, &status)) != -1) {
-		switch (c) {
-		case -2:
-			return status;
-		case 'c':
-			command = optarg;
-			break;
-		case 'h':
-			return history_help(trend_usage);
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("history", argc == optind ? "trend needs a METRIC"
-								 : "trend takes one METRIC");
-	const char *metric = argv[optind];
+	int status = 0;
+	const struct parseopt table[] = {
+		PARSEOPT_STRING('c', "command", &command, "S", "only runs whose command contains S"),
+		PARSEOPT_END(),
+	};
+	int nargs = history_options(trend_usage, table, argc, argv, &status);
+	if (nargs < 0)
+		return status;
+	if (nargs != 1)
+		return cmd_usage_error("history", nargs == 0 ? "trend needs a METRIC" : "trend takes one METRIC");
+	const char *metric = argv[0];
 	struct store *s = NULL;
 	struct err e = { 0 };
 	struct store_trend_point *p = NULL;
@@ -382,43 +319,30 @@ static int history_trend(int argc, char **argv)
 
 static int history_import(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "tag", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	struct parseopt_list tags = { 0 };
+	int status = 0;
+	const struct parseopt table[] = {
+		{ .type = PARSEOPT_TYPE_LIST, .short_name = 't', .long_name = "tag", .value = &tags, .argh = "T",
+		  .help = "tag every imported run T (repeatable)", .flags = PARSEOPT_NONEMPTY },
+		PARSEOPT_END(),
 	};
-	const char **tags = xcalloc((size_t)argc + 1, sizeof(*tags));
-	size_t ntags = 0;
-	int c, status = 0;
-	while ((c = history_getopt(argc, argv, ":t:h", longopts, &status)) != -1) {
-		switch (c) {
-		case -2:
-			free(tags);
-			return status;
-		case 't':
-			if (!*optarg) {
-				free(tags);
-				return cmd_usage_error("history", "--tag needs a non-empty name");
-			}
-			tags[ntags++] = optarg;
-			break;
-		case 'h':
-			free(tags);
-			return history_help(import_usage);
-		}
+	int nfiles = history_options(import_usage, table, argc, argv, &status);
+	if (nfiles < 0) {
+		parseopt_list_release(&tags);
+		return status;
 	}
-	if (optind >= argc) {
-		free(tags);
+	if (nfiles == 0) {
+		parseopt_list_release(&tags);
 		return cmd_usage_error("history", "import needs at least one FILE.json");
 	}
 	struct store *s = NULL;
 	struct err e = { 0 };
 	if (store_open(&s, NULL, &e)) {
-		free(tags);
+		parseopt_list_release(&tags);
 		return cmd_fail(PH_EXIT_FAIL, &e);
 	}
 	status = PH_EXIT_OK;
-	for (int i = optind; i < argc; i++) {
+	for (int i = 0; i < nfiles; i++) {
 		json_t **recs = NULL;
 		size_t nrecs = 0;
 		if (jsonio_read_many(argv[i], &recs, &nrecs, &e)) {
@@ -431,9 +355,9 @@ static int history_import(int argc, char **argv)
 			const char *schema = json_string_value(json_object_get(rec, "schema"));
 			int rc;
 			if (schema && !strcmp(schema, "perfhunt.bench/1"))
-				rc = store_add_bench(s, rec, tags, &id, &e);
+				rc = store_add_bench(s, rec, tags.items, &id, &e);
 			else
-				rc = store_add_run(s, rec, tags, 0, &id, &e);
+				rc = store_add_run(s, rec, tags.items, 0, &id, &e);
 			if (rc && nrecs > 1) {
 				err_wrap(&e, "%s: record %zu", argv[i], k + 1);
 				status = cmd_fail(PH_EXIT_FAIL, &e);
@@ -448,7 +372,7 @@ static int history_import(int argc, char **argv)
 		jsonio_values_free(recs, nrecs);
 	}
 	store_close(s);
-	free(tags);
+	parseopt_list_release(&tags);
 	return cmd_finish_stdout(status);
 }
 
@@ -476,26 +400,17 @@ static int history_export_one(json_t *rec, void *arg)
 
 static int history_export(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *out = "-";
-	int c, status = 0;
-	while ((c = history_getopt(argc, argv, ":o:h", longopts, &status)) != -1) {
-		switch (c) {
-		case -2:
-			return status;
-		case 'o':
-			out = optarg;
-			break;
-		case 'h':
-			return history_help(export_usage);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error("history", "unexpected argument '%s'", argv[optind]);
+	int status = 0;
+	const struct parseopt table[] = {
+		PARSEOPT_STRING('o', "out", &out, "FILE", "write to FILE, atomically (default: stdout)"),
+		PARSEOPT_END(),
+	};
+	int n = history_options(export_usage, table, argc, argv, &status);
+	if (n < 0)
+		return status;
+	if (n > 0)
+		return cmd_usage_error("history", "unexpected argument '%s'", argv[0]);
 	struct store *s = NULL;
 	struct err e = { 0 };
 	if (store_open_existing(&s, NULL, &e))
@@ -538,10 +453,6 @@ int cmd_history(int argc, char **argv)
 		{ "import", history_import },
 		{ "export", history_export },
 	};
-	opterr = 0;
-	optind = 1;
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
-		return history_help(usage_text);
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
 			if (!strcmp(argv[1], subs[i].name))

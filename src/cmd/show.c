@@ -30,21 +30,23 @@ static int load_record(const char *arg, json_t **out, struct err *e)
 
 int cmd_show(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs("usage: perfhunt show RUN.json | REF\n\n"
-		      "Prints a recorded run's summary (as 'perfhunt run' does at exit), its phase\n"
-		      "and lane tables, and a sparkline of the tree's RSS over time. REF is a history\n"
-		      "reference: a run ID, @last, @tag:NAME, ...\n", stdout);
-		return cmd_finish_stdout(PH_EXIT_OK);
-	}
-	if (argc != 2)
+	static const struct parseopt table[] = { PARSEOPT_END() };
+	const struct cmd_options opts = {
+		.name = "show", .table = table,
+		.usage = "usage: perfhunt show RUN.json | REF\n\n"
+			 "Prints a recorded run's summary (as 'perfhunt run' does at exit), its phase\n"
+			 "and lane tables, and a sparkline of the tree's RSS over time. REF is a history\n"
+			 "reference: a run ID, @last, @tag:NAME, ...\n\n",
+	};
+	int status;
+	int n = cmd_parse_options(&opts, argc, argv, &status);
+	if (n < 0)
+		return status;
+	if (n != 1)
 		return cmd_usage_error("show", "expected one run record or history reference");
-	/* show has no options: "--jsn" is a typo, not a file name to report as unreadable */
-	if (argv[1][0] == '-' && argv[1][1])
-		return cmd_usage_error("show", "unknown option '%s'", argv[1]);
 	json_t *rec;
 	struct err e;
-	if (load_record(argv[1], &rec, &e) < 0)
+	if (load_record(argv[0], &rec, &e) < 0)
 		return cmd_fail(PH_EXIT_FAIL, &e);
 	if (recshape_check(rec, RECSHAPE_SUMMARY, &e) < 0) {
 		err_wrap(&e, "cannot read '%s'", argv[1]);
