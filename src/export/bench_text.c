@@ -14,6 +14,7 @@
 
 #include "export/compare_text.h"
 #include "stats/bench_record.h"
+#include "stats/metrics.h"
 #include "util/quote.h"
 
 #define TOP_PHASES 3
@@ -80,7 +81,7 @@ static void top_phases(const json_t *rec, size_t i, FILE *out)
 	const char *key;
 	json_t *v;
 	json_object_foreach(json_object_get(command_at(rec, i), "stats"), key, v) {
-		if (strncmp(key, "phase:", 6))
+		if (strncmp(key, "phase:", 6) || metrics_phase_resource(key))
 			continue;
 		double m = json_number_value(json_object_get(v, "median"));
 		size_t at = n;

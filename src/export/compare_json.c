@@ -31,9 +31,16 @@ json_t *compare_json_record(const struct comparison *c, const char *base_label, 
 	}
 	for (size_t i = 0; i < c->n_phases; i++) {
 		const struct comparison_phase *p = &c->phases[i];
-		json_array_append_new(phases, json_pack("{s:s, s:o, s:o, s:o, s:o}",
-			"name", p->name, "base_ms", num(p->base_ms), "new_ms", num(p->new_ms),
-			"delta_ms", num(p->delta_ms), "share_pct", num(p->share_pct)));
+		json_t *reasons = json_array();
+		for (size_t k = 0; k < p->n_reasons; k++)
+			json_array_append_new(reasons, json_pack("{s:s, s:o, s:o}", "metric", p->reasons[k].key,
+								 "base", num(p->reasons[k].base), "new",
+								 num(p->reasons[k].nw)));
+		json_array_append_new(phases, json_pack("{s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:o}",
+			"name", p->name, "parent", p->parent ? json_string(p->parent) : json_null(),
+			"depth", p->depth, "base_ms", num(p->base_ms), "new_ms", num(p->new_ms),
+			"delta_ms", num(p->delta_ms), "delta_pct", num(p->delta_pct), "share_pct", num(p->share_pct),
+			"verdict", stats_verdict_name(p->verdict), "changed", p->changed, "reasons", reasons));
 	}
 	json_t *families = json_object();
 	for (int f = 0; f < COMPARISON_FAMILIES; f++)

@@ -47,11 +47,14 @@ int compare_markdown_write(const struct comparison *c, const char *base_label, c
 	fprintf(out, "| **geomean** | | | %s | | | | |\n", compare_text_pct(100 * (c->geomean - 1), buf, sizeof(buf)));
 	fprintf(out, "\n%s\n", compare_text_method_note(c, note, sizeof(note)));
 	if (c->n_phases) {
-		fputs("\n### Phases\n\n| phase | base | new | delta | share of wall-time delta |\n"
-		      "|:--|--:|--:|--:|--:|\n", out);
+		fputs("\n### Phases\n\n| phase | base | new | delta | share of wall-time delta | why |\n"
+		      "|:--|--:|--:|--:|--:|:--|\n", out);
 		for (size_t i = 0; i < c->n_phases; i++) {
 			const struct comparison_phase *p = &c->phases[i];
-			cell(out, p->name);
+			char name[300], why[512];
+			/* nested phases under the one that encloses them (U+00A0: markdown keeps it) */
+			snprintf(name, sizeof(name), "%.*s%s", 4 * p->depth, "\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0", p->name);
+			cell(out, name);
 			cell(out, compare_text_value("phase:", p->base_ms, buf, sizeof(buf)));
 			cell(out, compare_text_value("phase:", p->new_ms, buf, sizeof(buf)));
 			cell(out, compare_text_delta_ms(p->delta_ms, buf, sizeof(buf)));
@@ -60,6 +63,7 @@ int compare_markdown_write(const struct comparison *c, const char *base_label, c
 			else
 				snprintf(buf2, sizeof(buf2), "n/a");
 			cell(out, buf2);
+			cell(out, p->changed ? compare_text_reasons(p, why, sizeof(why)) : "");
 			fputs("|\n", out);
 		}
 	}

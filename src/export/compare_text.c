@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "stats/metrics.h"
 #include "util/quote.h"
 #include "util/units.h"
 
@@ -21,7 +22,49 @@ const char *const compare_text_titles[COMPARE_TEXT_COLS] = {
 
 const char *compare_text_family_what(enum comparison_family f)
 {
-	return f == COMPARISON_PRIMARY ? "wall time and phase durations" : "resources and counters";
+	return f == COMPARISON_PRIMARY ? "wall time and phase durations"
+		: f == COMPARISON_SECONDARY ? "resources and counters" : "what each phase consumed";
+}
+
+/* How a resource is named in a phase's line. */
+static const char *reason_label(const char *key)
+{
+	static const struct {
+		const char *key, *label;
+	} labels[] = {
+		{ "minflt", "minor faults" }, { "majflt", "major faults" }, { "user_s", "user" },
+		{ "sys_s", "sys" }, { "vcsw", "voluntary switches" }, { "ivcsw", "involuntary switches" },
+		{ "read_bytes", "read" }, { "write_bytes", "written" }, { "rss_growth_kb", "RSS growth" },
+		{ "gpu_growth_mib", "GPU growth" },
+	};
+	for (size_t i = 0; i < sizeof(labels) / sizeof(*labels); i++)
+		if (!strcmp(labels[i].key, key))
+			return labels[i].label;
+	return key;
+}
+
+char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->n_reasons && len < n; i++) {
+		const struct comparison_reason *r = &p->reasons[i];
+		char a[48], b[48], metric[64];
+		int w;
+		if (!strcmp(r->key, "user_s") || !strcmp(r->key, "sys_s")) {
+			w = snprintf(buf + len, n - len, "%s%s %s", i ? ", " : "", reason_label(r->key),
+				     compare_text_delta_ms(1000 * (r->nw - r->base), a, sizeof(a)));
+		} else {
+			snprintf(metric, sizeof(metric), "phase:.%s", r->key);
+			compare_text_value(metric, r->base, a, sizeof(a));
+			compare_text_value(metric, r->nw, b, sizeof(b));
+			w = snprintf(buf + len, n - len, "%s%s %s \u2192 %s", i ? ", " : "", reason_label(r->key), a, b);
+		}
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	return buf;
 }
 
 char *compare_text_method_note(const struct comparison *c, char *buf, size_t n)
@@ -37,13 +80,13 @@ char *compare_text_method_note(const struct comparison *c, char *buf, size_t n)
 		 exact && normal ? "; " : "",
 		 normal ? "normal = the normal approximation with tie correction (over "
 			  STATS_MWU_EXACT_MAX_STR " runs on a side)" : "");
+	char fam[3][160];
+	for (int f = 0; f < COMPARISON_FAMILIES; f++)
+		snprintf(fam[f], sizeof(fam[f]), "%s (%s), %zu test%s", comparison_family_name((enum comparison_family)f),
+			 compare_text_family_what((enum comparison_family)f), c->family_tests[f],
+			 c->family_tests[f] == 1 ? "" : "s");
 	snprintf(buf, n, "p: two-sided Mann\u2013Whitney U, Holm-adjusted within each family: "
-		 "primary (%s), %zu test%s; secondary (%s), %zu test%s.%s%s%s",
-		 compare_text_family_what(COMPARISON_PRIMARY), c->family_tests[COMPARISON_PRIMARY],
-		 c->family_tests[COMPARISON_PRIMARY] == 1 ? "" : "s",
-		 compare_text_family_what(COMPARISON_SECONDARY), c->family_tests[COMPARISON_SECONDARY],
-		 c->family_tests[COMPARISON_SECONDARY] == 1 ? "" : "s",
-		 *tests ? " Test: " : "", tests, *tests ? "." : "");
+		 "%s; %s; %s.%s%s%s", fam[0], fam[1], fam[2], *tests ? " Test: " : "", tests, *tests ? "." : "");
 	return buf;
 }
 
@@ -67,7 +110,7 @@ char *compare_text_value(const char *name, double v, char *buf, size_t n)
 {
 	if (isnan(v))
 		snprintf(buf, n, "n/a");
-	else if (!strncmp(name, "phase:", 6))
+	else if (!strncmp(name, "phase:", 6) && !metrics_phase_resource(name))
 		duration(v, buf, n);
 	else if (ends_with(name, "_s"))
 		duration(v * 1000, buf, n);
@@ -185,7 +228,12 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 	struct quote_pool q = { 0 };
 	for (int k = 0; k < COMPARE_TEXT_COLS; k++)
 		width[k] = display_width(compare_text_titles[k]);
+	size_t resources = 0;
 	for (size_t i = 0; i < c->n_metrics; i++) {
+		if (c->metrics[i].family == COMPARISON_PHASE_RESOURCES) {
+			resources++;
+			continue;
+		}
 		term_cells(&c->metrics[i], cells, &q);
 		for (int k = 0; k < COMPARE_TEXT_COLS; k++)
 			if (display_width(cells[k]) > width[k])
@@ -201,6 +249,10 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 	bool any_n1 = false;
 	for (size_t i = 0; i < c->n_metrics; i++) {
 		const struct comparison_metric *m = &c->metrics[i];
+		/* the per-phase resources speak in the phases' lines below (all of
+		 * them in --export-json and --export-markdown) */
+		if (m->family == COMPARISON_PHASE_RESOURCES)
+			continue;
 		if (i == 0 || m->family != c->metrics[i - 1].family)
 			fprintf(out, "%s (%s):\n", comparison_family_name(m->family), compare_text_family_what(m->family));
 		term_cells(m, cells, &q);
@@ -237,18 +289,26 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 			fputs("\nphases, by size of change:\n", out);
 		size_t name_w = 0;
 		for (size_t i = 0; i < c->n_phases; i++)
-			if (display_width(quote_pool_c(&q, c->phases[i].name)) > name_w)
-				name_w = display_width(quote_pool_c(&q, c->phases[i].name));
+			if (display_width(quote_pool_c(&q, c->phases[i].name)) + 2 * (size_t)c->phases[i].depth > name_w)
+				name_w = display_width(quote_pool_c(&q, c->phases[i].name)) + 2 * (size_t)c->phases[i].depth;
 		for (size_t i = 0; i < c->n_phases; i++) {
 			const struct comparison_phase *p = &c->phases[i];
-			fputs("  ", out);
-			pad(out, quote_pool_c(&q, p->name), name_w, false);
+			char why[512], pct[32];
+			fprintf(out, "  %*s", 2 * p->depth, "");
+			pad(out, quote_pool_c(&q, p->name), name_w - 2 * (size_t)p->depth, false);
 			fputs("  ", out);
 			pad(out, compare_text_delta_ms(p->delta_ms, delta, sizeof(delta)), 12, true);
+			if (isfinite(p->delta_pct))
+				fprintf(out, " (%s)", compare_text_pct(p->delta_pct, pct, sizeof(pct)));
 			if (isfinite(p->share_pct))
 				fprintf(out, "  explains %.0f %% of the wall-time delta", compare_text_round(p->share_pct));
+			if (p->changed && p->n_reasons)
+				fprintf(out, ": %s", compare_text_reasons(p, why, sizeof(why)));
 			fputs("\n", out);
 		}
+		if (resources)
+			fprintf(out, "(%zu per-phase resource metrics compared, Holm within them: all in --export-json\n"
+				     "and --export-markdown; one with --metric phase:NAME.KEY)\n", resources);
 	}
 	quote_pool_release(&q);
 	return ferror(out) ? -1 : 0;

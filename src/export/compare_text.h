@@ -29,6 +29,8 @@ char *compare_text_pct(double pct, char *buf, size_t n);
 /* A value in the unit its name implies: "_s" seconds, "_kb" KiB, "_mib" MiB,
  * "phase:" milliseconds, anything else a count. */
 char *compare_text_value(const char *name, double v, char *buf, size_t n);
+/* A changed phase's reasons as one line: "minor faults 0 → 51.2 k, sys +198 ms". */
+char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n);
 /* Rounds to an integer, never -0 (for "%.0f %%" shares). */
 double compare_text_round(double v);
 /* "+5.700 s" for a phase's delta in ms */

@@ -44,28 +44,18 @@ static bool wanted(const struct comparison_opts *o, const char *name)
 
 const char *comparison_family_name(enum comparison_family f)
 {
-	return f == COMPARISON_PRIMARY ? "primary" : "secondary";
+	return f == COMPARISON_PRIMARY ? "primary" : f == COMPARISON_SECONDARY ? "secondary" : "phase resources";
 }
 
-/* Per-phase resources ("phase:NAME.minflt", ".user_s", ...) are secondary;
- * a phase name may hold dots, so only these endings mark one. */
-static const char *const phase_resource_keys[] = {
-	"user_s", "sys_s", "cpu_s", "user_ms", "sys_ms", "cpu_ms", "minflt", "majflt",
-	"vcsw", "ivcsw", "read_bytes", "write_bytes", "rss_start_kb", "rss_end_kb",
-	"rss_max_kb", "rss_growth_kb", "gpu_max_mib", "gpu_growth_mib",
-};
-
+/* Per-phase resources ("phase:NAME.minflt", ".user_s", ...) are secondary. */
 enum comparison_family comparison_family_of(const char *name, bool is_phase)
 {
 	if (!strcmp(name, "wall_s"))
 		return COMPARISON_PRIMARY;
+	if (is_phase && metrics_phase_resource(name))
+		return COMPARISON_PHASE_RESOURCES;
 	if (!is_phase || strncmp(name, "phase:", 6))
 		return COMPARISON_SECONDARY;
-	const char *dot = strrchr(name + 6, '.');
-	if (dot)
-		for (size_t i = 0; i < sizeof(phase_resource_keys) / sizeof(*phase_resource_keys); i++)
-			if (!strcmp(dot + 1, phase_resource_keys[i]))
-				return COMPARISON_SECONDARY;
 	return COMPARISON_PRIMARY;
 }
 
@@ -139,22 +129,144 @@ static int cmp_phase(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void attribute_phases(struct comparison *c)
+static const struct comparison_metric *metric_named(const struct comparison *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_metrics; i++)
+		if (!strcmp(c->metrics[i].name, name))
+			return &c->metrics[i];
+	return NULL;
+}
+
+/* How far a resource moved, as a score (0: not at all or not enough to
+ * name). CPU counts by its share of the phase's time delta; counts and
+ * sizes by how far they moved relative to the larger side, when large
+ * enough to matter and not within the noise (a CI that holds 1). */
+static double reason_score(const char *key, const struct comparison_metric *m, double phase_delta_ms)
+{
+	double b = m->base_median, n = m->new_median, d = n - b;
+	if (!isfinite(d) || d == 0)
+		return 0;
+	if (!isnan(m->ci_low) && m->ci_low <= 1 && m->ci_high >= 1 && isfinite(m->ci_low) && isfinite(m->ci_high))
+		return 0; /* the interval holds no change */
+	if (!strcmp(key, "user_s") || !strcmp(key, "sys_s")) {
+		double ms = fabs(d) * 1000, of = fabs(phase_delta_ms);
+		if (ms < 5 || (of > 0 && ms < 0.1 * of))
+			return 0;
+		return of > 0 ? 10 * ms / of : 1;
+	}
+	double floor = !strcmp(key, "read_bytes") || !strcmp(key, "write_bytes") ? 1 << 20
+		: !strcmp(key, "rss_growth_kb") ? 1024 : !strcmp(key, "gpu_growth_mib") ? 16 : 100;
+	double big = fabs(b) > fabs(n) ? fabs(b) : fabs(n);
+	double rel = fabs(d) / big;
+	if (fabs(d) < floor || rel < 0.5)
+		return 0;
+	return 10 * rel;
+}
+
+/* The resources of phase p that changed most, largest first. */
+static void find_reasons(const struct comparison *c, struct comparison_phase *p)
+{
+	static const char *const keys[] = { "minflt", "majflt", "sys_s", "user_s", "rss_growth_kb",
+					    "gpu_growth_mib", "vcsw", "ivcsw", "read_bytes", "write_bytes" };
+	double score[COMPARISON_MAX_REASONS] = { 0 };
+	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+		char name[512];
+		snprintf(name, sizeof(name), "phase:%s.%s", p->name, keys[k]);
+		const struct comparison_metric *m = metric_named(c, name);
+		double sc = m ? reason_score(keys[k], m, p->delta_ms) : 0;
+		if (sc <= 0)
+			continue;
+		size_t at = p->n_reasons;
+		while (at > 0 && score[at - 1] < sc)
+			at--;
+		if (at >= COMPARISON_MAX_REASONS)
+			continue;
+		if (p->n_reasons < COMPARISON_MAX_REASONS)
+			p->n_reasons++;
+		for (size_t j = p->n_reasons - 1; j > at; j--) {
+			p->reasons[j] = p->reasons[j - 1];
+			score[j] = score[j - 1];
+		}
+		p->reasons[at] = (struct comparison_reason){ keys[k], m->base_median, m->new_median };
+		score[at] = sc;
+	}
+}
+
+/* Top-level phases by the size of their change, each followed by the
+ * phases it encloses (at their depth), so an umbrella phase is read with
+ * the child that explains it and shares add up over phases that do not
+ * overlap. */
+static void order_phases(struct comparison *c)
+{
+	struct comparison_phase *sorted = xcalloc(c->n_phases ? c->n_phases : 1, sizeof(*sorted));
+	bool *used = xcalloc(c->n_phases ? c->n_phases : 1, sizeof(*used));
+	size_t n = 0;
+	qsort(c->phases, c->n_phases, sizeof(*c->phases), cmp_phase);
+	/* a parent that is not itself a phase here leaves its child at the top */
+	for (size_t i = 0; i < c->n_phases; i++) {
+		bool known = false;
+		for (size_t j = 0; j < c->n_phases && c->phases[i].parent && !known; j++)
+			known = !strcmp(c->phases[j].name, c->phases[i].parent);
+		if (!known) {
+			free(c->phases[i].parent);
+			c->phases[i].parent = NULL;
+		}
+	}
+	/* depth-first: a stack of (parent name, depth) through the sorted list */
+	for (size_t i = 0; i < c->n_phases; i++) {
+		if (c->phases[i].parent || used[i])
+			continue;
+		size_t start = n;
+		used[i] = true;
+		sorted[n++] = c->phases[i];
+		for (size_t at = start; at < n; at++) {
+			/* insert the children of sorted[at] right after it, in order */
+			size_t insert = at + 1;
+			for (size_t j = 0; j < c->n_phases; j++) {
+				if (used[j] || !c->phases[j].parent || strcmp(c->phases[j].parent, sorted[at].name))
+					continue;
+				used[j] = true;
+				memmove(&sorted[insert + 1], &sorted[insert], (n - insert) * sizeof(*sorted));
+				sorted[insert] = c->phases[j];
+				sorted[insert].depth = sorted[at].depth + 1;
+				insert++;
+				n++;
+			}
+		}
+	}
+	for (size_t i = 0; i < c->n_phases; i++) /* a cycle cannot happen; keep anything left */
+		if (!used[i])
+			sorted[n++] = c->phases[i];
+	free(c->phases);
+	free(used);
+	c->phases = sorted;
+}
+
+static void attribute_phases(struct comparison *c, const struct metrics_set *base, const struct metrics_set *nw)
 {
 	c->phases = xcalloc(c->n_metrics ? c->n_metrics : 1, sizeof(*c->phases));
 	for (size_t i = 0; i < c->n_metrics; i++) {
 		const struct comparison_metric *m = &c->metrics[i];
-		if (strncmp(m->name, "phase:", 6))
+		if (strncmp(m->name, "phase:", 6) || metrics_phase_resource(m->name))
 			continue;
 		struct comparison_phase *p = &c->phases[c->n_phases++];
 		p->name = xstrdup(m->name + 6);
+		const struct metrics_series *bs = metrics_find(base, m->name), *ns = metrics_find(nw, m->name);
+		const char *parent = bs && bs->parent ? bs->parent : ns ? ns->parent : NULL;
+		p->parent = parent ? xstrdup(parent) : NULL;
 		p->base_ms = m->base_median;
 		p->new_ms = m->new_median;
 		p->delta_ms = p->new_ms - p->base_ms;
-		p->share_pct = c->wall_delta_ms != 0 && isfinite(c->wall_delta_ms)
+		p->delta_pct = m->delta_pct;
+		p->verdict = m->verdict;
+		p->changed = m->verdict == STATS_REGRESSED || m->verdict == STATS_IMPROVED ||
+			     (m->verdict == STATS_NO_SIGNIFICANCE && isfinite(m->delta_pct) &&
+			      fabs(m->delta_pct) > 100 * c->threshold);
+		p->share_pct = !p->parent && c->wall_delta_ms != 0 && isfinite(c->wall_delta_ms)
 			? 100 * p->delta_ms / c->wall_delta_ms : NAN;
+		find_reasons(c, p);
 	}
-	qsort(c->phases, c->n_phases, sizeof(*c->phases), cmp_phase);
+	order_phases(c);
 }
 
 int comparison_run(struct metrics_set *base, struct metrics_set *nw,
@@ -226,7 +338,7 @@ int comparison_run(struct metrics_set *base, struct metrics_set *nw,
 	free(ns);
 	free(p);
 	free(ratios);
-	attribute_phases(out);
+	attribute_phases(out, base, nw);
 	return 0;
 }
 
@@ -234,8 +346,10 @@ void comparison_release(struct comparison *c)
 {
 	for (size_t i = 0; i < c->n_metrics; i++)
 		free(c->metrics[i].name);
-	for (size_t i = 0; i < c->n_phases; i++)
+	for (size_t i = 0; i < c->n_phases; i++) {
 		free(c->phases[i].name);
+		free(c->phases[i].parent);
+	}
 	free(c->metrics);
 	free(c->phases);
 	memset(c, 0, sizeof(*c));

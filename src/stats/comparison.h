@@ -33,13 +33,14 @@ void comparison_opts_init(struct comparison_opts *o);
 enum comparison_family {
 	COMPARISON_PRIMARY,     /* wall_s and each phase's duration (phase:NAME) */
 	COMPARISON_SECONDARY,   /* resources and counters: CPU, RSS, faults, ... */
+	COMPARISON_PHASE_RESOURCES, /* what each phase consumed: phase:NAME.minflt, ... */
 	COMPARISON_FAMILIES
 };
-/* "primary", "secondary" */
+/* "primary", "secondary", "phase resources" */
 const char *comparison_family_name(enum comparison_family f);
-/* The family of a metric: primary for wall_s and phase durations (a phase
- * series whose name does not end in a per-phase resource such as
- * ".minflt" or ".user_s"), secondary for everything else. */
+/* The family of a metric: primary for wall_s and phase durations, phase
+ * resources for a phase series ending in a per-phase resource (".minflt",
+ * ".user_s", see metrics_phase_resource), secondary for everything else. */
 enum comparison_family comparison_family_of(const char *name, bool is_phase);
 
 /* Every double below is NAN when it does not exist (n = 1, base median 0,
@@ -56,10 +57,27 @@ struct comparison_metric {
 	enum stats_verdict verdict;
 };
 
+/* One resource that moved with a phase's time: medians of its per-run totals. */
+struct comparison_reason {
+	const char *key;        /* "minflt", "sys_s", ... (static) */
+	double base, nw;
+};
+
+#define COMPARISON_MAX_REASONS 3
+
 struct comparison_phase {
 	char *name;             /* without the "phase:" prefix */
+	char *parent;           /* the phase enclosing it, or NULL (top level) */
+	int depth;              /* nesting depth: 0 at the top level */
 	double base_ms, new_ms, delta_ms; /* medians of the per-run totals */
-	double share_pct;       /* delta_ms / wall-time delta, NAN when that is 0 */
+	double delta_pct;       /* NAN when the base is 0 */
+	double share_pct;       /* delta_ms / wall-time delta; NAN when that is 0 or
+				 * the phase is nested (shares count non-overlapping phases) */
+	enum stats_verdict verdict; /* of its duration */
+	bool changed;           /* its time regressed or improved (one run: beyond the threshold) */
+	/* the resources whose change best accounts for it, largest first */
+	struct comparison_reason reasons[COMPARISON_MAX_REASONS];
+	size_t n_reasons;
 };
 
 struct comparison {
@@ -68,7 +86,8 @@ struct comparison {
 	struct comparison_metric *metrics; /* primary family first, then secondary */
 	size_t n_metrics;
 	size_t family_tests[COMPARISON_FAMILIES]; /* metrics with a p-value, per family */
-	struct comparison_phase *phases; /* sorted by |delta_ms|, largest first */
+	struct comparison_phase *phases; /* top level by |delta_ms|, largest first, each
+					  * followed by the phases it encloses */
 	size_t n_phases;
 	double geomean;         /* of the metrics' median ratios */
 	double wall_delta_ms;   /* NAN without wall_s on both sides */

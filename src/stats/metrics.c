@@ -8,6 +8,7 @@
 #include "stats/metrics.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@ void metrics_set_release(struct metrics_set *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->items[i].name);
 		free(s->items[i].values);
+		free(s->items[i].spans);
+		free(s->items[i].parent);
 	}
 	free(s->items);
 	metrics_set_init(s);
@@ -123,6 +126,96 @@ static int add_counters(struct metrics_set *s, json_t *rec, size_t run, struct e
 	return 0;
 }
 
+/* Per-phase resources as metrics: "phase:NAME.KEY", summed over the phase's
+ * instances in a run (record key, metric key, scale). */
+static const struct {
+	const char *record, *metric;
+	double scale;
+} phase_resources[] = {
+	{ "user_ms", "user_s", 1e-3 }, { "sys_ms", "sys_s", 1e-3 }, { "minflt", "minflt", 1 },
+	{ "majflt", "majflt", 1 }, { "vcsw", "vcsw", 1 }, { "ivcsw", "ivcsw", 1 },
+	{ "read_bytes", "read_bytes", 1 }, { "write_bytes", "write_bytes", 1 },
+	{ "rss_growth_kb", "rss_growth_kb", 1 }, { "gpu_growth_mib", "gpu_growth_mib", 1 },
+};
+
+const char *metrics_phase_resource(const char *name)
+{
+	if (strncmp(name, "phase:", 6))
+		return NULL;
+	const char *dot = strrchr(name + 6, '.');
+	if (!dot)
+		return NULL;
+	for (size_t i = 0; i < sizeof(phase_resources) / sizeof(*phase_resources); i++)
+		if (!strcmp(dot + 1, phase_resources[i].metric))
+			return dot + 1;
+	return NULL;
+}
+
+/* One phase instance's resources into its name's series (growths may be negative). */
+static void add_phase_resources(struct metrics_set *s, const char *name, const json_t *res, size_t run)
+{
+	if (!json_is_object(res))
+		return;
+	for (size_t k = 0; k < sizeof(phase_resources) / sizeof(*phase_resources); k++) {
+		const json_t *v = json_object_get(res, phase_resources[k].record);
+		if (!json_is_number(v) || !(fabs(json_number_value(v)) <= 1e300))
+			continue;
+		struct metrics_series *m =
+			series_get(s, xasprintf("phase:%s.%s", name, phase_resources[k].metric), true);
+		while (m->n <= run)
+			series_push(m, 0);
+		m->values[run] += json_number_value(v) * phase_resources[k].scale;
+	}
+}
+
+/* Instances kept per phase name for nesting; past it, the phase is top-level. */
+enum { METRICS_MAX_SPANS = 4096 };
+
+/* True when every span of a lies inside a (longer) span of b in the same run. */
+static bool enclosed(const struct metrics_series *a, const struct metrics_series *b)
+{
+	if (!a->n_spans || a->n_spans >= METRICS_MAX_SPANS || b->n_spans >= METRICS_MAX_SPANS ||
+	    a->n_spans * b->n_spans > 1000000)
+		return false;
+	for (size_t i = 0; i < a->n_spans; i++) {
+		const struct metrics_span *x = &a->spans[i];
+		bool inside = false;
+		for (size_t j = 0; j < b->n_spans && !inside; j++) {
+			const struct metrics_span *y = &b->spans[j];
+			inside = y->run == x->run && y->start_ms <= x->start_ms && x->end_ms <= y->end_ms &&
+				 y->end_ms - y->start_ms > x->end_ms - x->start_ms;
+		}
+		if (!inside)
+			return false;
+	}
+	return true;
+}
+
+static double span_total(const struct metrics_series *m)
+{
+	double t = 0;
+	for (size_t i = 0; i < m->n_spans; i++)
+		t += m->spans[i].end_ms - m->spans[i].start_ms;
+	return t;
+}
+
+void metrics_find_parents(struct metrics_set *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct metrics_series *a = &s->items[i];
+		if (!a->n_spans)
+			continue;
+		const struct metrics_series *best = NULL;
+		for (size_t j = 0; j < s->n; j++) {
+			const struct metrics_series *b = &s->items[j];
+			if (j != i && b->n_spans && enclosed(a, b) && (!best || span_total(b) < span_total(best)))
+				best = b;
+		}
+		free(a->parent);
+		a->parent = best ? xstrdup(best->name + 6) : NULL;
+	}
+}
+
 /* Adds run's phase totals; run is the index in s (phase series hold s->runs values). */
 static int add_phases(struct metrics_set *s, json_t *rec, size_t run, size_t label, struct err *e)
 {
@@ -148,6 +241,11 @@ static int add_phases(struct metrics_set *s, json_t *rec, size_t run, size_t lab
 		while (m->n <= run)
 			series_push(m, 0);
 		m->values[run] += end - start;
+		if (m->n_spans < METRICS_MAX_SPANS) {
+			xgrow((void **)&m->spans, &m->cap_spans, m->n_spans + 1, sizeof(*m->spans));
+			m->spans[m->n_spans++] = (struct metrics_span){ run, start, end };
+		}
+		add_phase_resources(s, name, json_object_get(p, "resources"), run);
 	}
 	return 0;
 }
@@ -172,6 +270,7 @@ int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n,
 	for (size_t i = 0; i < s->n; i++)
 		while (s->items[i].is_phase && s->items[i].n < s->runs)
 			series_push(&s->items[i], 0);
+	metrics_find_parents(s);
 	return 0;
 }
 

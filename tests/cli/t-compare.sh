@@ -21,7 +21,7 @@ expect_status 0 $st && check "wall_s verdict '$(verdict wall_s "$TMP/out")'" [ "
 	check "phase:pin_abc regressed" [ "$(verdict phase:pin_abc "$TMP/out")" = regressed ] &&
 	check "peak_rss_kb same" [ "$(verdict peak_rss_kb "$TMP/out")" = same ] &&
 	check "phase:msm same" [ "$(verdict phase:msm "$TMP/out")" = same ] &&
-	expect_grep '^  pin_abc +\+5\.70[0-9] s +explains (99|100|101) % of the wall-time delta' "$TMP/out" &&
+	expect_grep '^  pin_abc +\+5\.70[0-9] s \(\+[0-9.]+ %\) +explains (99|100|101) % of the wall-time delta' "$TMP/out" &&
 	check "pin_abc is the first phase" [ "$(grep -A1 '^phases, by size' "$TMP/out" | tail -1 | awk '{print $1}')" = pin_abc ] &&
 	expect_grep '^geomean' "$TMP/out" && check "no stderr" [ ! -s "$TMP/err" ] && ok
 
@@ -199,10 +199,13 @@ assert abs(s["p_value"] - 2 / 924) < 1e-9, s["p_value"]
 assert s["p_adjusted"] <= 2 * 2 / 924 + 1e-9, s["p_adjusted"]
 fam = rec["families"]
 assert fam["primary"]["tests"] == 2 and fam["primary"]["correction"] == "holm", fam
-assert fam["secondary"]["tests"] == len(rec["metrics"]) - 2, fam
+res = [x for x in rec["metrics"] if x["name"].startswith("phase:step.")]
+assert fam["secondary"]["tests"] == len(rec["metrics"]) - 2 - len(res), fam
+assert fam["phase resources"]["tests"] == len(res), fam
 for x in rec["metrics"]:
     assert x["p_test"] == "exact", x
-    assert x["family"] == ("primary" if x["name"] in ("wall_s", "phase:step") else "secondary"), x
+    want = "primary" if x["name"] in ("wall_s", "phase:step") else "phase resources" if x in res else "secondary"
+    assert x["family"] == want, x
 assert m["majflt"]["verdict"] == "same" and m["majflt"]["ci_low"] is None, m["majflt"]
 print("ok")
 EOF2

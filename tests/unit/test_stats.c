@@ -496,13 +496,15 @@ static void test_families(void **state)
 	assert_int_equal(comparison_family_of("wall_s", false), COMPARISON_PRIMARY);
 	assert_int_equal(comparison_family_of("phase:pin_abc", true), COMPARISON_PRIMARY);
 	assert_int_equal(comparison_family_of("phase:gpu.kernel", true), COMPARISON_PRIMARY);
-	assert_int_equal(comparison_family_of("phase:pin_abc.minflt", true), COMPARISON_SECONDARY);
-	assert_int_equal(comparison_family_of("phase:pin_abc.user_s", true), COMPARISON_SECONDARY);
+	assert_int_equal(comparison_family_of("phase:pin_abc.minflt", true), COMPARISON_PHASE_RESOURCES);
+	assert_int_equal(comparison_family_of("phase:pin_abc.user_s", true), COMPARISON_PHASE_RESOURCES);
+	assert_int_equal(comparison_family_of("phase:gpu.kernel.rss_growth_kb", true), COMPARISON_PHASE_RESOURCES);
 	assert_int_equal(comparison_family_of("phase:x", false), COMPARISON_SECONDARY);
 	assert_int_equal(comparison_family_of("user_s", false), COMPARISON_SECONDARY);
 	assert_int_equal(comparison_family_of("cycles", false), COMPARISON_SECONDARY);
 	assert_string_equal(comparison_family_name(COMPARISON_PRIMARY), "primary");
 	assert_string_equal(comparison_family_name(COMPARISON_SECONDARY), "secondary");
+	assert_string_equal(comparison_family_name(COMPARISON_PHASE_RESOURCES), "phase resources");
 }
 
 /* The issue's case: 6 runs against 6 that do not overlap (one tie), beside
