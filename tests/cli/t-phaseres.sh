@@ -106,4 +106,33 @@ for p in json.load(open(sys.argv[1]))["phases"]:
 EOF
 [ $? = 0 ] && ok || fail "$(cat "$TMP/py")"
 
+t "compare of 5 + 5 runs: pin regressed with minor faults in its line, synth improved"
+i=0
+while [ $i -lt 5 ]; do
+	i=$((i + 1))
+	"$P" run -q --no-save --interval 50 -o "$TMP/good$i.json" -- "$W" --mib 96 --spin-ms 20 --sys-ms 20 >/dev/null 2>&1
+	"$P" run -q --no-save --interval 50 -o "$TMP/bad$i.json" -- "$W" --bad --mib 96 --spin-ms 20 --sys-ms 20 >/dev/null 2>&1
+done
+good=$(echo "$TMP"/good[1-5].json | tr ' ' ,); bad=$(echo "$TMP"/bad[1-5].json | tr ' ' ,)
+"$P" compare --metric phase:pin --metric phase:synth --metric phase:pin.minflt --metric phase:synth.minflt \
+	--metric phase:pin.sys_s --metric phase:synth.sys_s --export-json "$TMP/c.json" "$good" "$bad" >"$TMP/out" 2>&1
+expect_grep '^phase:pin .* regressed$' "$TMP/out" && expect_grep '^phase:synth .* improved$' "$TMP/out" &&
+	expect_grep '^  pin +\+[0-9.]+ ms .*: minor faults [0-9]+ → 2[0-9.]+ k' "$TMP/out" &&
+	expect_grep '^  synth +-[0-9.]+ ms .*: minor faults 2[0-9.]+ k → [0-9]+' "$TMP/out" &&
+	check "reasons in JSON" /usr/bin/python3 -c '
+import json, sys
+ph = {p["name"]: p for p in json.load(open(sys.argv[1]))["phases"]}
+assert ph["pin"]["changed"] and ph["pin"]["reasons"][0]["metric"] == "minflt", ph["pin"]
+assert ph["synth"]["reasons"][0]["metric"] == "minflt", ph["synth"]' "$TMP/c.json" && ok
+
+t "compare: a nested phase is under its parent, and only top-level phases share the wall-time delta"
+for s in a b; do
+	ms=20; [ $s = b ] && ms=120
+	"$P" run -q --no-save -o "$TMP/n$s.json" -- "$WORKLOADS/phwork" fd:begin=total fd:begin=inner sleep:$ms \
+		fd:end=inner sleep:20 fd:end=total >/dev/null 2>&1
+done
+"$P" compare "$TMP/na.json" "$TMP/nb.json" >"$TMP/out" 2>&1
+expect_grep '^  total +\+[0-9.]+ ms .*explains' "$TMP/out" && expect_grep '^    inner +\+[0-9.]+ ms' "$TMP/out" &&
+	expect_no_grep '^    inner .*explains' "$TMP/out" && ok
+
 done_testing
