@@ -1,11 +1,15 @@
-/* history: perfhunt history [list|show|trend|import] — the stored runs.
+/* history: perfhunt history [list|show|trend|import|export|detect|site] — the stored runs.
  *
  * The database and its queries are src/store; this file parses options,
  * picks the subcommand (list when none is named), and prints: a table of
  * runs, one run's key figures (or its JSON record), a metric's median per
- * commit with a sparkline, or what an import added.
+ * commit with a sparkline, what an import added, the change points of every
+ * series (src/stats/changepoint), or writes the trend site (src/export).
  */
 #include "cmd/cmd.h"
+#include "export/detect_json.h"
+#include "export/detect_markdown.h"
+#include "export/detect_text.h"
 #include "export/sparkline.h"
 
 #include <getopt.h>
@@ -16,10 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/git.h"
 #include "record/jsonio.h"
 #include "stats/metrics.h"
 #include "stats/stats.h"
 #include "store/store.h"
+#include "store/store_series.h"
 #include "util/parse.h"
 #include "util/units.h"
 #include "util/xalloc.h"
@@ -30,6 +36,8 @@ static const char usage_text[] =
 	"       perfhunt history trend [--command S] METRIC\n"
 	"       perfhunt history import [--tag T]... FILE.json...\n"
 	"       perfhunt history export [--out FILE]\n"
+	"       perfhunt history detect [--metric M] [--phase P] [--bench S] [--since REF] ...\n"
+	"       perfhunt history site [options] DIR\n"
 	"\n"
 	"The runs that 'run' and 'bench' stored, newest first. The database is\n"
 	"$PERFHUNT_DB, else .perfhunt/history.db at the git top level (or in the\n"
@@ -83,6 +91,38 @@ static const char import_usage[] =
 	"\n"
 	"  -t, --tag T       tag every imported run T (repeatable)\n"
 	"  -h, --help        show this help\n";
+
+static const char detect_usage[] =
+	"usage: perfhunt history detect [options]\n"
+	"\n"
+	"Finds where each series shifted: one series per benchmark (command) and\n"
+	"metric, one point per commit (the median of its runs), in the first-parent\n"
+	"order of HEAD when run in the repository (else by recording time); change\n"
+	"points by E-Divisive means with a seeded permutation test, so the same\n"
+	"history always gives the same answer. Each change: the first commit of the\n"
+	"new segment and the last of the old, median and spread (MAD) on both sides,\n"
+	"the relative change, the p-value and whether it is a regression; where\n"
+	"commits between the two have no runs, the git bisect lines that find it.\n"
+	"\n"
+	"  -m, --metric NAME        only this metric (repeatable; NAME* a prefix), e.g.\n"
+	"                           wall_s, peak_rss_kb, 'phase:*'\n"
+	"  -p, --phase NAME         phase:NAME and its per-phase metrics (repeatable)\n"
+	"  -b, --bench S            only benchmarks whose command contains S\n"
+	"      --since REF          report only changes after commit REF (the history\n"
+	"                           before it is still the baseline)\n"
+	"      --alpha A            significance level of each split (default 0.01)\n"
+	"      --min-magnitude PCT  ignore shifts of the median under PCT percent (default 1)\n"
+	"      --min-segment N      fewest commits on each side of a change (default 5)\n"
+	"      --export-json FILE   write a perfhunt.detect/1 record\n"
+	"      --export-markdown FILE  write a markdown table\n"
+	"      --fail-on-regression exit 1 when a regression is reported\n"
+	"  -q, --quiet              print nothing (exports are still written)\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"Runs in a dirty work tree, runs at commits off the first-parent history and\n"
+	"non-finite values are left out (and counted). Exit status: 0, 1 when the\n"
+	"history cannot be read, no series matches, or (with --fail-on-regression) a\n"
+	"regression was found, 2 on a usage error.\n";
 
 static const char export_usage[] =
 	"usage: perfhunt history export [--out FILE]\n"
@@ -507,7 +547,6 @@ static int history_export_one(json_t *rec, void *arg)
 static int history_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -556,6 +595,262 @@ static int history_export(int argc, char **argv)
 	return cmd_finish_stdout(PH_EXIT_OK);
 }
 
+/* Options shared by detect and site: which series, and how to detect. */
+struct history_detect_opts {
+	struct store_series_filter filter;
+	struct changepoint_opts cp;
+	const char *since;
+};
+
+/* Handles one option of detect or site; 1 when it was one, 0 when not, -2
+ * after a usage error (status in *status). */
+static int history_detect_opt(int c, struct history_detect_opts *o, const char **metrics,
+			      const char **phases, int *status)
+{
+	struct err e = { 0 };
+	double v;
+	int64_t iv;
+	switch (c) {
+	case 'm':
+		metrics[o->filter.n_metrics++] = optarg;
+		return 1;
+	case 'p':
+		phases[o->filter.n_phases++] = optarg;
+		return 1;
+	case 'b':
+		o->filter.bench = optarg;
+		return 1;
+	case 'S':
+		o->since = optarg;
+		return 1;
+	case 'A':
+		if (parse_double(optarg, 0, 1, &v, "--alpha", &e) || v == 0 || v == 1) {
+			*status = cmd_usage_error("history", "--alpha: expected a number in (0, 1), got '%s'", optarg);
+			return -2;
+		}
+		o->cp.alpha = v;
+		return 1;
+	case 'M':
+		if (parse_double(optarg, 0, 1000, &v, "--min-magnitude", &e)) {
+			*status = cmd_usage_error("history", "%s", e.msg);
+			return -2;
+		}
+		o->cp.min_magnitude = v / 100;
+		return 1;
+	case 'N':
+		if (parse_i64(optarg, 2, 1000000, &iv, "--min-segment", &e)) {
+			*status = cmd_usage_error("history", "%s", e.msg);
+			return -2;
+		}
+		o->cp.min_segment = (size_t)iv;
+		return 1;
+	}
+	return 0;
+}
+
+/* The index of the first point after commit since (full hex): by
+ * first-parent position, else by recording time (after the last run of
+ * since anywhere in the history, last_ref_at). */
+static size_t history_since_index(const struct detect_series *s, int64_t since_pos, const char *last_ref_at)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		if (since_pos >= 0 ? s->points[i].position > since_pos
+				   : strcmp(s->points[i].started_at, last_ref_at) > 0)
+			return i;
+	}
+	return s->n;
+}
+
+/* Reads the series of o from s and runs the detector on each; fills ctx.
+ * Errors are printed; returns PH_EXIT_OK or the exit status. */
+static int history_detect_load(struct store *st, struct history_detect_opts *o, struct detect_series **out,
+			       size_t *n, struct detect_context *ctx, char *since_buf, size_t since_len)
+{
+	struct err e = { 0 };
+	char top[4096];
+	char **order = NULL;
+	size_t norder = 0;
+	int in_repo = git_toplevel(top, sizeof(top)) == 0;
+	if (in_repo && git_first_parent(top, &order, &norder))
+		norder = 0;
+	o->filter.order = (const char *const *)order;
+	o->filter.n_order = norder;
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->opts = o->cp;
+	int status = PH_EXIT_OK;
+	if (store_series_load(st, &o->filter, out, n, ctx, &e)) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	if (*n == 0) {
+		err_set(&e, "no stored run has %s%s%s in '%s'",
+			o->filter.n_metrics || o->filter.n_phases ? "the selected metrics" : "any metric",
+			o->filter.bench ? " for that benchmark" : "", "", store_path(st));
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	int64_t since_pos = -1;
+	const char *last_ref_at = NULL;
+	if (o->since) {
+		/* git names it when it can; else a commit prefix among the stored runs */
+		if (!(in_repo && git_resolve_commit(top, o->since, since_buf, since_len) == 0))
+			snprintf(since_buf, since_len, "%s", o->since);
+		for (size_t i = 0; i < norder && ctx->first_parent; i++)
+			if (!strcmp(order[i], since_buf))
+				since_pos = (int64_t)i;
+		for (size_t i = 0; i < *n; i++)
+			for (size_t p = 0; p < (*out)[i].n; p++) {
+				const struct detect_point *pt = &(*out)[i].points[p];
+				if (*pt->commit && !strncmp(pt->commit, since_buf, strlen(since_buf)) &&
+				    (!last_ref_at || strcmp(pt->started_at, last_ref_at) > 0))
+					last_ref_at = pt->started_at;
+			}
+		if (ctx->first_parent ? since_pos < 0 : !last_ref_at) {
+			err_set(&e, "--since: '%s' is %s", o->since,
+				ctx->first_parent ? "not a commit on the first-parent history of HEAD"
+						  : "no commit of a stored run");
+			status = cmd_fail(PH_EXIT_FAIL, &e);
+			goto out;
+		}
+		ctx->since = since_buf;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		if (detect_series_run(&(*out)[i], &o->cp, &e)) {
+			status = cmd_fail(PH_EXIT_FAIL, &e);
+			goto out;
+		}
+		if (o->since)
+			(*out)[i].report_from = history_since_index(&(*out)[i], since_pos, last_ref_at);
+	}
+out:
+	for (size_t i = 0; i < norder; i++)
+		free(order[i]);
+	free(order);
+	o->filter.order = NULL;
+	o->filter.n_order = 0;
+	return status;
+}
+
+static int history_write_export(const char *path, int json, const struct detect_series *s, size_t n,
+				const struct detect_context *ctx, struct err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = 0;
+	if (json) {
+		json_t *rec = detect_json_record(s, n, ctx);
+		char *text = rec ? json_dumps(rec, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : NULL;
+		json_decref(rec);
+		if (!text)
+			return err_set(e, "cannot write '%s': a name is not valid UTF-8", path);
+		buf = xasprintf("%s\n", text);
+		free(text);
+		len = strlen(buf);
+	} else {
+		FILE *f = open_memstream(&buf, &len);
+		if (!f)
+			return err_sys(e, "cannot write '%s'", path);
+		rc = detect_markdown_write(s, n, ctx, f);
+		if (fclose(f) != 0 || rc < 0) {
+			free(buf);
+			return err_sys(e, "cannot write '%s'", path);
+		}
+	}
+	rc = jsonio_write_bytes(path, buf, len, e); /* atomic */
+	free(buf);
+	return rc;
+}
+
+static const struct option history_detect_longopts[] = {
+	{ "metric", required_argument, NULL, 'm' },
+	{ "phase", required_argument, NULL, 'p' },
+	{ "bench", required_argument, NULL, 'b' },
+	{ "since", required_argument, NULL, 'S' },
+	{ "alpha", required_argument, NULL, 'A' },
+	{ "min-magnitude", required_argument, NULL, 'M' },
+	{ "min-segment", required_argument, NULL, 'N' },
+	{ "export-json", required_argument, NULL, 'J' },
+	{ "export-markdown", required_argument, NULL, 'K' },
+	{ "fail-on-regression", no_argument, NULL, 'F' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static int history_detect(int argc, char **argv)
+{
+	struct history_detect_opts o = { 0 };
+	changepoint_opts_init(&o.cp);
+	const char **metrics = xcalloc((size_t)argc + 1, sizeof(*metrics));
+	const char **phases = xcalloc((size_t)argc + 1, sizeof(*phases));
+	o.filter.metrics = metrics;
+	o.filter.phases = phases;
+	const char *json_path = NULL, *md_path = NULL;
+	bool fail_on_regression = false, quiet = false;
+	struct detect_series *series = NULL;
+	size_t n = 0;
+	struct store *st = NULL;
+	struct err e = { 0 };
+	int c, status = 0, r;
+	while ((c = history_getopt(argc, argv, ":m:p:b:qh", history_detect_longopts, &status)) != -1) {
+		if (c == -2)
+			goto out;
+		if ((r = history_detect_opt(c, &o, metrics, phases, &status)) == -2)
+			goto out;
+		if (r)
+			continue;
+		switch (c) {
+		case 'J':
+			json_path = optarg;
+			break;
+		case 'K':
+			md_path = optarg;
+			break;
+		case 'F':
+			fail_on_regression = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			status = history_help(detect_usage);
+			goto out;
+		default:
+			status = cmd_usage_error("history", "unknown option '%s'", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		status = cmd_usage_error("history", "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (store_open_existing(&st, NULL, &e)) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	struct detect_context ctx;
+	char since[128];
+	if ((status = history_detect_load(st, &o, &series, &n, &ctx, since, sizeof(since))) != PH_EXIT_OK)
+		goto out;
+	if (!quiet && detect_text_write(series, n, &ctx, cmd_use_color(1), stdout) < 0)
+		status = PH_EXIT_FAIL;
+	if (json_path && history_write_export(json_path, 1, series, n, &ctx, &e))
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+	if (md_path && history_write_export(md_path, 0, series, n, &ctx, &e))
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+	size_t changes, regressions;
+	detect_text_count(series, n, &changes, &regressions);
+	if (status == PH_EXIT_OK && fail_on_regression && regressions > 0)
+		status = PH_EXIT_FAIL;
+	status = cmd_finish_stdout(status);
+out:
+	detect_series_free(series, n);
+	store_close(st);
+	free(metrics);
+	free(phases);
+	return status;
+}
+
 int cmd_history(int argc, char **argv)
 {
 	static const struct {
@@ -567,6 +862,7 @@ int cmd_history(int argc, char **argv)
 		{ "trend", history_trend },
 		{ "import", history_import },
 		{ "export", history_export },
+		{ "detect", history_detect },
 	};
 	opterr = 0;
 	optind = 1;
