@@ -10,8 +10,11 @@
 #include "export/detect_json.h"
 #include "export/detect_markdown.h"
 #include "export/detect_text.h"
+#include "export/report.h"
+#include "export/report_site.h"
 #include "export/sparkline.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "record/git.h"
 #include "record/jsonio.h"
@@ -123,6 +127,20 @@ static const char detect_usage[] =
 	"non-finite values are left out (and counted). Exit status: 0, 1 when the\n"
 	"history cannot be read, no series matches, or (with --fail-on-regression) a\n"
 	"regression was found, 2 on a usage error.\n";
+
+static const char site_usage[] =
+	"usage: perfhunt history site [options] DIR\n"
+	"\n"
+	"Writes a static, self-contained trend site into DIR (created if missing):\n"
+	"index.html lists the benchmarks and every change point; bench-N.html has a\n"
+	"chart per metric and phase over the commits (each point the median of its\n"
+	"runs, min-max whiskers, segment medians, change points marked and labelled);\n"
+	"each point links to runs/ID.html, the report of its run. No server, no\n"
+	"network: open DIR/index.html or publish DIR as it is.\n"
+	"\n"
+	"  -m, --metric NAME, -p, --phase NAME, -b, --bench S, --since REF,\n"
+	"  --alpha A, --min-magnitude PCT, --min-segment N   as for 'history detect'\n"
+	"  -h, --help        show this help\n";
 
 static const char export_usage[] =
 	"usage: perfhunt history export [--out FILE]\n"
@@ -851,6 +869,142 @@ out:
 	return status;
 }
 
+/* Writes one page of the site; 0 or -1. */
+static int history_site_page(const char *dir, const char *name, const struct svg *page, struct err *e)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int rc = svg_save(page, path, e);
+	free(path);
+	return rc;
+}
+
+static int history_site_mkdir(const char *path, struct err *e)
+{
+	if (mkdir(path, 0755) == 0 || errno == EEXIST) {
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return 0;
+		return err_set(e, "cannot write the site: '%s' is not a directory", path);
+	}
+	return err_sys(e, "cannot create '%s'", path);
+}
+
+/* The report of every run a point links to: runs/ID.html. */
+static int history_site_runs(struct store *st, const char *dir, const struct detect_series *s, size_t n,
+			     size_t *written, struct err *e)
+{
+	int64_t *done = NULL;
+	size_t ndone = 0, cap = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		for (size_t p = 0; p < s[i].n && rc == 0; p++) {
+			int64_t id = s[i].points[p].run_ids[0];
+			int seen = 0;
+			for (size_t k = ndone; k-- > 0 && !seen;)
+				seen = done[k] == id;
+			if (seen)
+				continue;
+			xgrow((void **)&done, &cap, ndone + 1, sizeof(*done));
+			done[ndone++] = id;
+			json_t *rec = NULL;
+			struct svg page;
+			svg_init(&page);
+			char name[48];
+			snprintf(name, sizeof(name), "runs/%" PRId64 ".html", id);
+			rc = store_get_run(st, id, &rec, e);
+			if (rc == 0 && report_html(rec, &page, e) == 0)
+				rc = history_site_page(dir, name, &page, e);
+			else if (rc == 0)
+				rc = err_wrap(e, "run %" PRId64, id);
+			json_decref(rec);
+			svg_release(&page);
+		}
+	}
+	free(done);
+	*written = ndone;
+	return rc;
+}
+
+static int history_site(int argc, char **argv)
+{
+	struct history_detect_opts o = { 0 };
+	changepoint_opts_init(&o.cp);
+	const char **metrics = xcalloc((size_t)argc + 1, sizeof(*metrics));
+	const char **phases = xcalloc((size_t)argc + 1, sizeof(*phases));
+	o.filter.metrics = metrics;
+	o.filter.phases = phases;
+	struct detect_series *series = NULL;
+	size_t n = 0, *starts = NULL;
+	struct store *st = NULL;
+	struct err e = { 0 };
+	int c, status = 0, r;
+	while ((c = history_getopt(argc, argv, ":m:p:b:h", history_detect_longopts, &status)) != -1) {
+		if (c == -2)
+			goto out;
+		if ((r = history_detect_opt(c, &o, metrics, phases, &status)) == -2)
+			goto out;
+		if (r)
+			continue;
+		if (c == 'h') {
+			status = history_help(site_usage);
+			goto out;
+		}
+		status = cmd_usage_error("history", "unknown option '%s'", argv[optind - 1]);
+		goto out;
+	}
+	if (argc - optind != 1) {
+		status = cmd_usage_error("history", argc == optind ? "site needs a DIR" : "site takes one DIR");
+		goto out;
+	}
+	const char *dir = argv[optind];
+	if (store_open_existing(&st, NULL, &e)) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	struct detect_context ctx;
+	char since[128];
+	if ((status = history_detect_load(st, &o, &series, &n, &ctx, since, sizeof(since))) != PH_EXIT_OK)
+		goto out;
+	char *runs_dir = xasprintf("%s/runs", dir);
+	int rc = history_site_mkdir(dir, &e) || history_site_mkdir(runs_dir, &e) ? -1 : 0;
+	free(runs_dir);
+	starts = xcalloc(n + 1, sizeof(*starts));
+	size_t nbench = report_site_benches(series, n, starts), reports = 0;
+	struct svg page;
+	svg_init(&page);
+	for (size_t b = 0; b < nbench && rc == 0; b++) {
+		char name[48];
+		snprintf(name, sizeof(name), "bench-%zu.html", b + 1);
+		page.len = 0;
+		page.buf[0] = 0;
+		report_site_bench(series, starts[b], starts[b + 1], &ctx, &page);
+		rc = history_site_page(dir, name, &page, &e);
+	}
+	if (rc == 0)
+		rc = history_site_runs(st, dir, series, n, &reports, &e);
+	if (rc == 0) {
+		page.len = 0;
+		page.buf[0] = 0;
+		report_site_index(series, &ctx, starts, nbench, &page);
+		rc = history_site_page(dir, "index.html", &page, &e); /* last: a complete site when it appears */
+	}
+	svg_release(&page);
+	if (rc) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	fprintf(stderr, "perfhunt: wrote %s/index.html: %zu benchmark%s, %zu series, %zu run report%s\n", dir,
+		nbench, nbench == 1 ? "" : "s", n, reports, reports == 1 ? "" : "s");
+	status = cmd_finish_stdout(PH_EXIT_OK);
+out:
+	free(starts);
+	detect_series_free(series, n);
+	store_close(st);
+	free(metrics);
+	free(phases);
+	return status;
+}
+
 int cmd_history(int argc, char **argv)
 {
 	static const struct {
@@ -863,6 +1017,7 @@ int cmd_history(int argc, char **argv)
 		{ "import", history_import },
 		{ "export", history_export },
 		{ "detect", history_detect },
+		{ "site", history_site },
 	};
 	opterr = 0;
 	optind = 1;
