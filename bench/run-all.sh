@@ -34,3 +34,6 @@ echo "## passthrough: latency added to the child's output lines"
 echo
 echo "## peak: perfhunt peak vs sort | tail and awk"
 "$here/peak/run.sh" "$build"
+echo
+echo "## history detect: 20 series by number of runs"
+$py "$here/detect/run.py" --perfhunt "$ph"
