@@ -157,18 +157,18 @@ H detect; expect_status 0 $? && expect_grep 'points in recording order' "$TMP/ou
 # ---- real runs: a workload whose phase slows at one commit ----
 R=$TMP/real
 export PERFHUNT_DB="$TMP/real.db"
-t "real perfhunt runs at 12 commits: the slower phase is found at its commit"
+t "real perfhunt runs at 16 commits: the slower phase is found at its commit"
 mkdir -p "$R" && (
 	cd "$R" && git init -q -b main . && git config user.email t@example.com && git config user.name t &&
-	for i in $(seq 1 12); do
-		ms=20; [ "$i" -gt 7 ] && ms=90
+	for i in $(seq 1 16); do
+		ms=20; [ "$i" -gt 8 ] && ms=90
 		printf "# commit %d\necho PERFHUNT: begin=work\nsleep 0.%03d\necho PERFHUNT: end=work\n" "$i" "$ms" >work.sh &&
 			git add work.sh && git commit -q -m "c$i" && "$PERFHUNT" run -q -- sh work.sh >/dev/null 2>&1 || exit 1
 	done
 ) >"$TMP/real.log" 2>&1; st=$?
 expect_status 0 $st && (cd "$R" && "$PERFHUNT" history detect --phase work >"$TMP/out" 2>&1) &&
-	c8=$(git -C "$R" rev-parse HEAD~4 | cut -c1-10) &&
-	expect_grep "^  regression at $c8 " "$TMP/out" && expect_grep '^phase:work of sh work\.sh$' "$TMP/out" && ok
+	c9=$(git -C "$R" rev-parse HEAD~7 | cut -c1-10) &&
+	expect_grep "^  regression at $c9 " "$TMP/out" && expect_grep '^phase:work of sh work\.sh$' "$TMP/out" && ok
 
 # ---- bad input ----
 export PERFHUNT_DB="$TMP/bad.db"
