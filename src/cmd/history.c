@@ -565,6 +565,7 @@ static int history_export_one(json_t *rec, void *arg)
 static int history_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
