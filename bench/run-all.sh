@@ -37,3 +37,5 @@ echo "## peak: perfhunt peak vs sort | tail and awk"
 echo
 echo "## stats: exact Mann-Whitney p, cost and distance to the normal approximation"
 "$here/stats/run.sh" "$build"
+echo "## history detect: 20 series by number of runs"
+$py "$here/detect/run.py" --perfhunt "$ph"

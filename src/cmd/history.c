@@ -1,26 +1,36 @@
-/* history: perfhunt history [list|show|trend|import] — the stored runs.
+/* history: perfhunt history [list|show|trend|import|export|detect|site] — the stored runs.
  *
  * The database and its queries are src/store; this file parses options,
  * picks the subcommand (list when none is named), and prints: a table of
  * runs, one run's key figures (or its JSON record), a metric's median per
- * commit with a sparkline, or what an import added.
+ * commit with a sparkline, what an import added, the change points of every
+ * series (src/stats/changepoint), or writes the trend site (src/export).
  */
 #include "cmd/cmd.h"
+#include "export/detect_json.h"
+#include "export/detect_markdown.h"
+#include "export/detect_text.h"
+#include "export/report.h"
+#include "export/report_site.h"
 #include "export/sparkline.h"
 #include "export/summary.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "record/command.h"
+#include "record/git.h"
 #include "record/jsonio.h"
 #include "stats/metrics.h"
 #include "stats/stats.h"
 #include "store/store.h"
+#include "store/store_series.h"
 #include "util/parse.h"
 #include "util/quote.h"
 #include "util/units.h"
@@ -32,6 +42,8 @@ static const char usage_text[] =
 	"       perfhunt history trend [--command S] METRIC\n"
 	"       perfhunt history import [--tag T]... FILE.json...\n"
 	"       perfhunt history export [--out FILE]\n"
+	"       perfhunt history detect [--metric M] [--phase P] [--bench S] [--since REF] ...\n"
+	"       perfhunt history site [options] DIR\n"
 	"\n"
 	"The runs that 'run' and 'bench' stored, newest first. The database is\n"
 	"$PERFHUNT_DB, else .perfhunt/history.db at the git top level (or in the\n"
@@ -75,6 +87,36 @@ static const char import_usage[] =
 	"Adds perfhunt.run/1 and perfhunt.bench/1 records to the history, each record\n"
 	"in one transaction. A file holds one record, or many, one per line, as\n"
 	"'history export' writes them (or a JSON array of records). FILE '-' is stdin.\n"
+	"\n";
+
+static const char detect_usage[] =
+	"usage: perfhunt history detect [options]\n"
+	"\n"
+	"Finds where each series shifted: one series per benchmark (command) and\n"
+	"metric, one point per commit (the median of its runs), in the first-parent\n"
+	"order of HEAD when run in the repository (else by recording time); change\n"
+	"points by E-Divisive means with a seeded permutation test, so the same\n"
+	"history always gives the same answer. Each change: the first commit of the\n"
+	"new segment and the last of the old, median and spread (MAD) on both sides,\n"
+	"the relative change, the p-value and whether it is a regression; where\n"
+	"commits between the two have no runs, the git bisect lines that find it.\n"
+	"\n";
+
+static const char detect_footer[] =
+	"Runs in a dirty work tree, runs at commits off the first-parent history and\n"
+	"non-finite values are left out (and counted). Exit status: 0, 1 when the\n"
+	"history cannot be read, no series matches, or (with --fail-on-regression) a\n"
+	"regression was found, 2 on a usage error.\n";
+
+static const char site_usage[] =
+	"usage: perfhunt history site [options] DIR\n"
+	"\n"
+	"Writes a static, self-contained trend site into DIR (created if missing):\n"
+	"index.html lists the benchmarks and every change point; bench-N.html has a\n"
+	"chart per metric and phase over the commits (each point the median of its\n"
+	"runs, min-max whiskers, segment medians, change points marked and labelled);\n"
+	"each point links to runs/ID.html, the report of its run. No server, no\n"
+	"network: open DIR/index.html or publish DIR as it is.\n"
 	"\n";
 
 static const char export_usage[] =
@@ -441,6 +483,352 @@ static int history_export(int argc, char **argv)
 	return cmd_finish_stdout(PH_EXIT_OK);
 }
 
+/* Options shared by detect and site: which series, and how to detect. */
+struct history_detect_opts {
+	struct store_series_filter filter;
+	struct changepoint_opts cp;
+	const char *since;
+};
+
+/* The options detect and site share: which series, and how to detect. */
+struct history_detect_args {
+	struct history_detect_opts o;
+	struct parseopt_list metrics, phases;
+	int64_t min_segment;
+};
+
+static void history_detect_args_init(struct history_detect_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	changepoint_opts_init(&a->o.cp);
+	a->min_segment = (int64_t)a->o.cp.min_segment;
+}
+
+/* After the parse: the lists and numbers where the detector reads them. */
+static void history_detect_args_finish(struct history_detect_args *a)
+{
+	a->o.filter.metrics = a->metrics.items;
+	a->o.filter.n_metrics = a->metrics.n;
+	a->o.filter.phases = a->phases.items;
+	a->o.filter.n_phases = a->phases.n;
+	a->o.cp.min_segment = (size_t)a->min_segment;
+}
+
+static void history_detect_args_release(struct history_detect_args *a)
+{
+	parseopt_list_release(&a->metrics);
+	parseopt_list_release(&a->phases);
+}
+
+#define HISTORY_DETECT_ROWS(a) \
+	PARSEOPT_LIST('m', "metric", &(a)->metrics, "NAME", \
+		      "only this metric (repeatable; NAME* a prefix), e.g.\nwall_s, peak_rss_kb, 'phase:*'"), \
+	PARSEOPT_LIST('p', "phase", &(a)->phases, "NAME", "phase:NAME and its per-phase metrics (repeatable)"), \
+	PARSEOPT_STRING('b', "bench", &(a)->o.filter.bench, "S", "only benchmarks whose command contains S"), \
+	PARSEOPT_STRING(0, "since", &(a)->o.since, "REF", \
+			"report only changes after commit REF (the history\nbefore it is still the baseline)"), \
+	PARSEOPT_CALLBACK(0, "alpha", &(a)->o.cp.alpha, "A", "significance level of each split (default 0.01)", \
+			  cmd_opt_alpha), \
+	PARSEOPT_CALLBACK(0, "min-magnitude", &(a)->o.cp.min_magnitude, "PCT", \
+			  "ignore shifts of the median under PCT percent (default 1)", cmd_opt_threshold), \
+	PARSEOPT_I64(0, "min-segment", &(a)->min_segment, "N", "fewest commits on each side of a change (default 5)", \
+		     2, 1000000)
+
+/* The index of the first point after commit since (full hex): by
+ * first-parent position, else by recording time (after the last run of
+ * since anywhere in the history, last_ref_at). */
+static size_t history_since_index(const struct detect_series *s, int64_t since_pos, const char *last_ref_at)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		if (since_pos >= 0 ? s->points[i].position > since_pos
+				   : strcmp(s->points[i].started_at, last_ref_at) > 0)
+			return i;
+	}
+	return s->n;
+}
+
+/* Reads the series of o from s and runs the detector on each; fills ctx.
+ * Errors are printed; returns PH_EXIT_OK or the exit status. */
+static int history_detect_load(struct store *st, struct history_detect_opts *o, struct detect_series **out,
+			       size_t *n, struct detect_context *ctx, char *since_buf, size_t since_len)
+{
+	struct err e = { 0 };
+	char top[4096];
+	char **order = NULL;
+	size_t norder = 0;
+	int in_repo = git_toplevel(top, sizeof(top)) == 0;
+	if (in_repo && git_first_parent(top, &order, &norder))
+		norder = 0;
+	o->filter.order = (const char *const *)order;
+	o->filter.n_order = norder;
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->opts = o->cp;
+	int status = PH_EXIT_OK;
+	if (store_series_load(st, &o->filter, out, n, ctx, &e)) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	if (*n == 0) {
+		err_set(&e, "no stored run has %s%s%s in '%s'",
+			o->filter.n_metrics || o->filter.n_phases ? "the selected metrics" : "any metric",
+			o->filter.bench ? " for that benchmark" : "", "", store_path(st));
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	int64_t since_pos = -1;
+	const char *last_ref_at = NULL;
+	if (o->since) {
+		/* git names it when it can; else a commit prefix among the stored runs */
+		if (!(in_repo && git_resolve_commit(top, o->since, since_buf, since_len) == 0))
+			snprintf(since_buf, since_len, "%s", o->since);
+		for (size_t i = 0; i < norder && ctx->first_parent; i++)
+			if (!strcmp(order[i], since_buf))
+				since_pos = (int64_t)i;
+		for (size_t i = 0; i < *n; i++)
+			for (size_t p = 0; p < (*out)[i].n; p++) {
+				const struct detect_point *pt = &(*out)[i].points[p];
+				if (*pt->commit && !strncmp(pt->commit, since_buf, strlen(since_buf)) &&
+				    (!last_ref_at || strcmp(pt->started_at, last_ref_at) > 0))
+					last_ref_at = pt->started_at;
+			}
+		if (ctx->first_parent ? since_pos < 0 : !last_ref_at) {
+			err_set(&e, "--since: '%s' is %s", o->since,
+				ctx->first_parent ? "not a commit on the first-parent history of HEAD"
+						  : "no commit of a stored run");
+			status = cmd_fail(PH_EXIT_FAIL, &e);
+			goto out;
+		}
+		ctx->since = since_buf;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		if (detect_series_run(&(*out)[i], &o->cp, &e)) {
+			status = cmd_fail(PH_EXIT_FAIL, &e);
+			goto out;
+		}
+		if (o->since)
+			(*out)[i].report_from = history_since_index(&(*out)[i], since_pos, last_ref_at);
+	}
+out:
+	for (size_t i = 0; i < norder; i++)
+		free(order[i]);
+	free(order);
+	o->filter.order = NULL;
+	o->filter.n_order = 0;
+	return status;
+}
+
+static int history_write_export(const char *path, int json, const struct detect_series *s, size_t n,
+				const struct detect_context *ctx, struct err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = 0;
+	if (json) {
+		json_t *rec = detect_json_record(s, n, ctx);
+		char *text = rec ? json_dumps(rec, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : NULL;
+		json_decref(rec);
+		if (!text)
+			return err_set(e, "cannot write '%s': a name is not valid UTF-8", path);
+		buf = xasprintf("%s\n", text);
+		free(text);
+		len = strlen(buf);
+	} else {
+		FILE *f = open_memstream(&buf, &len);
+		if (!f)
+			return err_sys(e, "cannot write '%s'", path);
+		rc = detect_markdown_write(s, n, ctx, f);
+		if (fclose(f) != 0 || rc < 0) {
+			free(buf);
+			return err_sys(e, "cannot write '%s'", path);
+		}
+	}
+	rc = jsonio_write_bytes(path, buf, len, e); /* atomic */
+	free(buf);
+	return rc;
+}
+
+static int history_detect(int argc, char **argv)
+{
+	struct history_detect_args a;
+	history_detect_args_init(&a);
+	struct history_detect_opts *o = &a.o;
+	const char *json_path = NULL, *md_path = NULL;
+	bool fail_on_regression = false, quiet = false;
+	struct detect_series *series = NULL;
+	size_t n = 0;
+	struct store *st = NULL;
+	struct err e = { 0 };
+	int status = 0;
+	const struct parseopt table[] = {
+		HISTORY_DETECT_ROWS(&a),
+		PARSEOPT_STRING(0, "export-json", &json_path, "FILE", "write a perfhunt.detect/1 record"),
+		PARSEOPT_STRING(0, "export-markdown", &md_path, "FILE", "write a markdown table"),
+		PARSEOPT_FLAG(0, "fail-on-regression", &fail_on_regression, "exit 1 when a regression is reported"),
+		PARSEOPT_FLAG('q', "quiet", &quiet, "print nothing (exports are still written)"),
+		PARSEOPT_END(),
+	};
+	const struct cmd_options opts = { .name = "history", .help_name = "history detect", .usage = detect_usage,
+					  .footer = detect_footer, .table = table };
+	int nargs = cmd_parse_options(&opts, argc, argv, &status);
+	if (nargs < 0)
+		goto out;
+	if (nargs > 0) {
+		status = cmd_usage_error("history", "unexpected argument '%s'", argv[0]);
+		goto out;
+	}
+	history_detect_args_finish(&a);
+	if (store_open_existing(&st, NULL, &e)) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	struct detect_context ctx;
+	char since[128];
+	if ((status = history_detect_load(st, o, &series, &n, &ctx, since, sizeof(since))) != PH_EXIT_OK)
+		goto out;
+	if (!quiet && detect_text_write(series, n, &ctx, cmd_use_color(1), stdout) < 0)
+		status = PH_EXIT_FAIL;
+	if (json_path && history_write_export(json_path, 1, series, n, &ctx, &e))
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+	if (md_path && history_write_export(md_path, 0, series, n, &ctx, &e))
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+	size_t changes, regressions;
+	detect_text_count(series, n, &changes, &regressions);
+	if (status == PH_EXIT_OK && fail_on_regression && regressions > 0)
+		status = PH_EXIT_FAIL;
+	status = cmd_finish_stdout(status);
+out:
+	detect_series_free(series, n);
+	store_close(st);
+	history_detect_args_release(&a);
+	return status;
+}
+
+/* Writes one page of the site; 0 or -1. */
+static int history_site_page(const char *dir, const char *name, const struct svg *page, struct err *e)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int rc = svg_save(page, path, e);
+	free(path);
+	return rc;
+}
+
+static int history_site_mkdir(const char *path, struct err *e)
+{
+	if (mkdir(path, 0755) == 0 || errno == EEXIST) {
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return 0;
+		return err_set(e, "cannot write the site: '%s' is not a directory", path);
+	}
+	return err_sys(e, "cannot create '%s'", path);
+}
+
+/* The report of every run a point links to: runs/ID.html. */
+static int history_site_runs(struct store *st, const char *dir, const struct detect_series *s, size_t n,
+			     size_t *written, struct err *e)
+{
+	int64_t *done = NULL;
+	size_t ndone = 0, cap = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		for (size_t p = 0; p < s[i].n && rc == 0; p++) {
+			int64_t id = s[i].points[p].run_ids[0];
+			int seen = 0;
+			for (size_t k = ndone; k-- > 0 && !seen;)
+				seen = done[k] == id;
+			if (seen)
+				continue;
+			xgrow((void **)&done, &cap, ndone + 1, sizeof(*done));
+			done[ndone++] = id;
+			json_t *rec = NULL;
+			struct svg page;
+			svg_init(&page);
+			char name[48];
+			snprintf(name, sizeof(name), "runs/%" PRId64 ".html", id);
+			rc = store_get_run(st, id, &rec, e);
+			if (rc == 0 && report_html(rec, &page, e) == 0)
+				rc = history_site_page(dir, name, &page, e);
+			else if (rc == 0)
+				rc = err_wrap(e, "run %" PRId64, id);
+			json_decref(rec);
+			svg_release(&page);
+		}
+	}
+	free(done);
+	*written = ndone;
+	return rc;
+}
+
+static int history_site(int argc, char **argv)
+{
+	struct history_detect_args a;
+	history_detect_args_init(&a);
+	struct history_detect_opts *o = &a.o;
+	struct detect_series *series = NULL;
+	size_t n = 0, *starts = NULL;
+	struct store *st = NULL;
+	struct err e = { 0 };
+	int status = 0;
+	const struct parseopt table[] = {
+		HISTORY_DETECT_ROWS(&a),
+		PARSEOPT_END(),
+	};
+	int nargs = history_options(site_usage, table, argc, argv, &status);
+	if (nargs < 0)
+		goto out;
+	if (nargs != 1) {
+		status = cmd_usage_error("history", nargs == 0 ? "site needs a DIR" : "site takes one DIR");
+		goto out;
+	}
+	history_detect_args_finish(&a);
+	const char *dir = argv[0];
+	if (store_open_existing(&st, NULL, &e)) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	struct detect_context ctx;
+	char since[128];
+	if ((status = history_detect_load(st, o, &series, &n, &ctx, since, sizeof(since))) != PH_EXIT_OK)
+		goto out;
+	char *runs_dir = xasprintf("%s/runs", dir);
+	int rc = history_site_mkdir(dir, &e) || history_site_mkdir(runs_dir, &e) ? -1 : 0;
+	free(runs_dir);
+	starts = xcalloc(n + 1, sizeof(*starts));
+	size_t nbench = report_site_benches(series, n, starts), reports = 0;
+	struct svg page;
+	svg_init(&page);
+	for (size_t b = 0; b < nbench && rc == 0; b++) {
+		char name[48];
+		snprintf(name, sizeof(name), "bench-%zu.html", b + 1);
+		page.len = 0;
+		page.buf[0] = 0;
+		report_site_bench(series, starts[b], starts[b + 1], &ctx, &page);
+		rc = history_site_page(dir, name, &page, &e);
+	}
+	if (rc == 0)
+		rc = history_site_runs(st, dir, series, n, &reports, &e);
+	if (rc == 0) {
+		page.len = 0;
+		page.buf[0] = 0;
+		report_site_index(series, &ctx, starts, nbench, &page);
+		rc = history_site_page(dir, "index.html", &page, &e); /* last: a complete site when it appears */
+	}
+	svg_release(&page);
+	if (rc) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	fprintf(stderr, "perfhunt: wrote %s/index.html: %zu benchmark%s, %zu series, %zu run report%s\n", dir,
+		nbench, nbench == 1 ? "" : "s", n, reports, reports == 1 ? "" : "s");
+	status = cmd_finish_stdout(PH_EXIT_OK);
+out:
+	free(starts);
+	detect_series_free(series, n);
+	store_close(st);
+	history_detect_args_release(&a);
+	return status;
+}
+
 int cmd_history(int argc, char **argv)
 {
 	static const struct {
@@ -452,6 +840,8 @@ int cmd_history(int argc, char **argv)
 		{ "trend", history_trend },
 		{ "import", history_import },
 		{ "export", history_export },
+		{ "detect", history_detect },
+		{ "site", history_site },
 	};
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
