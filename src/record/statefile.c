@@ -14,6 +14,7 @@
 #include "proc/procfs.h"
 #include "record/jsonio.h"
 #include "util/clock.h"
+#include "util/fsafe.h"
 #include "util/xalloc.h"
 
 int statefile_dir(char *out, size_t n, struct err *e)
@@ -32,9 +33,13 @@ int statefile_dir(char *out, size_t n, struct err *e)
 	/* lstat: a symlink planted in a shared /tmp must not redirect our files */
 	if (lstat(out, &st) < 0)
 		return err_sys(e, "cannot use state directory '%s'", out);
-	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
-		return err_set(e, "state directory '%s' is not a private directory owned by uid %u", out,
-			       (unsigned)getuid());
+	char why[192];
+	const char *bad = fsafe_problem(&st, FSAFE_PRIVATE, why, sizeof(why));
+	if (!bad && !S_ISDIR(st.st_mode))
+		bad = "not a directory";
+	if (bad)
+		return err_set(e, "state directory '%s' is not a private directory owned by uid %u "
+			       "(it is %s)", out, (unsigned)geteuid(), bad);
 	return 0;
 }
 
