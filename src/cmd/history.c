@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,19 +23,24 @@
 #include "store/store.h"
 #include "util/parse.h"
 #include "util/units.h"
+#include "util/url.h"
 #include "util/xalloc.h"
 
 static const char usage_text[] =
 	"usage: perfhunt history [list] [--command S] [--tag T] [--commit C] [-n N]\n"
+	"       perfhunt history --path\n"
 	"       perfhunt history show [--json] ID|REF\n"
 	"       perfhunt history trend [--command S] METRIC\n"
 	"       perfhunt history import [--tag T]... FILE.json...\n"
 	"       perfhunt history export [--out FILE]\n"
 	"\n"
 	"The runs that 'run' and 'bench' stored, newest first. The database is\n"
-	"$PERFHUNT_DB, else .perfhunt/history.db at the git top level (or in the\n"
-	"current directory); it is plain SQLite (tables runs, metrics, phases, tags,\n"
-	"benches), or a team's PostgreSQL when $PERFHUNT_DB is a postgresql:// URL.\n"
+	"$PERFHUNT_DB, else .perfhunt/history.db at the git top level, else (outside\n"
+	"a work tree) the per-user $XDG_DATA_HOME/perfhunt/history.db (default\n"
+	"~/.local/share/perfhunt/); '--path' prints which, and why. It is plain SQLite\n"
+	"(tables runs, metrics, phases, tags, benches), or a team's PostgreSQL when\n"
+	"$PERFHUNT_DB is a postgresql:// URL. A database or directory that another\n"
+	"user owns or may write is refused (PERFHUNT_TRUST_DB=1 overrides).\n"
 	"'perfhunt history SUBCOMMAND --help' describes each subcommand.\n"
 	"\n"
 	"REF: @last (newest run, or the whole newest bench), @last~N, @tag:NAME,\n"
@@ -154,6 +160,27 @@ static void history_value(const char *metric, double v, char *buf, size_t n)
 		units_kb(v * 1024, buf, n);
 	else
 		snprintf(buf, n, "%.6g", v);
+}
+
+/* history --path: the database the other subcommands use (stdout, for
+ * scripts), why that one (stderr), and whether perfhunt may write it. */
+static int history_path(int argc, char **argv)
+{
+	if (argc > 1)
+		return cmd_usage_error("history", "unexpected argument '%s'", argv[1]);
+	char path[PATH_MAX];
+	enum store_origin origin;
+	struct err e = { 0 };
+	if (store_locate(NULL, path, sizeof(path), &origin, &e))
+		return cmd_fail(PH_EXIT_FAIL, &e);
+	char *shown = url_redact(path);
+	printf("%s\n", shown);
+	free(shown);
+	int status = cmd_finish_stdout(PH_EXIT_OK);
+	fprintf(stderr, "(%s)\n", store_origin_text(origin));
+	if (status == PH_EXIT_OK && store_check_location(path, &e))
+		return cmd_fail(PH_EXIT_FAIL, &e);
+	return status;
 }
 
 static int history_list(int argc, char **argv)
@@ -572,6 +599,8 @@ int cmd_history(int argc, char **argv)
 	optind = 1;
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
 		return history_help(usage_text);
+	if (argc > 1 && !strcmp(argv[1], "--path"))
+		return history_path(argc - 1, argv + 1);
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
 			if (!strcmp(argv[1], subs[i].name))

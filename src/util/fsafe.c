@@ -82,7 +82,7 @@ const char *fsafe_problem(const struct stat *st, enum fsafe_rule rule, char *buf
 	if (sticky && rule == FSAFE_TRUSTED)
 		return NULL;
 	snprintf(buf, n, "writable by other users (mode %04o%s)", mode,
-		 sticky ? "; sticky, but files could be planted beside ours" : "");
+		 sticky ? "; sticky, but they could plant files beside ours" : "");
 	return buf;
 }
 
