@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proc/procfs.h"
+#include "proc/lookup.h"
 #include "record/jsonio.h"
 #include "util/clock.h"
 #include "util/fsafe.h"
@@ -45,18 +45,7 @@ int statefile_dir(char *out, size_t n, struct err *e)
 
 int statefile_proc_starttime(pid_t pid, uint64_t *ticks)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	struct procfs_stat st;
-	if (r <= 0 || procfs_parse_stat(buf, (size_t)r, &st) < 0 || st.state == 'Z')
-		return -1;
-	*ticks = st.starttime_ticks;
-	return 0;
+	return lookup_starttime(pid, ticks);
 }
 
 static char *path_of(const char *dir, const char *id, const char *ext)
