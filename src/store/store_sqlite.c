@@ -269,7 +269,14 @@ static int sq_connect(struct store *s, int create, struct err *e)
 			return err_set(e, "history database '%s' is a directory", s->path);
 		char *dir = sq_dirname(s->target);
 		int rc = 0;
-		if (!exists && !create) {
+		struct stat lst;
+		if (!exists && !create && lstat(s->target, &lst) == 0) {
+			/* a link to nowhere: planted, or of someone who moved the file */
+			rc = store_check_location(s->target, e);
+			if (!rc)
+				rc = err_set(e, "no history database at '%s' (a symbolic link to nothing)",
+					     s->path);
+		} else if (!exists && !create) {
 			rc = err_set(e, "no history database at '%s' (runs are stored by 'perfhunt run', "
 				     "'perfhunt bench' or 'perfhunt history import')", s->path);
 		} else if (!exists) {

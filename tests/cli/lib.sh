@@ -5,6 +5,7 @@ set -u
 : "${PERFHUNT:?}" "${WORKLOADS:?}"
 T_PASS=0
 T_FAIL=0
+T_SKIP=0
 T_NAME=
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/perfhunt-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -17,6 +18,8 @@ unfinished() { [ "$T_DONE" = 1 ] || fail "the case ended without ok or fail (a c
 t() { unfinished; T_NAME=$1; T_DONE=0; }
 ok() { T_PASS=$((T_PASS + 1)); T_DONE=1; echo "ok - $T_NAME"; }
 fail() { T_FAIL=$((T_FAIL + 1)); T_DONE=1; echo "not ok - $T_NAME: $*"; }
+# skip REASON: the case cannot run here; counted apart, never as a pass
+skip() { T_SKIP=$((T_SKIP + 1)); T_DONE=1; echo "ok - $T_NAME # SKIP $*"; }
 # check DESCRIPTION COMMAND...: runs a shell test, fails the case with DESCRIPTION if false
 check() { d=$1; shift; if "$@"; then :; else fail "$d"; return 1; fi; }
 expect_status() { # expect_status WANT GOT
@@ -40,6 +43,6 @@ print(json.dumps(v) if isinstance(v,(dict,list)) else v)' "$1" "$2"
 between() { awk -v l="$1" -v v="$2" -v h="$3" 'BEGIN{exit !(v>=l && v<=h)}'; }
 done_testing() {
 	unfinished
-	echo "$T_PASS passed, $T_FAIL failed"
+	echo "$T_PASS passed, $T_FAIL failed$([ "$T_SKIP" = 0 ] || echo ", $T_SKIP skipped")"
 	[ "$T_FAIL" = 0 ]
 }
