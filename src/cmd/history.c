@@ -40,7 +40,7 @@ static const char usage_text[] =
 	"~/.local/share/perfhunt/); '--path' prints which, and why. It is plain SQLite\n"
 	"(tables runs, metrics, phases, tags, benches), or a team's PostgreSQL when\n"
 	"$PERFHUNT_DB is a postgresql:// URL. A database or directory that another\n"
-	"user owns or may write is refused (PERFHUNT_TRUST_DB=1 overrides).\n"
+	"user owns or may write is refused ($PERFHUNT_SAFE_DIRECTORY=DIR trusts DIR).\n"
 	"'perfhunt history SUBCOMMAND --help' describes each subcommand.\n"
 	"\n"
 	"REF: @last (newest run, or the whole newest bench), @last~N, @tag:NAME,\n"

@@ -312,14 +312,12 @@ int store_check_location(const char *path, struct err *e)
 {
 	if (store_is_url(path) || !strcmp(path, ":memory:"))
 		return 0;
-	const char *trust = getenv("PERFHUNT_TRUST_DB");
-	if (trust && !strcmp(trust, "1"))
-		return 0;
 	struct err why;
-	if (fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, &why) == 0)
+	char entry[PATH_MAX];
+	if (fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, entry, sizeof(entry), &why) == 0)
 		return 0;
-	return err_set(e, "refusing the history database '%s': %s; set PERFHUNT_TRUST_DB=1 to use "
-		       "it anyway, or PERFHUNT_DB to choose another", path, why.msg);
+	return err_set(e, "refusing the history database '%s': %s; set PERFHUNT_SAFE_DIRECTORY=%s "
+		       "to trust it, or PERFHUNT_DB to choose another", path, why.msg, entry);
 }
 
 static int store_open_mode(struct store **out, const char *path_or_null, int create, struct err *e)

@@ -59,8 +59,9 @@ const char *store_origin_text(enum store_origin o);
  * it and every directory above it belong to us or root (or, under sudo, the
  * user who ran sudo), none is writable by other users except a sticky
  * directory above the database's own — as ssh's StrictModes and git's
- * safe.directory. $PERFHUNT_TRUST_DB=1 skips the check; a URL and :memory:
- * always pass. Otherwise -1, e saying why and how to override. */
+ * safe.directory ($PERFHUNT_SAFE_DIRECTORY vouches for a tree, see fsafe.h);
+ * a URL and :memory: always pass. Otherwise -1, e saying why and how to
+ * override. */
 int store_check_location(const char *path, struct err *e);
 
 /* Stores one perfhunt.run/1 record (borrowed, not modified) with the tags in

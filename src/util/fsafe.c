@@ -86,11 +86,37 @@ const char *fsafe_problem(const struct stat *st, enum fsafe_rule rule, char *buf
 	return buf;
 }
 
+/* Whether abs is at or below a directory the user named in
+ * $PERFHUNT_SAFE_DIRECTORY (absolute paths separated by ':', or '*'). */
+static bool fsafe_declared_safe(const char *abs)
+{
+	const char *list = getenv("PERFHUNT_SAFE_DIRECTORY");
+	if (!list)
+		return false;
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ":");
+		if (n == 1 && *p == '*')
+			return true;
+		while (n > 1 && p[n - 1] == '/')
+			n--;
+		if (n > 0 && p[0] == '/' && !strncmp(abs, p, n) &&
+		    (abs[n] == '/' || abs[n] == 0 || (n == 1 && p[0] == '/')))
+			return true;
+		p += strcspn(p, ":");
+		while (*p == ':')
+			p++;
+	}
+	return false;
+}
+
 /* Checks every prefix of the absolute path abs ("/", "/a", "/a/b", ...).
  * Entries that do not exist (or that we cannot even look at: then we cannot
  * write there either) end the walk. */
-static int fsafe_walk(const char *abs, enum fsafe_rule dir_rule, struct err *e)
+static int fsafe_walk(const char *abs, enum fsafe_rule dir_rule, char *entry, size_t entry_n,
+		      struct err *e)
 {
+	if (fsafe_declared_safe(abs))
+		return 0;
 	char buf[PATH_MAX];
 	size_t len = strlen(abs);
 	while (len > 1 && abs[len - 1] == '/')
@@ -116,8 +142,11 @@ static int fsafe_walk(const char *abs, enum fsafe_rule dir_rule, struct err *e)
 		const char *bad = NULL;
 		if (rc == 0)
 			bad = fsafe_problem(&st, end == holder ? dir_rule : FSAFE_TRUSTED, why, sizeof(why));
-		if (bad)
+		if (bad) {
 			err_set(e, "'%s' is %s", prefix, bad);
+			if (entry)
+				snprintf(entry, entry_n, "%s", prefix);
+		}
 		buf[end] = saved;
 		if (bad)
 			return -1;
@@ -127,7 +156,8 @@ static int fsafe_walk(const char *abs, enum fsafe_rule dir_rule, struct err *e)
 	return 0;
 }
 
-int fsafe_check_path(const char *path, enum fsafe_rule dir_rule, struct err *e)
+int fsafe_check_path(const char *path, enum fsafe_rule dir_rule, char *entry, size_t entry_n,
+		     struct err *e)
 {
 	char abs[PATH_MAX], real[PATH_MAX], cwd[PATH_MAX];
 	if (path[0] != '/') {
@@ -139,7 +169,7 @@ int fsafe_check_path(const char *path, enum fsafe_rule dir_rule, struct err *e)
 	} else if ((size_t)snprintf(abs, sizeof(abs), "%s", path) >= sizeof(abs)) {
 		return err_set(e, "path too long: '%s'", path);
 	}
-	if (fsafe_walk(abs, dir_rule, e))
+	if (fsafe_walk(abs, dir_rule, entry, entry_n, e))
 		return -1;
 	/* The same path with its links resolved: the deepest part that exists,
 	 * then the rest as written. */
@@ -159,15 +189,16 @@ int fsafe_check_path(const char *path, enum fsafe_rule dir_rule, struct err *e)
 		*slash = 0;
 		cut = (size_t)(slash - head);
 	}
-	return strcmp(head, abs) ? fsafe_walk(head, dir_rule, e) : 0;
+	return strcmp(head, abs) ? fsafe_walk(head, dir_rule, entry, entry_n, e) : 0;
 }
 
 int fsafe_check_output(const char *path, struct err *e)
 {
 	struct err why;
-	if (fsafe_check_path(path, FSAFE_TRUSTED, &why))
-		return err_set(e, "refusing to write '%s': %s (choose a path only you and root can "
-			       "change)", path, why.msg);
+	char entry[PATH_MAX];
+	if (fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &why))
+		return err_set(e, "refusing to write '%s': %s (set PERFHUNT_SAFE_DIRECTORY=%s to "
+			       "trust it, or choose another path)", path, why.msg, entry);
 	return 0;
 }
 

@@ -41,13 +41,17 @@ const char *fsafe_problem(const struct stat *st, enum fsafe_rule rule, char *buf
 /* Checks the path (which need not exist yet) and each directory above it up
  * to /, both as written and with symlinks resolved: each entry that exists
  * must pass FSAFE_TRUSTED, and the directory holding the path's last
- * component dir_rule (a device, FIFO or socket at the end is checked for its
- * owner only: /dev/null is everyone's to write). Fills e with "'ENTRY' is
- * PROBLEM" and returns -1 on the first that does not. */
-int fsafe_check_path(const char *path, enum fsafe_rule dir_rule, struct err *e);
+ * component dir_rule. A walk whose path lies at or below a directory named
+ * in $PERFHUNT_SAFE_DIRECTORY (colon-separated, or '*' for all) is skipped:
+ * the user vouched for it, as with git's safe.directory. On the first entry
+ * that fails: -1, e filled with "'ENTRY' is PROBLEM", ENTRY copied to entry
+ * (may be NULL). */
+int fsafe_check_path(const char *path, enum fsafe_rule dir_rule, char *entry, size_t entry_n,
+		     struct err *e);
 
 /* fsafe_check_path(path, FSAFE_TRUSTED) for an output about to be written;
- * the message reads "refusing to write 'PATH': 'ENTRY' is PROBLEM (...)". */
+ * the message reads "refusing to write 'PATH': 'ENTRY' is PROBLEM (set
+ * PERFHUNT_SAFE_DIRECTORY=ENTRY to trust it, or choose another path)". */
 int fsafe_check_output(const char *path, struct err *e);
 
 /* Opens path to write a stream perfhunt writes as it goes (a timeline CSV),

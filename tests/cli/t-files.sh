@@ -9,7 +9,7 @@
 P=$PERFHUNT
 W=$WORKLOADS/phwork
 cd "$TMP" || exit 1
-unset PERFHUNT_DB PERFHUNT_TRUST_DB XDG_DATA_HOME SUDO_UID
+unset PERFHUNT_DB PERFHUNT_SAFE_DIRECTORY XDG_DATA_HOME SUDO_UID
 export HOME="$TMP/home"
 mkdir -p "$HOME" nogit repo/.git repo/src
 ROOT=0
@@ -54,7 +54,7 @@ if [ $ROOT = 1 ]; then
 		ln -s "$TMP/victim.db" trap/.perfhunt/history.db && plant trap/.perfhunt trap/.perfhunt/history.db
 	(cd trap && "$P" run -q -o "$TMP/kept.json" -- true) 2>err; st=$?
 	expect_status 1 $st &&
-		expect_grep "^perfhunt: run not saved to the history: refusing the history database '$TMP/trap/.perfhunt/history.db': '$TMP/trap/.perfhunt' is owned by nobody \(uid 65534\), not by you or root; set PERFHUNT_TRUST_DB=1 to use it anyway, or PERFHUNT_DB to choose another$" err &&
+		expect_grep "^perfhunt: run not saved to the history: refusing the history database '$TMP/trap/.perfhunt/history.db': '$TMP/trap/.perfhunt' is owned by nobody \(uid 65534\), not by you or root; set PERFHUNT_SAFE_DIRECTORY=$TMP/trap/.perfhunt to trust it, or PERFHUNT_DB to choose another$" err &&
 		check "one line" [ "$(wc -l <err)" = 1 ] && check "victim made" [ ! -e victim.db ] &&
 		check "record kept" [ -s kept.json ] && ok
 else skip "not root: cannot plant another user's directory"; fi
@@ -68,12 +68,12 @@ if [ $ROOT = 1 ]; then
 		expect_grep "^perfhunt: refusing the history database" err2 && check "victim made" [ ! -e victim.db ] && ok
 else skip "not root"; fi
 
-t "a history directory other users may write (0777, ours) is refused; PERFHUNT_TRUST_DB=1 overrides"
+t "a history directory other users may write (0777, ours) is refused; PERFHUNT_SAFE_DIRECTORY trusts it"
 mkdir -p open/.git open/.perfhunt && chmod 777 open/.perfhunt
 (cd open && "$P" run -q -- true) 2>err; st=$?
 expect_status 1 $st && expect_grep "'$TMP/open/.perfhunt' is writable by other users \(mode 0777\)" err &&
 	check "db made" [ ! -e open/.perfhunt/history.db ] &&
-	(cd open && PERFHUNT_TRUST_DB=1 "$P" run -q -- true) 2>err; st=$?
+	(cd open && PERFHUNT_SAFE_DIRECTORY="$TMP/open" "$P" run -q -- true) 2>err; st=$?
 expect_status 0 $st && check "db with the override" [ -s open/.perfhunt/history.db ] && ok
 
 t "a sticky directory may be above the database, not hold it"
@@ -107,7 +107,7 @@ if [ $ROOT = 1 ]; then
 	ln -s "$TMP/victim" planted.csv && plant planted.csv
 	"$P" run -q --no-save --csv planted.csv -- touch ran 2>err; st=$?
 	expect_status 1 $st &&
-		expect_grep "^perfhunt: refusing to write 'planted.csv': '$TMP/planted.csv' is owned by nobody \(uid 65534\), not by you or root \(choose a path only you and root can change\)$" err &&
+		expect_grep "^perfhunt: refusing to write 'planted.csv': '$TMP/planted.csv' is owned by nobody \(uid 65534\), not by you or root \(set PERFHUNT_SAFE_DIRECTORY=$TMP/planted.csv to trust it, or choose another path\)$" err &&
 		check "victim changed" [ "$(cat victim)" = precious ] && check "command ran" [ ! -e ran ] && ok
 else skip "not root"; fi
 
@@ -117,6 +117,15 @@ mkdir shared && chmod 777 shared
 expect_status 1 $st && expect_grep "'$TMP/shared' is writable by other users \(mode 0777\)" err &&
 	check "csv made" [ ! -e shared/t.csv ] &&
 	"$P" run -q --no-save --csv sticky/t.csv -- true && expect_grep '^epoch_ms,rss_kb' sticky/t.csv && ok
+
+t "--csv in another user's directory: refused; PERFHUNT_SAFE_DIRECTORY vouches for it"
+if [ $ROOT = 1 ]; then
+	mkdir -p hosts/out && plant hosts/out
+	"$P" run -q --no-save --csv hosts/out/t.csv -- true 2>err; st=$?
+	expect_status 1 $st && expect_grep "'$TMP/hosts/out' is owned by nobody \(uid 65534\), not by you or root \(set PERFHUNT_SAFE_DIRECTORY=$TMP/hosts/out to trust it" err &&
+		PERFHUNT_SAFE_DIRECTORY="$TMP/hosts/out" "$P" run -q --no-save --csv hosts/out/t.csv -- true &&
+		expect_grep '^epoch_ms' hosts/out/t.csv && ok
+else skip "not root"; fi
 
 t "--csv onto another name (hard link) of a file: refused, the file untouched"
 ln victim hard.csv

@@ -591,7 +591,7 @@ static void test_two_writers(void **state)
 }
 
 /* A history where another user could have put it is refused before anything
- * is made there; PERFHUNT_TRUST_DB=1 overrides. */
+ * is made there; $PERFHUNT_SAFE_DIRECTORY vouches for a tree. */
 static void test_refuses_open_locations(void **state)
 {
 	(void)state;
@@ -604,20 +604,20 @@ static void test_refuses_open_locations(void **state)
 	snprintf(path, sizeof(path), "%s/.perfhunt/history.db", dir);
 	assert_int_equal(store_open(&s, path, &e), -1);
 	assert_null(s);
-	char want[PATH_MAX * 2 + 200];
+	char want[PATH_MAX * 3 + 200];
 	snprintf(want, sizeof(want), "refusing the history database '%s': '%s' is writable by "
-		 "other users (mode 0777); set PERFHUNT_TRUST_DB=1 to use it anyway, or "
-		 "PERFHUNT_DB to choose another", path, dir);
+		 "other users (mode 0777); set PERFHUNT_SAFE_DIRECTORY=%s to trust it, or "
+		 "PERFHUNT_DB to choose another", path, dir, dir);
 	assert_string_equal(e.msg, want);
 	snprintf(want, sizeof(want), "%s/.perfhunt", dir);
 	assert_int_equal(access(want, F_OK), -1); /* nothing made */
 	assert_int_equal(store_check_location(path, &e), -1);
-	setenv("PERFHUNT_TRUST_DB", "1", 1);
+	setenv("PERFHUNT_SAFE_DIRECTORY", dir, 1);
 	assert_int_equal(store_check_location(path, &e), 0);
 	assert_int_equal(store_open(&s, path, &e), 0);
 	store_close(s);
 	s = NULL;
-	unsetenv("PERFHUNT_TRUST_DB");
+	unsetenv("PERFHUNT_SAFE_DIRECTORY");
 	/* the existing database is refused too, for reading as for writing */
 	assert_int_equal(store_open_existing(&s, path, &e), -1);
 	/* a sticky directory (like /tmp) may be above the database, not hold it:

@@ -189,48 +189,64 @@ static void fs_path(char *buf, size_t n, const char *name)
 static void test_fsafe_check_path(void **state)
 {
 	(void)state;
-	char dir[128], path[160], link[160];
+	char dir[128], path[160], link[160], entry[4096];
 	struct err e = { 0 };
 	strcpy(fs_tmp, "/tmp/perfhunt-fsafe.XXXXXX");
 	assert_non_null(mkdtemp(fs_tmp));
 	/* absent entries are fine: only what exists can be someone else's */
 	fs_path(path, sizeof(path), "no/such/file");
-	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, &e), 0);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, entry, sizeof(entry), &e), 0);
 	/* an open directory on the way is named */
 	fs_path(dir, sizeof(dir), "open");
 	assert_int_equal(mkdir(dir, 0700), 0);
 	assert_int_equal(chmod(dir, 0777), 0);
 	fs_path(path, sizeof(path), "open/sub/file");
-	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, &e), -1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), -1);
 	char want[256];
 	snprintf(want, sizeof(want), "'%s' is writable by other users (mode 0777)", dir);
 	assert_string_equal(e.msg, want);
+	assert_string_equal(entry, dir);
+	/* $PERFHUNT_SAFE_DIRECTORY vouches for a tree: whole components only,
+	 * in a ':' list, or '*' for everything */
+	setenv("PERFHUNT_SAFE_DIRECTORY", dir, 1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), 0);
+	snprintf(want, sizeof(want), "/nowhere:%s/", dir);
+	setenv("PERFHUNT_SAFE_DIRECTORY", want, 1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), 0);
+	snprintf(want, sizeof(want), "%.*s", (int)strlen(dir) - 1, dir); /* ".../ope" */
+	setenv("PERFHUNT_SAFE_DIRECTORY", want, 1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), -1);
+	setenv("PERFHUNT_SAFE_DIRECTORY", "relative/open", 1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), -1);
+	setenv("PERFHUNT_SAFE_DIRECTORY", "*", 1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), 0);
+	unsetenv("PERFHUNT_SAFE_DIRECTORY");
 	/* sticky: fine above, refused as the holder under NO_STICKY */
 	assert_int_equal(chmod(dir, 01777), 0);
-	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, &e), 0);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, entry, sizeof(entry), &e), 0);
 	fs_path(path, sizeof(path), "open/file");
-	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, &e), 0);
-	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, &e), -1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), 0);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, entry, sizeof(entry), &e), -1);
 	/* through a link of ours into the open directory: the resolved path is
 	 * checked too */
 	assert_int_equal(chmod(dir, 0777), 0);
 	fs_path(link, sizeof(link), "tolink");
 	assert_int_equal(symlink(dir, link), 0);
 	fs_path(path, sizeof(path), "tolink/file");
-	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, &e), -1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), -1);
 	assert_non_null(strstr(e.msg, "/open' is writable by other users"));
 	/* relative paths are checked from the current directory */
 	char cwd[4096];
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(fs_tmp), 0);
-	assert_int_equal(fsafe_check_path("open/x", FSAFE_TRUSTED, &e), -1);
-	assert_int_equal(fsafe_check_path("x.csv", FSAFE_TRUSTED, &e), 0);
+	assert_int_equal(fsafe_check_path("open/x", FSAFE_TRUSTED, entry, sizeof(entry), &e), -1);
+	assert_int_equal(fsafe_check_path("x.csv", FSAFE_TRUSTED, entry, sizeof(entry), &e), 0);
 	assert_int_equal(chdir(cwd), 0);
 	if (geteuid() == 0) { /* another user's link: refused, whoever it points at */
 		fs_path(link, sizeof(link), "theirs");
 		assert_int_equal(symlink("/etc/hostname", link), 0);
 		assert_int_equal(lchown(link, 65534, 65534), 0);
-		assert_int_equal(fsafe_check_path(link, FSAFE_TRUSTED, &e), -1);
+		assert_int_equal(fsafe_check_path(link, FSAFE_TRUSTED, entry, sizeof(entry), &e), -1);
 		assert_non_null(strstr(e.msg, "theirs' is owned by"));
 	}
 }
