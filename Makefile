@@ -18,8 +18,9 @@ setup:
 demo: all
 	tests/workloads/demo.sh $(BUILD)
 
+# meson counts test programs; scripts/test-summary closes with the cases.
 check: all
-	meson test -C $(BUILD) --print-errorlogs
+	meson test -C $(BUILD) --print-errorlogs; st=$$?; scripts/test-summary $(BUILD); exit $$st
 
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 check-asan:
@@ -29,14 +30,14 @@ check-asan:
 		-Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
 	ninja -C build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		meson test -C build-asan --print-errorlogs --timeout-multiplier 3
+		meson test -C build-asan --print-errorlogs --timeout-multiplier 3; st=$$?; scripts/test-summary build-asan; exit $$st
 
 # The same code with clang, warnings as errors; its unit tests run too.
 check-clang:
 	@scripts/setup --quiet
 	test -f build-clang/build.ninja || CC=clang meson setup build-clang --buildtype=debugoptimized
 	ninja -C build-clang
-	meson test -C build-clang --suite unit --print-errorlogs
+	meson test -C build-clang --suite unit --print-errorlogs; st=$$?; scripts/test-summary build-clang; exit $$st
 
 install: all
 	meson configure $(BUILD) --prefix=$(PREFIX)

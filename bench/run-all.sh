@@ -34,3 +34,6 @@ echo "## passthrough: latency added to the child's output lines"
 echo
 echo "## peak: perfhunt peak vs sort | tail and awk"
 "$here/peak/run.sh" "$build"
+echo
+echo "## stats: exact Mann-Whitney p, cost and distance to the normal approximation"
+"$here/stats/run.sh" "$build"

@@ -23,6 +23,7 @@
 #include "export/bench_gobench.h"
 #include "export/bench_markdown.h"
 #include "export/bench_text.h"
+#include "record/command.h"
 #include "record/jsonio.h"
 #include "stats/bench_plan.h"
 #include "stats/bench_record.h"
@@ -366,7 +367,7 @@ static char *command_name(const struct bench_cli *b, char **argv, json_t *jargv)
 {
 	if (b->shell)
 		return xstrdup(argv[0]);
-	char *s = store_command_text(jargv);
+	char *s = command_text(jargv);
 	return s ? s : xstrdup("?");
 }
 
@@ -398,7 +399,7 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 		struct launch_opts lo = { .argv = c->argv, .shell = b->shell, .capture = true,
 					  .probe_fd = b->ro.probes };
 		json_t *run = NULL;
-		int st = record_opts_capture(&b->ro, &lo, 0, c->argv, &run);
+		int st = record_opts_capture(&b->ro, &lo, c->argv, false, &run);
 		pr.done++;
 		if (!run) { /* not startable (126/127, message printed) or the monitor failed */
 			progress_clear(&pr);
@@ -523,8 +524,9 @@ int cmd_bench(int argc, char **argv)
 	fflush(stdout);
 	if (b.ro.save && save(&b, rec) != PH_EXIT_OK)
 		status = PH_EXIT_FAIL;
-	if (record_opts_fleet(&b.ro, rec) < 0)
-		status = PH_EXIT_FAIL;
+	/* local records first, then the network: a gateway that is down loses nothing */
+	if ((b.ro.fleet.openmetrics_path || b.ro.fleet.push_url) && fleet_after_record(&b.ro.fleet, rec, &e) < 0)
+		status = cmd_fail(PH_EXIT_FAIL, &e);
 	status = cmd_finish_stdout(status);
 out:
 	json_decref(rec);

@@ -18,9 +18,10 @@
 
 #include "cmd/record_opts.h"
 #include "export/compare_text.h"
+#include "record/command.h"
 #include "stats/comparison.h"
 #include "stats/metrics.h"
-#include "stats/metrics_ref.h"
+#include "store/store_ref.h"
 #include "store/store.h"
 #include "util/xalloc.h"
 
@@ -67,7 +68,7 @@ static int run_new(struct record_opts *ro, const struct launch_opts *lo, char *c
 	int status = PH_EXIT_OK;
 	struct err e;
 	for (; have < n; have++) {
-		int st = record_opts_capture(ro, lo, 0, record_argv, &runs[have]);
+		int st = record_opts_capture(ro, lo, record_argv, ro->save, &runs[have]);
 		if (!runs[have] || st != 0) {
 			printf("bisect-check: skip (125): '%s' %s (run %lld of %lld)\n", shown,
 			       runs[have] ? "exited non-zero" : "could not run", (long long)have + 1, (long long)n);
@@ -77,8 +78,6 @@ static int run_new(struct record_opts *ro, const struct launch_opts *lo, char *c
 			status = PH_EXIT_BISECT_SKIP;
 			break;
 		}
-		if (ro->save)
-			record_opts_save(ro, runs[have]);
 	}
 	if (status == PH_EXIT_OK && metrics_from_records(runs, (size_t)have, set, &e) < 0) {
 		printf("bisect-check: skip (125): %s\n", e.msg);
@@ -214,7 +213,7 @@ int cmd_bisect_check(int argc, char **argv)
 		goto usage;
 	}
 	/* The baseline first: a wrong reference must stop the bisect before any run. */
-	if (metrics_ref_load(baseline, command, &base, &e) < 0) {
+	if (store_ref_load(baseline, command, &base, &e) < 0) {
 		fprintf(stderr, "perfhunt bisect-check: baseline: %s (exit 128 aborts git bisect run)\n", e.msg);
 		goto out;
 	}
@@ -232,7 +231,7 @@ int cmd_bisect_check(int argc, char **argv)
 	json_t *jargv = json_array();
 	for (char *const *a = cmd; *a; a++)
 		json_array_append_new(jargv, json_string(*a));
-	char *shown = shell ? xstrdup(script) : store_command_text(jargv);
+	char *shown = shell ? xstrdup(script) : command_text(jargv);
 	json_decref(jargv);
 	status = run_new(&ro, &lo, record_argv, shown ? shown : cmd[0], runs, &nw);
 	free(shown);

@@ -8,9 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/quote.h"
+
 int cmd_fail(int status, const struct err *e)
 {
-	fprintf(stderr, "perfhunt: %s\n", e && e->msg[0] ? e->msg : "failed");
+	/* A message can hold a file name or a record's text: quoted when it has escapes. */
+	char *msg = quote_c(e && e->msg[0] ? e->msg : "failed");
+	fprintf(stderr, "perfhunt: %s\n", msg);
+	free(msg);
 	return status;
 }
 

@@ -1,7 +1,7 @@
 /* compare: perfhunt compare [options] BASE NEW — is the change real, how
  * large, and which phase explains it.
  *
- * Each side is loaded by metrics_ref_load() alone (files, comma lists of files, and
+ * Each side is loaded by store_ref_load() alone (files, comma lists of files, and
  * later history references), the statistics come from src/stats/comparison.c
  * and the output from src/export/compare_*.c; this file only parses options,
  * wires them together and picks the exit status.
@@ -20,7 +20,7 @@
 #include "record/jsonio.h"
 #include "stats/comparison.h"
 #include "stats/metrics.h"
-#include "stats/metrics_ref.h"
+#include "store/store_ref.h"
 #include "util/parse.h"
 #include "util/xalloc.h"
 
@@ -29,8 +29,12 @@ static const char usage_text[] =
 	"\n"
 	"Compares two sets of runs metric by metric (wall, user and sys time, peaks,\n"
 	"faults, counters, each phase's total): medians, delta, 95 % bootstrap CI of\n"
-	"the ratio NEW/BASE, Mann-Whitney U p-value (Holm-adjusted) and a verdict;\n"
-	"then the phases ranked by the share of the wall-time delta they explain.\n"
+	"the ratio NEW/BASE, Mann-Whitney U p-value and a verdict; then the phases\n"
+	"ranked by the share of the wall-time delta they explain.\n"
+	"p is exact (permutation distribution, ties included) up to 50 runs a side,\n"
+	"else the normal approximation; the test column says which. Holm's correction\n"
+	"is applied within two families: primary (wall_s and phase durations) and\n"
+	"secondary (resources and counters).\n"
 	"\n"
 	"BASE and NEW are run records (perfhunt.run/1), bench records\n"
 	"(perfhunt.bench/1), or comma-separated lists of record files (a,b,c).\n"
@@ -178,7 +182,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	const char *base_arg = argv[optind], *new_arg = argv[optind + 1];
-	if (metrics_ref_load(base_arg, command, &base, &e) < 0 || metrics_ref_load(new_arg, command, &nw, &e) < 0 ||
+	if (store_ref_load(base_arg, command, &base, &e) < 0 || store_ref_load(new_arg, command, &nw, &e) < 0 ||
 	    comparison_run(&base, &nw, &o, &c, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;

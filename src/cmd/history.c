@@ -7,6 +7,7 @@
  */
 #include "cmd/cmd.h"
 #include "export/sparkline.h"
+#include "export/summary.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -17,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/command.h"
 #include "record/jsonio.h"
 #include "stats/metrics.h"
 #include "stats/stats.h"
 #include "store/store.h"
 #include "util/parse.h"
+#include "util/quote.h"
 #include "util/units.h"
 #include "util/url.h"
 #include "util/xalloc.h"
@@ -142,7 +145,11 @@ static void history_commit(const char *commit, int dirty, char *buf, size_t n)
 {
 	if (!commit || !*commit)
 		snprintf(buf, n, "-");
-	else
+	else if (quote_needed(commit)) { /* not hex: an imported record's, shown quoted */
+		char *q = quote_c(commit);
+		snprintf(buf, n, "%.10s%s", q, dirty ? "+" : "");
+		free(q);
+	} else
 		snprintf(buf, n, "%.10s%s", commit, dirty ? "+" : "");
 }
 
@@ -231,6 +238,7 @@ static int history_list(int argc, char **argv)
 	else
 		printf("%5s  %-19s  %-11s  %4s  %9s  %10s  %5s  %-12s  %s\n", "ID", "STARTED",
 		       "COMMIT", "EXIT", "WALL", "PEAK RSS", "BENCH", "TAGS", "COMMAND");
+	struct quote_pool q = { 0 }; /* user text reaches the terminal quoted */
 	for (size_t i = 0; i < n; i++) {
 		const struct store_row *r = &rows[i];
 		char when[32], commit[16], wall[32] = "-", peak[32] = "-", bench[24] = "-";
@@ -242,10 +250,11 @@ static int history_list(int argc, char **argv)
 			units_kb((double)r->peak_rss_kb, peak, sizeof(peak));
 		if (r->bench_id)
 			snprintf(bench, sizeof(bench), "%" PRId64, r->bench_id);
-		printf("%5" PRId64 "  %-19s  %-11s  %4d  %9s  %10s  %5s  %-12s  %s\n", r->id, when,
-		       commit, r->exit_status, wall, peak, bench, *r->tags ? r->tags : "-",
-		       r->command);
+		printf("%5" PRId64 "  %-19s  %-11s  %4d  %9s  %10s  %5s  %-12s  %s\n", r->id,
+		       quote_pool_c(&q, when), commit, r->exit_status, wall, peak, bench,
+		       *r->tags ? quote_pool_c(&q, r->tags) : "-", quote_pool_c(&q, r->command));
 	}
+	quote_pool_release(&q);
 	store_rows_free(rows, n);
 	store_close(s);
 	return cmd_finish_stdout(PH_EXIT_OK);
@@ -256,80 +265,41 @@ static json_t *history_get(json_t *obj, const char *key)
 	return json_object_get(obj, key);
 }
 
-/* Prints "label  value" for a summary figure in KB, when present. */
-static void history_show_kb(const char *label, json_t *sum, const char *key, const char *how)
-{
-	json_t *v = history_get(sum, key);
-	if (!json_is_number(v))
-		return;
-	char buf[32];
-	units_kb(json_number_value(v), buf, sizeof(buf));
-	printf("%-10s %s%s%s%s\n", label, buf, how ? " (" : "", how ? how : "", how ? ")" : "");
-}
-
+/* A stored run: what the history knows of it (its IDs, when, where, which
+ * commit, its tags, each once), then the same summary `run` and `show` print. */
 static void history_show_one(json_t *rec)
 {
-	json_t *sum = history_get(rec, "summary"), *git = history_get(rec, "git");
-	char *command = store_command_text(history_get(rec, "command"));
+	json_t *git = history_get(rec, "git");
+	struct quote_pool q = { 0 }; /* user text reaches the terminal quoted */
 	printf("run %" JSON_INTEGER_FORMAT, json_integer_value(history_get(rec, "history_id")));
 	if (history_get(rec, "history_bench_id"))
 		printf(" (bench %" JSON_INTEGER_FORMAT ")",
 		       json_integer_value(history_get(rec, "history_bench_id")));
-	printf("\n%-10s %s\n", "command", command ? command : "?");
-	free(command);
+	putchar('\n');
 	const char *host = json_string_value(history_get(history_get(rec, "host"), "hostname"));
-	printf("%-10s %s%s%s\n", "started", json_string_value(history_get(rec, "started_at")),
-	       host ? " on " : "", host ? host : "");
+	const char *started = json_string_value(history_get(rec, "started_at"));
+	printf("  %-17s %s%s%s\n", "started", started ? quote_pool_c(&q, started) : "?", host ? " on " : "",
+	       host ? quote_pool_c(&q, host) : "");
 	const char *commit = json_string_value(history_get(git, "commit"));
 	if (commit)
-		printf("%-10s %s%s\n", "commit", commit,
-		       json_is_true(history_get(git, "dirty")) ? " (dirty)" : "");
-	json_t *ex = history_get(rec, "exit");
-	if (json_is_object(ex)) {
-		const char *sig = json_string_value(history_get(ex, "signal_name"));
-		printf("%-10s %" JSON_INTEGER_FORMAT "%s%s\n", "exit",
-		       json_integer_value(history_get(ex, "status")), sig ? ", killed by " : "",
-		       sig ? sig : "");
-	}
-	char a[32], b[32], c[32];
-	units_ms(json_number_value(history_get(sum, "wall_s")) * 1000, a, sizeof(a));
-	units_ms(json_number_value(history_get(sum, "user_s")) * 1000, b, sizeof(b));
-	units_ms(json_number_value(history_get(sum, "sys_s")) * 1000, c, sizeof(c));
-	printf("%-10s %s (user %s, sys %s)\n", "wall", a, b, c);
-	history_show_kb("peak RSS", sum, "peak_rss_kb",
-			json_string_value(history_get(sum, "peak_rss_method")));
-	history_show_kb("tree peak", sum, "peak_tree_rss_kb", "sampled sum");
-	history_show_kb("cgroup", sum, "cgroup_peak_kb",
-			json_string_value(history_get(sum, "cgroup_method")));
-	if (json_is_number(history_get(sum, "minflt")))
-		printf("%-10s %.0f minor, %.0f major\n", "faults",
-		       json_number_value(history_get(sum, "minflt")),
-		       json_number_value(history_get(sum, "majflt")));
-	/* Phase totals exactly as compare sees them. */
-	struct metrics_set ms;
-	struct err e = { 0 };
-	if (metrics_from_records(&rec, 1, &ms, &e) == 0) {
-		bool first = true;
-		for (size_t i = 0; i < ms.n; i++) {
-			if (!ms.items[i].is_phase || ms.items[i].n == 0)
-				continue;
-			units_ms(ms.items[i].values[0], a, sizeof(a));
-			printf("%s%s %s", first ? "phases     " : ", ", ms.items[i].name + 6, a);
-			first = false;
-		}
-		if (!first)
-			putchar('\n');
-		metrics_set_release(&ms);
-	}
+		printf("  %-17s %s%s\n", "commit", quote_pool_c(&q, commit), json_is_true(history_get(git, "dirty")) ? " (dirty)" : "");
 	json_t *tags = history_get(rec, "tags");
 	if (json_array_size(tags)) {
-		printf("%-10s", "tags");
-		size_t i;
+		printf("  %-17s", "tags");
+		size_t i, shown = 0;
 		json_t *t;
-		json_array_foreach(tags, i, t)
-			printf("%s%s", i ? ", " : " ", json_string_value(t));
+		json_array_foreach(tags, i, t) {
+			const char *tag = json_string_value(t);
+			bool again = false;
+			for (size_t k = 0; k < i && tag && !again; k++)
+				again = json_equal(t, json_array_get(tags, k));
+			if (tag && !again)
+				printf("%s%s", shown++ ? ", " : " ", quote_pool_c(&q, tag));
+		}
 		putchar('\n');
 	}
+	quote_pool_release(&q);
+	summary_print(rec, stdout);
 }
 
 static int history_show(int argc, char **argv)

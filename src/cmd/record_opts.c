@@ -13,12 +13,6 @@
 #include "cmd/cmd.h"
 #include "counters/counters.h"
 #include "export/summary.h"
-#include "monitor/monitor.h"
-#include "monitor/probefeed.h"
-#include "record/jsonio.h"
-#include "record/phases_json.h"
-#include "record/runrec.h"
-#include "store/store.h"
 #include "util/xalloc.h"
 
 enum {
@@ -63,7 +57,6 @@ void record_opts_init(struct record_opts *o)
 	o->gpu = true;
 	o->tags = xcalloc(1, sizeof(*o->tags));
 	o->probe_logs = xcalloc(1, sizeof(*o->probe_logs));
-	o->ready_fd = -1;
 	fleet_opts_init(&o->fleet);
 	o->push_labels = xcalloc(1, sizeof(*o->push_labels));
 	o->idle_ms = 500;
@@ -207,62 +200,6 @@ int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err 
 	return 0;
 }
 
-struct hooks_ctx {
-	struct csv_writer *csv;
-	struct probefeed *feed;
-	const struct record_opts *ro;
-	struct counters *counters;
-	char counters_error[600];
-	char *const *argv;       /* the recorded command, for live pushes */
-	double last_push_ms;
-	bool push_failed;
-};
-
-/* watch --push-every: the latest sample to the gateway, without stalling the
- * sampler (short timeout, no retries); a failure is said once. */
-static void push_live(struct hooks_ctx *c, const struct sample *s)
-{
-	const struct record_opts *o = c->ro;
-	if (c->last_push_ms && s->t_ms - c->last_push_ms < o->push_every_ms)
-		return;
-	c->last_push_ms = s->t_ms ? s->t_ms : 1;
-	char host[256] = "";
-	gethostname(host, sizeof(host) - 1);
-	struct err e;
-	if (fleet_push_live(&o->fleet, s, o->interval_ms, c->argv && c->argv[0] ? c->argv[0] : "", host,
-			    &e) < 0 && !c->push_failed) {
-		c->push_failed = true;
-		fprintf(stderr, "perfhunt: live push failed (recording goes on): %s\n", e.msg);
-	}
-}
-
-/* Sampling runs: a parent waiting for a detached monitor may return now. */
-static void ctx_started(void *arg)
-{
-	struct hooks_ctx *c = arg;
-	struct record_opts *o = (struct record_opts *)c->ro;
-	if (o->ready_fd < 0)
-		return;
-	dprintf(o->ready_fd, "K%s", o->ready_msg ? o->ready_msg : "");
-	close(o->ready_fd);
-	o->ready_fd = -1;
-	fleet_opts_init(&o->fleet);
-	o->push_labels = xcalloc(1, sizeof(*o->push_labels));
-}
-
-/* The command is forked, not yet exec'd: counting starts at its exec. */
-static void ctx_spawn(void *arg, pid_t pid)
-{
-	struct hooks_ctx *c = arg;
-	struct err e;
-	if (!c->ro->counters)
-		return;
-	if (counters_open(&c->counters, pid, c->ro->events, &e) < 0)
-		snprintf(c->counters_error, sizeof(c->counters_error), "counters not recorded: %s", e.msg);
-	else if (c->feed)
-		c->feed->counters = c->counters;
-}
-
 int record_opts_getopt(struct record_opts *o, const char *cmd, int argc, char **argv,
 		       const char *extra_short, const struct option *longopts)
 {
@@ -306,243 +243,114 @@ int record_opts_number(const char *cmd, const char *opt, const char *arg, int64_
 	return 0;
 }
 
-static int ctx_sample(void *arg, const struct sample *s, const struct sample *client)
+void record_opts_session(const struct record_opts *o, const struct launch_opts *launch,
+			 uint64_t memory_limit_bytes, char *const *record_argv, struct session_config *c)
 {
-	struct hooks_ctx *c = arg;
-	if (c->ro->push_every_ms > 0 && c->ro->fleet.push_url)
-		push_live(c, s);
-	return c->csv ? csv_write(c->csv, s, client) : 0;
-}
-
-static void ctx_label(void *arg, struct sample *s)
-{
-	struct hooks_ctx *c = arg;
-	if (c->feed)
-		probefeed_label(c->feed, s);
-}
-
-static void ctx_output(void *arg, int s, const char *buf, size_t n, double t_ms)
-{
-	struct hooks_ctx *c = arg;
-	if (c->feed)
-		probefeed_on_output(c->feed, s, buf, n, t_ms);
-}
-
-int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
-			uint64_t memory_limit_bytes, char *const *record_argv, json_t **rec_out)
-{
-	struct err e;
-	struct csv_writer csv = { .fd = -1 };
-	struct probefeed feed;
-	struct hooks_ctx ctx = { .ro = o, .argv = record_argv };
-	struct monitor_result r;
-	int status = PH_EXIT_FAIL;
-	bool have_result = false;
-	json_t *rec = NULL, *phases = NULL;
-	*rec_out = NULL;
-
-	if (o->csv_path) {
-		if (csv_open(&csv, o->csv_path, o->csv_format, o->daemon_pid > 0, &e) < 0)
-			return cmd_fail(PH_EXIT_FAIL, &e);
-		ctx.csv = &csv;
-	}
-	probefeed_init(&feed, &o->probe_cfg, o->nlogs, !o->probe_time_arrival);
-	if (o->probes || o->nlogs)
-		ctx.feed = &feed;
-
-	/* output that is not shown must still be read (for probes): capture it */
-	struct launch_opts lo;
-	if (launch && o->discard_output && !launch->capture) {
-		lo = *launch;
-		lo.capture = true;
-		launch = &lo;
-	}
-	struct monitor_opts mo = {
-		.interval_ms = o->interval_ms,
-		.pss = o->pss,
-		.cgroup = o->cgroup && launch,
-		.memory_limit_bytes = memory_limit_bytes,
+	*c = (struct session_config){
+		.kind = o->kind,
 		.launch = launch,
+		.record_argv = record_argv,
+		.memory_limit_bytes = memory_limit_bytes,
+		.interval_ms = o->interval_ms,
+		.json_path = o->json_path,
+		.csv_path = o->csv_path,
+		.csv_format = o->csv_format,
+		.pss = o->pss,
+		.cgroup = o->cgroup,
+		.gpu = o->gpu,
+		.probes = o->probes,
+		.probe_cfg = &o->probe_cfg,
+		.probe_logs = o->probe_logs,
+		.nlogs = o->nlogs,
+		.probe_time_arrival = o->probe_time_arrival,
+		.counters = o->counters,
+		.events = o->events,
+		.discard_output = o->discard_output,
 		.attach_pid = o->attach_pid,
 		.duration_ms = o->duration_ms,
-		.procfs = "/proc",
-		.gpu = o->gpu,
-		.discard_output = o->discard_output,
 		.daemon_pid = o->daemon_pid,
 		.idle_ms = o->idle_ms,
-		.probe_logs = o->nlogs ? o->probe_logs : NULL,
-		.hooks = { .arg = &ctx, .on_output = ctx_output, .label = ctx_label, .on_sample = ctx_sample,
-			   .on_spawn = ctx_spawn, .on_started = ctx_started },
+		.tags = o->tags,
+		.save = o->save,
+		.fleet = &o->fleet,
+		.push_every_ms = o->push_every_ms,
 	};
-	if (monitor_run(&mo, &r, &e) < 0) {
-		if (o->ready_fd >= 0) { /* a detached monitor's parent prints the reason */
-			dprintf(o->ready_fd, "E%s", e.msg);
-			close(o->ready_fd);
-			o->ready_fd = -1;
-	fleet_opts_init(&o->fleet);
-	o->push_labels = xcalloc(1, sizeof(*o->push_labels));
-		}
-		status = cmd_fail(PH_EXIT_FAIL, &e);
-		goto out;
-	}
-	have_result = true;
-	if (launch && !r.started && !r.exec_errno) {
-		/* interrupted while the daemon's idle level was being sampled */
-		fprintf(stderr, "perfhunt: interrupted before the command started\n");
-		status = 128 + (r.stop_signal ? r.stop_signal : SIGINT);
-		goto out;
-	}
-	if (launch && !r.started) {
-		/* Nothing ran: no record, and no CSV that looks like one. */
-		if (o->csv_path) {
-			csv_close(&csv, NULL);
-			unlink(o->csv_path);
-		}
-		const char *what = launch->shell ? "/bin/sh" : launch->argv[0];
-		if (r.exec_errno == ENOENT) {
-			fprintf(stderr, "perfhunt: command not found: %s\n", what);
-			status = PH_EXIT_NOTFOUND;
-		} else {
-			fprintf(stderr, "perfhunt: cannot execute '%s': %s\n", what, strerror(r.exec_errno));
-			status = PH_EXIT_NOEXEC;
-		}
-		goto out;
-	}
-
-	if (o->push_every_ms > 0 && o->fleet.push_url) {
-		char host[256] = "";
-		gethostname(host, sizeof(host) - 1);
-		struct err pe;
-		if (fleet_live_end(&o->fleet, host, &pe) < 0 && !ctx.push_failed)
-			fprintf(stderr, "perfhunt: live push failed: %s\n", pe.msg);
-	}
-	probefeed_finish(&feed, r.wall_ms);
-	char peak_phase[256] = "", daemon_phase[256] = "";
-	phase_set_active_at(&feed.phases, r.peak_at_ms, peak_phase, sizeof(peak_phase));
-	if (r.daemon_attached)
-		phase_set_active_at(&feed.phases, r.daemon.peak_at_ms, daemon_phase, sizeof(daemon_phase));
-	/* the exact peak has no time: the phases overlapping the window it fell in */
-	char process_phase[256] = "";
-	double from_ms, to_ms;
-	runrec_process_peak_window(&r, &from_ms, &to_ms);
-	phase_set_overlapping(&feed.phases, from_ms, to_ms, process_phase, sizeof(process_phase));
-	phases = phase_set_to_json(&feed.phases);
-
-	status = r.exit_signal ? 128 + r.exit_signal : r.exit_code;
-	if (!launch)
-		status = PH_EXIT_OK;
-	struct runrec_input in = {
-		.kind = o->kind, .argv = record_argv, .tags = o->tags, .opts = &mo,
-		.cgroup_mode = o->cgroup ? "auto" : "off", .r = &r, .csv_path = o->csv_path,
-		.phases = phases, .peak_phase = peak_phase, .exit_status = status,
-		.daemon_peak_phase = daemon_phase,
-		.process_peak_phase = process_phase,
-		/* only the summary will see this record: it shows no git commit */
-		.not_kept = !o->json_path && !o->save && !o->fleet.openmetrics_path && !o->fleet.push_url,
-	};
-	char ended[64] = "";
-	if (!launch) {
-		if (r.target_exited)
-			snprintf(ended, sizeof(ended), "the watched tree exited");
-		else if (r.stop_signal)
-			snprintf(ended, sizeof(ended), "stopped by SIG%s", sigabbrev_np(r.stop_signal));
-		else
-			snprintf(ended, sizeof(ended), "--duration reached");
-		in.ended = ended;
-	}
-	json_t *counters = NULL, *notes = json_array();
-	if (ctx.counters) {
-		/* after wait4: the counts of every exited descendant are folded in */
-		struct counter_values cv;
-		if (counters_read(ctx.counters, &cv, &e) == 0)
-			counters = counters_to_json(&cv);
-		else
-			json_array_append_new(notes, json_sprintf("counters not recorded: %s", e.msg));
-	}
-	if (ctx.counters_error[0])
-		json_array_append_new(notes, json_string(ctx.counters_error));
-	in.counters = counters;
-	in.extra_notes = notes;
-	rec = runrec_build(&in);
-	json_decref(counters);
-	json_decref(notes);
-	if (ctx.counters)
-		json_object_set_new(rec, "phase_counters", probefeed_counters_json(&feed));
-
-	int write_failed = 0;
-	if (o->csv_path) {
-		if (r.write_errno) {
-			fprintf(stderr, "perfhunt: cannot write '%s': %s (the timeline is incomplete)\n",
-				o->csv_path, strerror(r.write_errno));
-			write_failed = 1;
-		}
-		if (csv_close(&csv, &e) < 0) {
-			cmd_fail(PH_EXIT_FAIL, &e);
-			write_failed = 1;
-		}
-	}
-	if (o->json_path && jsonio_write(o->json_path, rec, &e) < 0) {
-		cmd_fail(PH_EXIT_FAIL, &e);
-		write_failed = 1;
-	}
-	if (write_failed && status == 0)
-		status = PH_EXIT_FAIL;
-	*rec_out = json_incref(rec);
-out:
-	if (ctx.csv && csv.fd >= 0)
-		csv_close(&csv, NULL);
-	json_decref(rec);
-	json_decref(phases);
-	probefeed_release(&feed);
-	counters_close(ctx.counters);
-	if (have_result)
-		monitor_result_release(&r);
-	return status;
 }
 
-int record_opts_fleet(const struct record_opts *o, json_t *rec)
+/* How a recording command shows a recording: warnings as they come, the
+ * summary once the record exists, then where it was saved. */
+struct shown {
+	const struct record_opts *o;
+	const struct record_watch *w;
+	bool summary;
+};
+
+static void show_started(void *arg)
 {
-	struct err e;
-	if (!o->fleet.openmetrics_path && !o->fleet.push_url)
-		return 0;
-	if (fleet_after_record(&o->fleet, rec, &e) < 0) {
-		cmd_fail(PH_EXIT_FAIL, &e);
-		return -1;
-	}
-	return 0;
+	struct shown *sh = arg;
+	if (sh->w && sh->w->started)
+		sh->w->started(sh->w->arg);
 }
 
-int record_opts_save(const struct record_opts *o, json_t *rec)
+static void show_warning(void *arg, const char *msg)
 {
-	struct err e;
-	struct store *st;
-	int64_t id;
-	if (store_open(&st, NULL, &e) < 0 || (store_add_run(st, rec, o->tags, 0, &id, &e) < 0 &&
-					      (store_close(st), 1))) {
-		fprintf(stderr, "perfhunt: run not saved to the history: %s\n", e.msg);
-		return -1;
-	}
-	store_close(st);
-	if (!o->quiet)
+	(void)arg;
+	fprintf(stderr, "perfhunt: %s\n", msg);
+}
+
+static void show_summary(void *arg, const json_t *rec)
+{
+	struct shown *sh = arg;
+	if (!sh->summary || sh->o->quiet)
+		return;
+	fflush(stdout);
+	summary_print(rec, stderr);
+}
+
+static void show_saved(void *arg, int64_t id)
+{
+	struct shown *sh = arg;
+	if (sh->summary && !sh->o->quiet)
 		fprintf(stderr, "  %-17s run %lld (compare with @last, see 'perfhunt history')\n", "saved",
 			(long long)id);
-	return 0;
 }
 
-int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
-			uint64_t memory_limit_bytes, char *const *record_argv)
+static int record(const struct session_config *c, struct shown *sh, json_t **rec)
 {
-	json_t *rec;
-	int status = record_opts_capture(o, launch, memory_limit_bytes, record_argv, &rec);
-	if (rec && !o->quiet) {
-		fflush(stdout);
-		summary_print(rec, stderr);
+	struct session_hooks h = { .arg = sh, .started = show_started, .warn = show_warning,
+				   .recorded = show_summary, .saved = show_saved };
+	struct session_outcome out;
+	struct err e;
+	if (session_record(c, &h, &out, &e) < 0) {
+		if (sh->w && sh->w->failed)
+			sh->w->failed(sh->w->arg, e.msg);
+		*rec = NULL;
+		return cmd_fail(out.status, &e);
 	}
-	if (rec && o->save && record_opts_save(o, rec) < 0 && status == 0)
-		status = PH_EXIT_FAIL;
-	/* local records first, then the network: a gateway that is down loses nothing */
-	if (rec && record_opts_fleet(o, rec) < 0 && status == 0)
-		status = PH_EXIT_FAIL;
+	*rec = out.rec;
+	return out.status;
+}
+
+int record_opts_execute(const struct record_opts *o, const struct launch_opts *launch,
+			uint64_t memory_limit_bytes, char *const *record_argv, const struct record_watch *w)
+{
+	struct session_config c;
+	record_opts_session(o, launch, memory_limit_bytes, record_argv, &c);
+	struct shown sh = { .o = o, .w = w, .summary = true };
+	json_t *rec;
+	int status = record(&c, &sh, &rec);
 	json_decref(rec);
 	return status;
+}
+
+int record_opts_capture(const struct record_opts *o, const struct launch_opts *launch,
+			char *const *record_argv, bool save, json_t **rec)
+{
+	struct session_config c;
+	record_opts_session(o, launch, 0, record_argv, &c);
+	c.save = save;
+	c.kept = true;
+	c.fleet = NULL; /* the caller's record of all runs goes to the fleet */
+	struct shown sh = { .o = o };
+	return record(&c, &sh, rec);
 }

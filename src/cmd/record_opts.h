@@ -15,6 +15,7 @@
 #include "monitor/launch.h"
 #include "probe/probe.h"
 #include "record/csv.h"
+#include "session/session.h"
 #include "util/err.h"
 #include "util/parse.h"
 
@@ -47,8 +48,6 @@ struct record_opts {
 	const char **push_labels; /* name, value, ..., NULL */
 	size_t npush_labels;
 	double push_every_ms;    /* watch --push-every: live samples to the gateway */
-	int ready_fd;        /* watch --detach: told "K<ready_msg>" once sampling runs, "E<error>" if it cannot */
-	const char *ready_msg;
 };
 
 #define RECORD_OPTS_SHORT "o:qe:"
@@ -60,7 +59,7 @@ struct record_opts {
 	"      --pss              also sample PSS (smaps_rollup; costlier, time-budgeted)\n" \
 	"      --cgroup MODE      auto (default): exact whole-tree peak from a memory cgroup; off\n" \
 	"  -q, --quiet            no summary\n" \
-	"      --probe PREFIX     also parse lines starting 'PREFIX:' (default PERFHUNT, CUZK_TIMING)\n" \
+	"      --probe PREFIX     also parse lines holding 'PREFIX:' (default PERFHUNT, CUZK_TIMING)\n" \
 	"      --lane-key KEY     a probe key that names a lane (default gpu_tid, tid, worker)\n" \
 	"      --no-probes        leave the command's stdout/stderr untouched, no probe parsing\n" \
 	"      --probe-log FILE   follow FILE like tail -F and parse probe lines in it (repeatable)\n" \
@@ -90,17 +89,27 @@ int record_opts_number(const char *cmd, const char *opt, const char *arg, int64_
 		       int64_t *out);
 /* Handles option c if it is a shared one: 1 handled, 0 not ours, -1 bad value (e filled). */
 int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err *e);
-/* Runs the monitor (launch != NULL: run mode; else watch o->attach_pid) and
- * writes the record files; *rec gets the run record (caller json_decref's it)
- * or NULL when nothing ran. Returns the exit status perfhunt should give. */
-int record_opts_capture(struct record_opts *o, const struct launch_opts *launch,
-			uint64_t memory_limit_bytes, char *const *record_argv, json_t **rec);
-/* --export-openmetrics and --push for a finished record; one line on failure. */
-int record_opts_fleet(const struct record_opts *o, json_t *rec);
-/* Stores a run record in the history; prints one line on failure. */
-int record_opts_save(const struct record_opts *o, json_t *rec);
-/* record_opts_capture, then the summary (unless --quiet) and the history. */
-int record_opts_execute(struct record_opts *o, const struct launch_opts *launch,
-			uint64_t memory_limit_bytes, char *const *record_argv);
+/* The session configuration of these options (borrowing from o). */
+void record_opts_session(const struct record_opts *o, const struct launch_opts *launch,
+			 uint64_t memory_limit_bytes, char *const *record_argv, struct session_config *c);
+
+/* watch --detach: told when sampling runs, or why it could not start. */
+struct record_watch {
+	void *arg;
+	void (*started)(void *arg);
+	void (*failed)(void *arg, const char *msg);
+};
+
+/* Records once (launch != NULL: run mode; else watch o->attach_pid): warnings
+ * on stderr, the summary unless --quiet, the history and the fleet. w may be
+ * NULL. Returns the exit status perfhunt should give. */
+int record_opts_execute(const struct record_opts *o, const struct launch_opts *launch,
+			uint64_t memory_limit_bytes, char *const *record_argv, const struct record_watch *w);
+/* One run of a command that keeps the records itself (bench, bisect-check):
+ * warnings only, stored in the history only with save, never pushed; *rec
+ * gets the record (caller json_decref's it) or NULL when nothing ran.
+ * Returns the run's exit status. */
+int record_opts_capture(const struct record_opts *o, const struct launch_opts *launch,
+			char *const *record_argv, bool save, json_t **rec);
 
 #endif

@@ -14,6 +14,7 @@
 #include "export/report.h"
 #include "export/svg.h"
 #include "record/jsonio.h"
+#include "record/recshape.h"
 #include "util/xalloc.h"
 
 static const char report_usage[] =
@@ -84,6 +85,10 @@ int cmd_report(int argc, char **argv)
 	int status = PH_EXIT_FAIL;
 	if (jsonio_read(in, "perfhunt.", &rec, &e) < 0)
 		goto out;
+	if (recshape_check(rec, 0, &e) < 0) {
+		err_wrap(&e, "cannot read '%s'", in);
+		goto out;
+	}
 	if (svg_out) {
 		if (report_memory_svg(rec, &chart, &e) < 0 || svg_save(&chart, svg_out, &e) < 0)
 			goto out;

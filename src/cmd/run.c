@@ -114,7 +114,7 @@ int cmd_run(int argc, char **argv)
 	}
 	struct launch_opts lo = { .argv = shell ? shell_argv : cmd, .shell = shell,
 				  .capture = ro.probes, .probe_fd = ro.probes };
-	status = record_opts_execute(&ro, &lo, limit_mib << 20, shell ? shell_argv : cmd);
+	status = record_opts_execute(&ro, &lo, limit_mib << 20, shell ? shell_argv : cmd, NULL);
 	free(script);
 out:
 	free(longopts);

@@ -94,6 +94,33 @@ static int detach(struct monitor_state *st, char *dir, size_t dirlen, int *ready
 	return 0;
 }
 
+/* The detached monitor tells its waiting parent "K<id>" once it samples, or
+ * "E<why>" when it cannot start. */
+struct ready {
+	int fd;
+	const char *id;
+};
+
+static void ready_started(void *arg)
+{
+	struct ready *r = arg;
+	if (r->fd < 0)
+		return;
+	dprintf(r->fd, "K%s", r->id);
+	close(r->fd);
+	r->fd = -1;
+}
+
+static void ready_failed(void *arg, const char *msg)
+{
+	struct ready *r = arg;
+	if (r->fd < 0)
+		return;
+	dprintf(r->fd, "E%s", msg);
+	close(r->fd);
+	r->fd = -1;
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	struct record_opts ro;
@@ -197,14 +224,16 @@ int cmd_watch(int argc, char **argv)
 	struct monitor_state st;
 	memset(&st, 0, sizeof(st));
 	char dir[4096];
+	struct ready ready = { .fd = -1 };
+	struct record_watch w = { .arg = &ready, .started = ready_started, .failed = ready_failed };
 	if (background) {
 		st.target_pid = pid;
 		snprintf(st.target, sizeof(st.target), "%s", target_argv[0] ? target_argv[0] : "");
-		if (detach(&st, dir, sizeof(dir), &ro.ready_fd, &status))
+		if (detach(&st, dir, sizeof(dir), &ready.fd, &status))
 			goto out;
-		ro.ready_msg = st.id;
+		ready.id = st.id;
 	}
-	status = record_opts_execute(&ro, NULL, 0, target_argv);
+	status = record_opts_execute(&ro, NULL, 0, target_argv, &w);
 	if (background) {
 		fflush(stderr);
 		statefile_mark_done(dir, st.id);

@@ -3,7 +3,8 @@
  * Everything printed comes from the finished record (its "stats" and
  * "outliers"), values are formatted by compare_text_value so a figure reads
  * the same in bench and compare, and the relative line follows hyperfine's
- * wording so readers of either tool recognise it.
+ * wording so readers of either tool recognise it. Command and phase names
+ * are quoted (util/quote) when they hold control characters.
  */
 #include "export/bench_text.h"
 
@@ -13,6 +14,7 @@
 
 #include "export/compare_text.h"
 #include "stats/bench_record.h"
+#include "util/quote.h"
 
 #define TOP_PHASES 3
 
@@ -98,7 +100,9 @@ static void top_phases(const json_t *rec, size_t i, FILE *out)
 	fprintf(out, "  %-12s", "phases");
 	for (size_t k = 0; k < n; k++) {
 		char buf[48];
-		fprintf(out, "%s%s %s", k ? ", " : " ", names[k] + 6, compare_text_value(names[k], medians[k], buf, sizeof(buf)));
+		char *name = quote_c(names[k] + 6);
+		fprintf(out, "%s%s %s", k ? ", " : " ", name, compare_text_value(names[k], medians[k], buf, sizeof(buf)));
+		free(name);
 	}
 	fputs("   (median total per run)\n", out);
 }
@@ -108,7 +112,9 @@ static void command_block(const json_t *rec, size_t i, bool color, FILE *out)
 	const json_t *cmd = command_at(rec, i);
 	char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL], a[48], b[48];
 	size_t runs = json_array_size(json_object_get(cmd, "runs"));
-	fprintf(out, "%sBenchmark %zu: %s%s\n", color ? "\033[1m" : "", i + 1, command_name(rec, i), color ? "\033[0m" : "");
+	char *name = quote_c(command_name(rec, i));
+	fprintf(out, "%sBenchmark %zu: %s%s\n", color ? "\033[1m" : "", i + 1, name, color ? "\033[0m" : "");
+	free(name);
 	if (runs == 0) {
 		fputs("  no completed runs\n", out);
 		return;
@@ -122,7 +128,7 @@ static void command_block(const json_t *rec, size_t i, bool color, FILE *out)
 	top_phases(rec, i, out);
 	size_t outliers = json_array_size(json_object_get(json_object_get(cmd, "outliers"), "runs"));
 	if (outliers)
-		fprintf(out, "  %-12s %zu outlier%s in wall time (|modified z| > 3.5): consider --warmup or a quieter machine\n",
+		fprintf(out, "  %-12s %zu outlier%s in wall time (|modified z| > 3.5, over 5 %% from the median): consider --warmup or a quieter machine\n",
 			"outliers", outliers, outliers == 1 ? "" : "s");
 	size_t failed = failed_runs(cmd);
 	if (failed)
@@ -137,17 +143,19 @@ int bench_text_write(const json_t *rec, bool color, FILE *out)
 			fputc('\n', out);
 		command_block(rec, i, color, out);
 	}
+	struct quote_pool q = { 0 };
 	if (n > 1) {
 		size_t ref = bench_record_fastest(rec);
 		fprintf(out, "\n%sSummary%s (median wall time, ± from the MAD)\n  %s ran\n", color ? "\033[1m" : "", color ? "\033[0m" : "",
-			command_name(rec, ref));
+			quote_pool_c(&q, command_name(rec, ref)));
 		for (size_t i = 0; i < n; i++) {
 			char buf[64];
 			if (i == ref)
 				continue;
 			relative_text(rec, i, ref, buf, sizeof(buf));
-			fprintf(out, "    %s times faster than %s\n", buf, command_name(rec, i));
+			fprintf(out, "    %s times faster than %s\n", buf, quote_pool_c(&q, command_name(rec, i)));
 		}
 	}
+	quote_pool_release(&q);
 	return ferror(out) ? -1 : 0;
 }

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/command.h"
 #include "record/jsonio.h"
 #include "stats/metrics.h"
 #include "stats/stats.h"
-#include "store/store.h"
 #include "util/xalloc.h"
 
 /* A run, or one command of a bench: the runs its samples summarise. */
@@ -356,7 +356,7 @@ static void om_family_write(FILE *f, const struct om_family *fam, const struct o
 static char *om_group_labels(json_t *command, json_t *host_of, json_t *git_of)
 {
 	char *cmd = json_is_string(command) ? xstrdup(json_string_value(command))
-					    : store_command_text(command);
+					    : command_text(command);
 	const char *host = json_string_value(json_object_get(json_object_get(host_of, "host"), "hostname"));
 	const char *commit = json_string_value(json_object_get(json_object_get(git_of, "git"), "commit"));
 	char *l = om_labels((const char *const[]){ "command", cmd, "host", host, "commit", commit, NULL });

@@ -24,6 +24,16 @@ static const char *report_compare_color(const char *verdict)
 	return "#999999";
 }
 
+/* A number in fmt, or "–" where the record has none (n = 1, a zero base). */
+static char *report_compare_num(const char *fmt, double v, char *buf, size_t n)
+{
+	if (isfinite(v))
+		snprintf(buf, n, fmt, v);
+	else
+		snprintf(buf, n, "\u2013");
+	return buf;
+}
+
 /* A metric's value in its own unit, read from the name's suffix. */
 static char *report_compare_value(const char *metric, double v, char *buf, size_t n)
 {
@@ -39,6 +49,31 @@ static char *report_compare_value(const char *metric, double v, char *buf, size_
 		return buf;
 	}
 	return report_chart_value(REPORT_UNIT_COUNT, v, buf, n);
+}
+
+/* How p was obtained: the test, and the Holm families with their sizes. */
+static void report_compare_families(const json_t *rec, struct svg *s)
+{
+	const json_t *fam = json_object_get(rec, "families");
+	if (!json_is_object(fam))
+		return;
+	svg_raw(s, "<p>p: two-sided Mann\u2013Whitney U (test <i>exact</i>: its exact permutation distribution, "
+		   "ties included; <i>normal</i>: the normal approximation with tie correction), Holm-adjusted "
+		   "within each family:");
+	const char *name;
+	const json_t *f;
+	int k = 0;
+	json_object_foreach((json_t *)fam, name, f) {
+		svg_printf(s, "%s <b>", k++ ? ";" : "");
+		svg_text(s, name);
+		svg_raw(s, "</b> (");
+		svg_text(s, report_page_str(f, "metrics"));
+		svg_raw(s, ")");
+		double tests = report_page_num(f, "tests");
+		if (tests >= 0)
+			svg_printf(s, ", %.0f test%s", tests, tests == 1 ? "" : "s");
+	}
+	svg_raw(s, ".</p>\n");
 }
 
 int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
@@ -72,7 +107,7 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 	json_array_foreach(metrics, i, m) {
 		const char *verdict = report_page_str(m, "verdict");
 		double d = report_page_num(m, "delta_pct");
-		labels[i] = xasprintf("%+.2f %% %s", d, verdict);
+		labels[i] = xasprintf("%s %s", report_compare_num("%+.2f %%", d, a, sizeof(a)), verdict);
 		bars[i] = (struct report_hbar){ report_page_str(m, "name"), d,
 						 (report_page_num(m, "ci_low") - 1) * 100,
 						 (report_page_num(m, "ci_high") - 1) * 100,
@@ -82,7 +117,8 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 	report_chart_hbars(s, "deltas", "Change NEW vs BASE with 95 % confidence interval", REPORT_UNIT_PCT, bars, nm,
 			   isnan(threshold) ? 0 : threshold);
 	svg_raw(s, "</figure>\n<table><tr><th class=\"l\">metric</th><th>base</th><th>new</th><th>change</th>"
-		   "<th>95 % CI</th><th>p</th><th>p adjusted</th><th class=\"l\">verdict</th></tr>\n");
+		   "<th>95 % CI</th><th>p</th><th>p adjusted</th><th class=\"l\">test</th><th class=\"l\">family</th>"
+		   "<th class=\"l\">verdict</th></tr>\n");
 	json_array_foreach(metrics, i, m) {
 		const char *verdict = report_page_str(m, "verdict");
 		svg_raw(s, "<tr>");
@@ -90,27 +126,31 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 		const char *name = report_page_str(m, "name");
 		report_page_cell(s, report_compare_value(name, report_page_num(m, "base"), a, sizeof(a)), 0);
 		report_page_cell(s, report_compare_value(name, report_page_num(m, "new"), a, sizeof(a)), 0);
-		snprintf(a, sizeof(a), "%+.2f %%", report_page_num(m, "delta_pct"));
+		report_page_cell(s, report_compare_num("%+.2f %%", report_page_num(m, "delta_pct"), a, sizeof(a)), 0);
+		double lo = report_page_num(m, "ci_low"), hi = report_page_num(m, "ci_high");
+		if (isnan(lo) || isnan(hi))
+			snprintf(a, sizeof(a), "\u2013");
+		else
+			snprintf(a, sizeof(a), "%+.2f %% \u2026 %+.2f %%", (lo - 1) * 100, (hi - 1) * 100);
 		report_page_cell(s, a, 0);
-		snprintf(a, sizeof(a), "%+.2f %% \u2026 %+.2f %%", (report_page_num(m, "ci_low") - 1) * 100,
-			 (report_page_num(m, "ci_high") - 1) * 100);
-		report_page_cell(s, a, 0);
-		snprintf(a, sizeof(a), "%.2g", report_page_num(m, "p_value"));
-		report_page_cell(s, a, 0);
-		snprintf(a, sizeof(a), "%.2g", report_page_num(m, "p_adjusted"));
-		report_page_cell(s, a, 0);
+		report_page_cell(s, report_compare_num("%.2g", report_page_num(m, "p_value"), a, sizeof(a)), 0);
+		report_page_cell(s, report_compare_num("%.2g", report_page_num(m, "p_adjusted"), a, sizeof(a)), 0);
+		const char *test = report_page_str(m, "p_test");
+		report_page_cell(s, *test ? test : "\u2013", 1);
+		report_page_cell(s, report_page_str(m, "family"), 1);
 		svg_printf(s, "<td class=\"l %s\">", !strcmp(verdict, "regressed") ? "regressed"
 						   : !strcmp(verdict, "improved") ? "improved" : "");
 		svg_text(s, verdict);
 		svg_raw(s, "</td></tr>\n");
 	}
 	svg_raw(s, "</table>\n");
+	report_compare_families(rec, s);
 
 	if (np > 0) {
 		json_array_foreach(phases, i, m) {
 			double d = report_page_num(m, "delta_ms");
-			labels[nm + i] = xasprintf("%s%s (%.1f %%)", d > 0 ? "+" : "", report_chart_value(REPORT_UNIT_MS, d, a, sizeof(a)),
-						   report_page_num(m, "share_pct"));
+			labels[nm + i] = xasprintf("%s%s (%s)", d > 0 ? "+" : "", report_chart_value(REPORT_UNIT_MS, d, a, sizeof(a)),
+						   report_compare_num("%.1f %%", report_page_num(m, "share_pct"), b, sizeof(b)));
 			bars[nm + i] = (struct report_hbar){ report_page_str(m, "name"), d, NAN, NAN,
 							      d > 0 ? "#D55E00" : "#009E73", labels[nm + i] };
 		}
@@ -125,8 +165,7 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(m, "base_ms"), a, sizeof(a)), 0);
 			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(m, "new_ms"), b, sizeof(b)), 0);
 			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(m, "delta_ms"), a, sizeof(a)), 0);
-			snprintf(a, sizeof(a), "%.1f %%", report_page_num(m, "share_pct"));
-			report_page_cell(s, a, 0);
+			report_page_cell(s, report_compare_num("%.1f %%", report_page_num(m, "share_pct"), a, sizeof(a)), 0);
 			svg_raw(s, "</tr>\n");
 		}
 		svg_raw(s, "</table>\n");

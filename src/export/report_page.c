@@ -1,10 +1,9 @@
-/* report_page: page shell, schema dispatch and shared helpers of the report (see report_page.h).
+/* report_page: the page shell and helpers the report pages share (see report_page.h).
  *
  * The stylesheet keeps dark text on a light background and gives every chart
  * its own printed page; the script only reads data perfhunt embedded as JSON
  * and builds the hover box with textContent, never with markup from records.
  */
-#include "export/report.h"
 #include "export/report_page.h"
 
 #include <math.h>
@@ -22,7 +21,8 @@ const char report_page_chart_css[] =
 	"circle.peak{fill:#D55E00;stroke:#fff;stroke-width:1.5}"
 	".peakline{stroke:#D55E00;stroke-dasharray:3 3}.peaklabel{font-weight:600;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"
 	".barlabel{font-size:11px}.cursor{stroke:#333}.dot{fill-opacity:.75}"
-	".box{fill:#f2f2f2;stroke:#555}.median{stroke:#000;stroke-width:2}.whisker{stroke:#000}";
+	".box{fill:#f2f2f2;stroke:#555}.median{stroke:#000;stroke-width:2}.whisker{stroke:#000}"
+	".clamped{font-size:11px;fill:#B34700}";
 
 static const char report_page_css[] =
 	"body{font:14px/1.45 system-ui,'DejaVu Sans',Arial,sans-serif;color:#1a1a1a;background:#fff;"
@@ -140,37 +140,4 @@ void report_page_cell(struct svg *s, const char *text, int left)
 	svg_raw(s, left ? "<td class=\"l\">" : "<td>");
 	svg_text(s, text);
 	svg_raw(s, "</td>");
-}
-
-static const char *report_page_schema(const json_t *record, struct err *e)
-{
-	const char *schema = json_string_value(json_object_get(record, "schema"));
-	if (!schema)
-		err_set(e, "not a perfhunt record: no \"schema\" field");
-	return schema;
-}
-
-int report_html(const json_t *record, struct svg *out, struct err *e)
-{
-	const char *schema = report_page_schema(record, e);
-	if (!schema)
-		return -1;
-	if (!strcmp(schema, "perfhunt.run/1"))
-		return report_run_html(record, out, e);
-	if (!strcmp(schema, "perfhunt.bench/1"))
-		return report_bench_html(record, out, e);
-	if (!strcmp(schema, "perfhunt.compare/1"))
-		return report_compare_html(record, out, e);
-	return err_set(e, "unsupported record schema '%s' (expected perfhunt.run/1, "
-		       "perfhunt.bench/1 or perfhunt.compare/1)", schema);
-}
-
-int report_memory_svg(const json_t *record, struct svg *out, struct err *e)
-{
-	const char *schema = report_page_schema(record, e);
-	if (!schema)
-		return -1;
-	if (strcmp(schema, "perfhunt.run/1"))
-		return err_set(e, "a memory chart needs a run record (perfhunt.run/1), not '%s'", schema);
-	return report_run_memory_svg(record, out, e);
 }

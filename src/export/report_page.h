@@ -28,6 +28,7 @@ void report_page_row(struct svg *s, const char *key, const char *value);
 /* <td>text</td> escaped, with class "l" (left aligned) when left. */
 void report_page_cell(struct svg *s, const char *text, int left);
 
+/* The pages, one file each; report.c picks one by the record's schema. */
 int report_run_html(const json_t *rec, struct svg *s, struct err *e);
 int report_run_memory_svg(const json_t *rec, struct svg *s, struct err *e);
 int report_bench_html(const json_t *rec, struct svg *s, struct err *e);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "export/report_chart.h"
+#include "export/summary.h"
 #include "util/xalloc.h"
 
 enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_N };
@@ -227,7 +228,8 @@ static void report_run_header(const json_t *rec, struct svg *s)
 		double at = report_page_num(p, "at_ms");
 		snprintf(line, sizeof(line), "%s \u2014 %s, %s%s%s%s%s%s%s",
 			 report_chart_value(REPORT_UNIT_KB, report_page_num(p, "kb"), a, sizeof(a)), report_page_str(p, "method"),
-			 json_is_true(json_object_get(p, "exact")) ? "exact" : "sampled",
+			 json_is_true(json_object_get(p, "exact")) ? "exact"
+			 : !strcmp(report_page_str(p, "scope"), "process") ? "not measured" : "sampled",
 			 *comm ? ", " : "", comm, *note ? ", " : "", note,
 			 isnan(at) ? "" : " at ", isnan(at) ? "" : report_chart_value(REPORT_UNIT_MS, at, b, sizeof(b)));
 		snprintf(c, sizeof(c), "peak (%s)", report_page_str(p, "scope"));
@@ -255,6 +257,8 @@ static void report_run_header(const json_t *rec, struct svg *s)
 	json_array_foreach(json_object_get(rec, "notes"), i, p)
 		if (json_is_string(p))
 			report_page_row(s, "note", json_string_value(p));
+	if (summary_fault_note(rec, line, sizeof(line)))
+		report_page_row(s, "note", line);
 	svg_raw(s, "</table>\n");
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static void close_fd(int *fd)
@@ -64,6 +65,12 @@ int launch_spawn(const struct launch_opts *o, struct launch_child *c, struct err
 		close(gate[1]);
 		while (read(gate[0], &b, 1) < 0 && errno == EINTR)
 			;
+		/* exec records this mm's high-water mark into the child's
+		 * ru_maxrss: tell the parent how large that image was */
+		struct rusage ru;
+		uint64_t image_kb = getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss : 0;
+		ssize_t wi = write(xerr[1], &image_kb, sizeof(image_kb));
+		(void)wi;
 		if (o->shell) {
 			char *const sh[] = { "sh", "-c", o->argv[0], NULL };
 			execv("/bin/sh", sh);
@@ -101,14 +108,28 @@ fail:
 	return -1;
 }
 
+/* Reads exactly n bytes unless EOF comes first; returns the count read. */
+static size_t read_full(int fd, void *buf, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
 int launch_release(struct launch_child *c)
 {
 	close_fd(&c->gate_fd);
+	uint64_t image_kb = 0;
 	int err = 0;
-	ssize_t r;
-	do
-		r = read(c->exec_err_fd, &err, sizeof(err));
-	while (r < 0 && errno == EINTR);
+	c->image_kb = read_full(c->exec_err_fd, &image_kb, sizeof(image_kb)) == sizeof(image_kb) ? image_kb : 0;
+	size_t r = read_full(c->exec_err_fd, &err, sizeof(err));
 	close_fd(&c->exec_err_fd);
-	return r == (ssize_t)sizeof(err) ? err : 0;
+	return r == sizeof(err) ? err : 0;
 }

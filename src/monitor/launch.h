@@ -10,6 +10,7 @@
 #define PERFHUNT_LAUNCH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "util/err.h"
@@ -26,12 +27,16 @@ struct launch_child {
 	int out_fd, err_fd;    /* read ends of the child's stdout/stderr, or -1 */
 	int probe_fd;          /* read end of $PERFHUNT_FD, or -1 */
 	int gate_fd;           /* write end: closing it lets the child exec */
-	int exec_err_fd;       /* read end: exec's errno, or EOF on success */
+	int exec_err_fd;       /* read end: the pre-exec image, then exec's errno or EOF */
+	uint64_t image_kb;     /* the child's high-water mark just before exec (see launch_release) */
 };
 
 /* Forks the child and leaves it waiting at the gate. */
 int launch_spawn(const struct launch_opts *o, struct launch_child *c, struct err *e);
-/* Opens the gate and waits for exec: 0 when it ran, else the errno of the failed exec. */
+/* Opens the gate and waits for exec: 0 when it ran, else the errno of the
+ * failed exec. Fills c->image_kb: the forked copy of perfhunt's high-water
+ * mark, which exec folds into the child's ru_maxrss (so a wait4 ru_maxrss no
+ * larger than it says nothing of the command itself). */
 int launch_release(struct launch_child *c);
 /* Closes every fd still open in c. */
 void launch_close(struct launch_child *c);

@@ -25,8 +25,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "gpu/nvml.h"
 #include "monitor/gpupoll.h"
 #include "monitor/logtail.h"
@@ -47,7 +45,6 @@ struct loop {
 	const struct monitor_opts *o;
 	struct monitor_result *r;
 	struct side main, daemon;
-	struct tree_result main_res;
 	struct logtail *logs;
 	size_t nlogs;
 	int inotify_fd;
@@ -65,6 +62,15 @@ struct loop {
 	bool gpu_on;
 	pid_t *pids;                /* scratch for GPU attribution */
 	size_t pids_cap;
+	int sfd, tfd;               /* signalfd, sampling timerfd */
+	sigset_t oldmask;
+	struct cgroup cg;
+	int64_t cpu0_ns;            /* perfhunt's own CPU time at the start */
+	bool launched;              /* run mode: the command was started */
+	bool stop;
+	double last_marker_sample_ms; /* marker samples: at most one per millisecond */
+	uint64_t idle[4096];        /* with a daemon: its RSS over the settle period */
+	size_t nidle;
 };
 
 static void note(struct monitor_result *r, const char *fmt, ...)
@@ -165,6 +171,7 @@ static void account(struct side *sd, const struct sample *s)
 	if (s->rss_kb > res->peak_rss_kb || res->samples == 1) {
 		res->peak_rss_kb = s->rss_kb;
 		res->peak_at_ms = s->t_ms;
+		res->peak_at_marker = s->at_marker;
 		memcpy(res->peak_phase, s->phase, sizeof(res->peak_phase));
 	}
 	if (t->procs > res->max_procs)
@@ -176,7 +183,27 @@ static void account(struct side *sd, const struct sample *s)
 
 static void poll_logs(struct loop *l);
 
+static void take_sample_marked(struct loop *l, bool at_marker);
+
 static void take_sample(struct loop *l)
+{
+	take_sample_marked(l, false);
+}
+
+/* A marker arrived: sample now, unless one was just taken. */
+static void marker_sample(struct loop *l)
+{
+	const struct monitor_hooks *h = &l->o->hooks;
+	if (!h->sample_now || !h->sample_now(h->arg) || !l->t0_ns || l->tfd < 0)
+		return;
+	double t = now_ms(l);
+	if (l->last_marker_sample_ms && t - l->last_marker_sample_ms < 1.0)
+		return;
+	l->last_marker_sample_ms = t;
+	take_sample_marked(l, true);
+}
+
+static void take_sample_marked(struct loop *l, bool at_marker)
 {
 	struct monitor_result *r = l->r;
 	poll_logs(l); /* probes that arrived before this instant label it */
@@ -211,6 +238,7 @@ static void take_sample(struct loop *l)
 	}
 	if (l->gpu_on)
 		sample_gpu(l, daemon ? &l->daemon.tree : &l->main.tree, &sm);
+	sm.at_marker = sc.at_marker = at_marker;
 	if (l->o->hooks.label) {
 		l->o->hooks.label(l->o->hooks.arg, &sm);
 		memcpy(sc.phase, sm.phase, sizeof(sc.phase));
@@ -310,7 +338,12 @@ static void reap(struct loop *l)
 		if (pid <= 0)
 			break;
 		add_rusage(&l->r->ru, &ru);
-		if ((uint64_t)ru.ru_maxrss > l->r->maxrss_kb)
+		/* the command's ru_maxrss holds the forked copy of perfhunt too:
+		 * no larger than that image, it says nothing of the command */
+		bool image_only = pid == l->root && (uint64_t)ru.ru_maxrss <= l->r->launch_image_kb;
+		if (image_only)
+			l->r->maxrss_bound_kb = (uint64_t)ru.ru_maxrss;
+		else if ((uint64_t)ru.ru_maxrss > l->r->maxrss_kb)
 			l->r->maxrss_kb = (uint64_t)ru.ru_maxrss;
 		if (pid == l->root) {
 			l->r->wall_ms = now_ms(l) - l->r->client_start_ms;
@@ -373,6 +406,13 @@ static void close_stream(struct loop *l, int stream)
 
 /* ---- setup and loop ---- */
 
+/* The sample clock: t_ms = 0 is when recording starts, whatever the mode. */
+static void start_clock(struct loop *l)
+{
+	l->r->start_epoch_ms = clock_epoch_ms();
+	l->t0_ns = clock_mono_ns();
+}
+
 static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 {
 	const struct monitor_opts *o = l->o;
@@ -397,12 +437,9 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 	l->stream_fd[MONITOR_STDERR] = c.err_fd;
 	l->stream_fd[MONITOR_PROBE_FD] = c.probe_fd;
 	c.out_fd = c.err_fd = c.probe_fd = -1;
-	if (!l->t0_ns) {
-		l->r->start_epoch_ms = clock_epoch_ms();
-		l->t0_ns = clock_mono_ns();
-	}
 	l->r->client_start_ms = now_ms(l);
 	int xerr = launch_release(&c);
+	l->r->launch_image_kb = c.image_kb;
 	launch_close(&c);
 	if (xerr) {
 		l->r->exec_errno = xerr;
@@ -472,8 +509,8 @@ static void open_logs(struct loop *l)
 	for (size_t i = 0; i < l->nlogs; i++) {
 		logtail_init(&l->logs[i], o->probe_logs[i]);
 		if (l->logs[i].fd < 0)
-			note(l->r, "probe log '%s' does not exist yet; followed when it appears",
-			     o->probe_logs[i]);
+			note(l->r, "probe log '%s' %s", o->probe_logs[i], l->logs[i].unusable ?
+			     "is a directory: not followed" : "does not exist yet; followed when it appears");
 		/* appends wake us at once; rotation is noticed at the next sample */
 		if (l->inotify_fd >= 0)
 			inotify_add_watch(l->inotify_fd, o->probe_logs[i], IN_MODIFY);
@@ -485,6 +522,9 @@ static void close_logs(struct loop *l)
 	for (size_t i = 0; i < l->nlogs; i++) {
 		l->r->log_rotations += l->logs[i].rotations;
 		l->r->log_truncations += l->logs[i].truncations;
+		char line[sizeof(l->r->notes[0])];
+		if (logtail_report(&l->logs[i], line, sizeof(line)))
+			note(l->r, "%s", line);
 		logtail_release(&l->logs[i]);
 	}
 	free(l->logs);
@@ -492,298 +532,340 @@ static void close_logs(struct loop *l)
 		close(l->inotify_fd);
 }
 
-int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct err *e)
+/* NVML, before the clock starts (its init is slow with a driver); read on
+ * a thread of its own, since it blocks while the driver pins memory. */
+static void open_gpu(struct loop *l)
 {
-	memset(r, 0, sizeof(*r));
-	struct loop l;
-	memset(&l, 0, sizeof(l));
+	struct monitor_result *r = l->r;
+	struct err ge;
+	struct gpu *g;
+	if (gpu_open(&g, NULL, &ge) < 0) {
+		snprintf(r->gpu_reason, sizeof(r->gpu_reason), "%s", ge.msg);
+		return;
+	}
+	for (size_t i = 0; i < gpu_device_count(g) && r->ngpus < MONITOR_MAX_GPUS; i++)
+		snprintf(r->gpu_names[r->ngpus++], sizeof(r->gpu_names[0]), "%s", gpu_device_name(g, i));
+	if (gpupoll_start(&l->gpu, g, l->o->interval_ms) == 0) {
+		l->gpu_on = true;
+		r->gpu_sampled = true;
+	} else {
+		gpu_close(g);
+		snprintf(r->gpu_reason, sizeof(r->gpu_reason), "cannot start the GPU reader thread");
+	}
+}
+
+static void close_gpu(struct loop *l)
+{
+	struct monitor_result *r = l->r;
+	gpupoll_stop(&l->gpu);
+	/* the reader's own maximum: a GPU peak between two samples counts */
+	if (l->gpu.peak_mib > r->peak_gpu_mib)
+		r->peak_gpu_mib = l->gpu.peak_mib;
+	if (l->gpu.device_totals) {
+		r->gpu_device_totals = true;
+		note(r, "%s", l->gpu.fallback);
+	}
+}
+
+/* Everything that is opened before the clock starts: the trees, the
+ * signalfd, the kernel's event sockets, NVML (slow to start), the logs. */
+static int loop_open(struct loop *l, const struct monitor_opts *o, struct monitor_result *r,
+		     struct err *e)
+{
+	memset(l, 0, sizeof(*l));
 	size_t rows = o->timeline_rows ? o->timeline_rows : 2048;
-	timeline_init(&l.main_res.tl, rows);
+	timeline_init(&r->tree.tl, rows);
 	timeline_init(&r->daemon.tl, rows);
-	l.o = o;
-	l.r = r;
-	l.main.res = &l.main_res;
-	l.daemon.res = &r->daemon;
-	l.self = getpid();
-	l.ticks_per_s = sysconf(_SC_CLK_TCK);
-	l.events_fd = -1;
-	l.xs.fd = -1;
-	l.inotify_fd = -1;
-	l.main.tree.procfs_fd = l.daemon.tree.procfs_fd = -1;
+	l->o = o;
+	l->r = r;
+	l->main.res = &r->tree;
+	l->daemon.res = &r->daemon;
+	l->self = getpid();
+	l->ticks_per_s = sysconf(_SC_CLK_TCK);
+	l->events_fd = l->xs.fd = l->inotify_fd = l->sfd = l->tfd = -1;
+	l->main.tree.procfs_fd = l->daemon.tree.procfs_fd = -1;
 	for (int i = 0; i < 4; i++)
-		l.stream_fd[i] = -1;
-	int sfd = -1, tfd = -1, ret = -1;
-	struct cgroup cg = { 0 };
-	int64_t cpu0 = clock_self_cpu_ns();
-	sigset_t mask, oldmask;
-	uint64_t idle[4096];
-	size_t nidle = 0;
-	bool launched = false;
+		l->stream_fd[i] = -1;
+	l->cpu0_ns = clock_self_cpu_ns();
 
 	const char *procfs = o->procfs ? o->procfs : "/proc";
-	if (proctree_init(&l.main.tree, procfs, e) < 0 || proctree_init(&l.daemon.tree, procfs, e) < 0)
-		goto out;
-	l.main.tree.pss = l.daemon.tree.pss = o->pss;
+	if (proctree_init(&l->main.tree, procfs, e) < 0 || proctree_init(&l->daemon.tree, procfs, e) < 0)
+		return -1;
+	l->main.tree.pss = l->daemon.tree.pss = o->pss;
 
+	sigset_t mask;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		err_sys(e, "signalfd");
-		goto out;
+	sigprocmask(SIG_BLOCK, &mask, &l->oldmask);
+	l->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (l->sfd < 0) {
+		sigprocmask(SIG_SETMASK, &l->oldmask, NULL);
+		return err_sys(e, "signalfd");
 	}
 
 	struct err ne;
 	/* PERFHUNT_NO_PROC_EVENTS=1: discovery by polling, as without root (tests, diagnosis) */
 	const char *no_events = getenv("PERFHUNT_NO_PROC_EVENTS");
-	l.events_fd = no_events && *no_events == '1' ? -1 : procevents_open(&ne);
-	r->proc_events = l.events_fd >= 0;
-	l.rescan = !r->proc_events;
-	if (exitstats_open(&l.xs, &ne) == 0)
+	l->events_fd = no_events && *no_events == '1' ? -1 : procevents_open(&ne);
+	r->proc_events = l->events_fd >= 0;
+	l->rescan = !r->proc_events;
+	if (exitstats_open(&l->xs, &ne) == 0)
 		r->taskstats = true;
+	if (o->gpu)
+		open_gpu(l);
+	open_logs(l);
+	return 0;
+}
 
-	if (o->gpu) {
-		/* before the clock starts: NVML's init is slow with a driver */
-		struct err ge;
-		struct gpu *g;
-		int rc = gpu_open(&g, NULL, &ge);
-		if (rc == 0) {
-			r->gpu_devices = json_array();
-			for (size_t i = 0; i < gpu_device_count(g); i++)
-				json_array_append_new(r->gpu_devices,
-						      json_pack("{s:i, s:s}", "index", (int)i, "name",
-								gpu_device_name(g, i)));
-			if (gpupoll_start(&l.gpu, g, o->interval_ms) == 0) {
-				l.gpu_on = true;
-				r->gpu_sampled = true;
-			} else {
-				gpu_close(g);
-				snprintf(r->gpu_reason, sizeof(r->gpu_reason), "cannot start the GPU reader thread");
-			}
-		} else {
-			snprintf(r->gpu_reason, sizeof(r->gpu_reason), "%s", ge.msg);
-		}
-	}
-	open_logs(&l);
+/* The settle period is over: the daemon's idle level is the median of its
+ * RSS while the command had not yet started. */
+static void settle_done(struct loop *l)
+{
+	qsort(l->idle, l->nidle, sizeof(l->idle[0]), median_cmp);
+	l->r->idle_rss_kb = l->nidle ? l->idle[l->nidle / 2] : 0;
+}
 
+/* The clock starts, the trees are joined: the daemon (whose settle period
+ * comes first), the command (held at its gate until it is a member), or the
+ * watched tree. Then the timer and the first sample. */
+static int loop_begin(struct loop *l, struct err *e)
+{
+	const struct monitor_opts *o = l->o;
+	struct monitor_result *r = l->r;
+	start_clock(l);
 	if (o->launch && o->daemon_pid > 0) {
-		if (proctree_add(&l.daemon.tree, o->daemon_pid, e) < 0)
-			goto out;
-		proctree_scan(&l.daemon.tree);
-		l.daemon.active = true;
+		if (proctree_add(&l->daemon.tree, o->daemon_pid, e) < 0)
+			return -1;
+		proctree_scan(&l->daemon.tree);
+		l->daemon.active = true;
 		r->daemon_attached = true;
-		/* the clock starts with the settle period; the command starts after it */
-		r->start_epoch_ms = clock_epoch_ms();
-		l.t0_ns = clock_mono_ns();
 	}
 	if (o->launch) {
 		/* Daemonizing grandchildren are re-parented to us, so they stay measured. */
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
-		l.main.tree.anchor = l.self;
+		l->main.tree.anchor = l->self;
 		if (o->cgroup) {
 			struct err ce;
-			if (cgroup_create(&cg, &ce) < 0)
+			if (cgroup_create(&l->cg, &ce) < 0)
 				note(r, "no cgroup peak: %s", ce.msg);
 		}
 		if (!r->daemon_attached) {
-			if (start_command(&l, &cg, e) < 0)
-				goto out;
-			launched = true;
+			if (start_command(l, &l->cg, e) < 0)
+				return -1;
+			l->launched = true;
 			if (!r->started)
-				goto done;
+				return 0;
 		}
 	} else {
-		if (proctree_add(&l.main.tree, o->attach_pid, e) < 0)
-			goto out;
-		proctree_scan(&l.main.tree);
-		l.main.active = true;
-		r->start_epoch_ms = clock_epoch_ms();
-		l.t0_ns = clock_mono_ns();
+		if (proctree_add(&l->main.tree, o->attach_pid, e) < 0)
+			return -1;
+		proctree_scan(&l->main.tree);
+		l->main.active = true;
 	}
 
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	l->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	struct itimerspec its = { 0 };
 	its.it_interval.tv_sec = o->interval_ms / 1000;
 	its.it_interval.tv_nsec = (long)(o->interval_ms % 1000) * 1000000L;
 	its.it_value = its.it_interval;
-	if (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) < 0) {
-		err_sys(e, "timerfd");
-		goto out;
-	}
-	take_sample(&l);
+	if (l->tfd < 0 || timerfd_settime(l->tfd, 0, &its, NULL) < 0)
+		return err_sys(e, "timerfd");
+	take_sample(l);
 	if (o->hooks.on_started)
 		o->hooks.on_started(o->hooks.arg);
+	return 0;
+}
 
-	bool stop = false;
-	while (!stop) {
-		struct pollfd p[9];
-		int np = 0, idx_sig, idx_tim, idx_ev = -1, idx_xs = -1, idx_in = -1;
-		int idx_st[4] = { -1, -1, -1, -1 };
-		p[np] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		idx_sig = np++;
-		p[np] = (struct pollfd){ .fd = tfd, .events = POLLIN };
-		idx_tim = np++;
-		if (l.events_fd >= 0) {
-			p[np] = (struct pollfd){ .fd = l.events_fd, .events = POLLIN };
-			idx_ev = np++;
-		}
-		if (l.xs.fd >= 0) {
-			p[np] = (struct pollfd){ .fd = l.xs.fd, .events = POLLIN };
-			idx_xs = np++;
-		}
-		if (l.inotify_fd >= 0) {
-			p[np] = (struct pollfd){ .fd = l.inotify_fd, .events = POLLIN };
-			idx_in = np++;
-		}
-		for (int s = 1; s <= 3; s++)
-			if (l.stream_fd[s] >= 0) {
-				p[np] = (struct pollfd){ .fd = l.stream_fd[s], .events = POLLIN };
-				idx_st[s] = np++;
-			}
-		int timeout = -1;
-		if (o->duration_ms > 0) {
-			double left = o->duration_ms - now_ms(&l);
-			if (left <= 0)
-				break;
-			timeout = left < 1e9 ? (int)left + 1 : 1000000000; /* --duration of years */
-		}
-		int n = poll(p, (nfds_t)np, timeout);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err_sys(e, "poll");
-			goto out;
-		}
-		/* Kernel events first, so a fork is a member before the next read. */
-		if (idx_ev >= 0 && p[idx_ev].revents)
-			read_forks(&l);
-		if (idx_xs >= 0 && p[idx_xs].revents)
-			exitstats_read(&l.xs, on_exit_record, &l);
-		if (idx_in >= 0 && p[idx_in].revents) {
-			char ev[4096];
-			while (read(l.inotify_fd, ev, sizeof(ev)) > 0)
-				;
-			poll_logs(&l);
-		}
-		for (int s = 1; s <= 3; s++)
-			if (idx_st[s] >= 0 && p[idx_st[s]].revents && !pump(&l, s))
-				close_stream(&l, s);
-		if (p[idx_sig].revents && read_signals(&l, sfd, launched))
-			stop = true;
-		if (p[idx_tim].revents) {
-			uint64_t expirations;
-			if (read(tfd, &expirations, sizeof(expirations)) > 0)
-				take_sample(&l);
-			if (!o->launch && l.main.tree.nprocs == 0) {
-				r->target_exited = true;
-				stop = true;
-			}
-			if (o->launch && !launched) {
-				/* settling: the daemon's idle level, then the command */
-				if (nidle < sizeof(idle) / sizeof(idle[0]))
-					idle[nidle++] = l.daemon.prev.rss_kb; /* the sample just taken */
-				if (now_ms(&l) >= o->idle_ms) {
-					qsort(idle, nidle, sizeof(idle[0]), median_cmp);
-					r->idle_rss_kb = nidle ? idle[nidle / 2] : 0;
-					if (start_command(&l, &cg, e) < 0)
-						goto out;
-					launched = true;
-					if (!r->started)
-						goto done;
-				}
-			}
-		}
-		if (launched && l.root_done)
-			stop = true;
+/* A timer expiry: the sample, the end of a watched tree, the end of the
+ * daemon's settle period (then the command starts). */
+static int on_tick(struct loop *l, struct err *e)
+{
+	const struct monitor_opts *o = l->o;
+	uint64_t expirations;
+	if (read(l->tfd, &expirations, sizeof(expirations)) > 0)
+		take_sample(l);
+	if (!o->launch && l->main.tree.nprocs == 0) {
+		l->r->target_exited = true;
+		l->stop = true;
 	}
-	/* The last look: the tree as the command left it, then what is still in the pipes. */
-	if (l.xs.fd >= 0)
-		exitstats_read(&l.xs, on_exit_record, &l);
-	take_sample(&l);
+	if (o->launch && !l->launched) {
+		if (l->nidle < sizeof(l->idle) / sizeof(l->idle[0]))
+			l->idle[l->nidle++] = l->daemon.prev.rss_kb; /* the sample just taken */
+		if (now_ms(l) >= o->idle_ms) {
+			settle_done(l);
+			if (start_command(l, &l->cg, e) < 0)
+				return -1;
+			l->launched = true;
+			if (!l->r->started)
+				l->stop = true;
+		}
+	}
+	return 0;
+}
+
+/* One wait in poll() and what woke it: kernel events first, so a fork is a
+ * member before the next read; then the logs, the child's output, signals
+ * and the timer. */
+static int loop_step(struct loop *l, struct err *e)
+{
+	const struct monitor_opts *o = l->o;
+	struct pollfd p[9];
+	int np = 0, idx_sig, idx_tim, idx_ev = -1, idx_xs = -1, idx_in = -1;
+	int idx_st[4] = { -1, -1, -1, -1 };
+	p[np] = (struct pollfd){ .fd = l->sfd, .events = POLLIN };
+	idx_sig = np++;
+	p[np] = (struct pollfd){ .fd = l->tfd, .events = POLLIN };
+	idx_tim = np++;
+	if (l->events_fd >= 0) {
+		p[np] = (struct pollfd){ .fd = l->events_fd, .events = POLLIN };
+		idx_ev = np++;
+	}
+	if (l->xs.fd >= 0) {
+		p[np] = (struct pollfd){ .fd = l->xs.fd, .events = POLLIN };
+		idx_xs = np++;
+	}
+	if (l->inotify_fd >= 0) {
+		p[np] = (struct pollfd){ .fd = l->inotify_fd, .events = POLLIN };
+		idx_in = np++;
+	}
+	for (int s = 1; s <= 3; s++)
+		if (l->stream_fd[s] >= 0) {
+			p[np] = (struct pollfd){ .fd = l->stream_fd[s], .events = POLLIN };
+			idx_st[s] = np++;
+		}
+	int timeout = -1;
+	if (o->duration_ms > 0) {
+		double left = o->duration_ms - now_ms(l);
+		if (left <= 0) {
+			l->stop = true;
+			return 0;
+		}
+		timeout = left < 1e9 ? (int)left + 1 : 1000000000; /* --duration of years */
+	}
+	int n = poll(p, (nfds_t)np, timeout);
+	if (n < 0)
+		return errno == EINTR ? 0 : err_sys(e, "poll");
+	if (idx_ev >= 0 && p[idx_ev].revents)
+		read_forks(l);
+	if (idx_xs >= 0 && p[idx_xs].revents)
+		exitstats_read(&l->xs, on_exit_record, l);
+	if (idx_in >= 0 && p[idx_in].revents) {
+		char ev[4096];
+		while (read(l->inotify_fd, ev, sizeof(ev)) > 0)
+			;
+		poll_logs(l);
+	}
+	for (int s = 1; s <= 3; s++)
+		if (idx_st[s] >= 0 && p[idx_st[s]].revents && !pump(l, s))
+			close_stream(l, s);
+	marker_sample(l);
+	if (p[idx_sig].revents && read_signals(l, l->sfd, l->launched))
+		l->stop = true;
+	if (p[idx_tim].revents && on_tick(l, e) < 0)
+		return -1;
+	if (l->launched && l->root_done)
+		l->stop = true;
+	return 0;
+}
+
+/* The last look: the tree as the command left it, then what is still in the pipes. */
+static void last_look(struct loop *l)
+{
+	struct monitor_result *r = l->r;
+	if (l->xs.fd >= 0)
+		exitstats_read(&l->xs, on_exit_record, l);
+	take_sample(l);
 	for (int s = 1; s <= 3; s++) {
-		if (l.stream_fd[s] < 0)
+		if (l->stream_fd[s] < 0)
 			continue;
 		/* Leftover processes may hold the pipe open: read what is there, never wait for EOF. */
-		fcntl(l.stream_fd[s], F_SETFL, fcntl(l.stream_fd[s], F_GETFL) | O_NONBLOCK);
-		while (pump(&l, s)) {
-			struct pollfd pp = { .fd = l.stream_fd[s], .events = POLLIN };
+		fcntl(l->stream_fd[s], F_SETFL, fcntl(l->stream_fd[s], F_GETFL) | O_NONBLOCK);
+		while (pump(l, s)) {
+			struct pollfd pp = { .fd = l->stream_fd[s], .events = POLLIN };
 			if (poll(&pp, 1, 0) <= 0)
 				break;
 		}
 	}
-	poll_logs(&l);
-	if (!o->launch)
-		r->wall_ms = now_ms(&l);
-	r->leftover_procs = l.main.tree.nprocs;
-done:
-	if (cg.version) {
+	poll_logs(l);
+	if (!l->o->launch)
+		r->wall_ms = now_ms(l);
+	r->leftover_procs = l->main.tree.nprocs;
+}
+
+/* What is known only at the end: the cgroup's peak and OOM kills, the trees' losses. */
+static void loop_finish(struct loop *l)
+{
+	struct monitor_result *r = l->r;
+	if (l->cg.version) {
 		struct err ce;
-		cgroup_oom_kills(&cg, &r->oom_kills, NULL);
-		if (cgroup_peak_kb(&cg, &r->cgroup_peak_kb, &ce) == 0) {
+		cgroup_oom_kills(&l->cg, &r->oom_kills, NULL);
+		if (cgroup_peak_kb(&l->cg, &r->cgroup_peak_kb, &ce) == 0) {
 			r->cgroup_ok = true;
-			snprintf(r->cgroup_method, sizeof(r->cgroup_method), "%s", cgroup_method(&cg));
+			snprintf(r->cgroup_method, sizeof(r->cgroup_method), "%s", cgroup_method(&l->cg));
 		} else {
 			note(r, "no cgroup peak: %s", ce.msg);
 		}
 	}
-	r->vanished = l.main.tree.vanished;
-	r->unreadable = l.main.tree.unreadable;
-	ret = 0;
-out:
-	timeline_flush(&l.main_res.tl);
+	r->vanished = l->main.tree.vanished;
+	r->unreadable = l->main.tree.unreadable;
+}
+
+/* Closes whatever loop_open and loop_begin opened; safe after a failure. */
+static void loop_close(struct loop *l)
+{
+	struct monitor_result *r = l->r;
+	timeline_flush(&r->tree.tl);
 	timeline_flush(&r->daemon.tl);
-	/* the command's (or watched) tree is the result's main figures */
-	r->tl = l.main_res.tl;
-	r->peak_tree_rss_kb = l.main_res.peak_rss_kb;
-	r->peak_at_ms = l.main_res.peak_at_ms;
-	memcpy(r->peak_phase, l.main_res.peak_phase, sizeof(r->peak_phase));
-	r->hwm_kb = l.main_res.hwm_kb;
-	r->hwm_pid = l.main_res.hwm_pid;
-	memcpy(r->hwm_comm, l.main_res.hwm_comm, sizeof(r->hwm_comm));
-	r->hwm_from_ms = l.main_res.hwm_from_ms;
-	r->hwm_to_ms = l.main_res.hwm_to_ms;
-	r->first = l.main_res.first;
-	r->last = l.main_res.last;
-	r->max_procs = l.main_res.max_procs;
-	r->max_threads = l.main_res.max_threads;
 	for (int s = 1; s <= 3; s++)
-		close_stream(&l, s);
-	close_logs(&l);
-	cgroup_destroy(&cg);
-	if (l.events_fd >= 0)
-		close(l.events_fd);
-	exitstats_close(&l.xs);
-	if (tfd >= 0)
-		close(tfd);
-	if (sfd >= 0) {
-		close(sfd);
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		close_stream(l, s);
+	close_logs(l);
+	cgroup_destroy(&l->cg);
+	if (l->events_fd >= 0)
+		close(l->events_fd);
+	exitstats_close(&l->xs);
+	if (l->tfd >= 0)
+		close(l->tfd);
+	if (l->sfd >= 0) {
+		close(l->sfd);
+		sigprocmask(SIG_SETMASK, &l->oldmask, NULL);
 	}
-	proctree_release(&l.main.tree);
-	proctree_release(&l.daemon.tree);
-	if (l.gpu_on) {
-		gpupoll_stop(&l.gpu);
-		/* the reader's own maximum: a GPU peak between two samples counts */
-		if (l.gpu.peak_mib > r->peak_gpu_mib)
-			r->peak_gpu_mib = l.gpu.peak_mib;
-		if (l.gpu.device_totals) {
-			r->gpu_device_totals = true;
-			note(r, "%s", l.gpu.fallback);
-		}
-	}
-	free(l.pids);
-	r->monitor_cpu_ms = (double)(clock_self_cpu_ns() - cpu0) / 1e6;
-	return ret;
+	proctree_release(&l->main.tree);
+	proctree_release(&l->daemon.tree);
+	if (l->gpu_on)
+		close_gpu(l);
+	free(l->pids);
+	r->monitor_cpu_ms = (double)(clock_self_cpu_ns() - l->cpu0_ns) / 1e6;
+}
+
+int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct err *e)
+{
+	struct loop l;
+	memset(r, 0, sizeof(*r));
+	if (loop_open(&l, o, r, e) < 0 || loop_begin(&l, e) < 0)
+		goto fail;
+	if (o->launch && l.launched && !r->started)
+		goto done; /* exec failed: nothing to sample */
+	while (!l.stop)
+		if (loop_step(&l, e) < 0)
+			goto fail;
+	if (r->started || !o->launch)
+		last_look(&l);
+done:
+	loop_finish(&l);
+	loop_close(&l);
+	return 0;
+fail:
+	loop_close(&l);
+	monitor_result_release(r);
+	return -1;
 }
 
 void monitor_result_release(struct monitor_result *r)
 {
-	timeline_release(&r->tl);
+	timeline_release(&r->tree.tl);
 	timeline_release(&r->daemon.tl);
-	json_decref(r->gpu_devices);
 }

@@ -26,6 +26,7 @@ enum monitor_stream { MONITOR_STDOUT = 1, MONITOR_STDERR = 2, MONITOR_PROBE_FD =
 struct monitor_hooks {
 	void *arg;
 	/* bytes the child wrote (already copied through to our stdout/stderr) */
+	/* buf NULL, n 0: bytes of a followed log were skipped (drop a line in progress) */
 	void (*on_output)(void *arg, int stream, const char *buf, size_t n, double t_ms);
 	/* sets s->phase before the sample is stored and written */
 	void (*label)(void *arg, struct sample *s);
@@ -35,6 +36,9 @@ struct monitor_hooks {
 	int (*on_sample)(void *arg, const struct sample *s, const struct sample *client);
 	/* the command is forked but not yet exec'd (open counters on it here) */
 	void (*on_spawn)(void *arg, pid_t pid);
+	/* after output was handed over: true asks for a sample now (a phase
+	 * marker arrived, so the phase's ends are exact at any interval) */
+	bool (*sample_now)(void *arg);
 	/* the first sample is taken: from now on nothing the tree does is missed */
 	void (*on_started)(void *arg);
 };
@@ -57,22 +61,28 @@ struct monitor_opts {
 	struct monitor_hooks hooks;
 };
 
+#define MONITOR_MAX_GPUS 16
+
 /* What was sampled of one tree. */
 struct tree_result {
 	uint64_t peak_rss_kb;        /* largest sampled sum of RSS */
 	double peak_at_ms;
+	bool peak_at_marker;         /* the peak sample was taken at a marker's arrival */
 	char peak_phase[96];
 	uint64_t hwm_kb;             /* largest VmHWM of a member */
 	pid_t hwm_pid;
 	char hwm_comm[64];
 	double hwm_from_ms, hwm_to_ms; /* the sample window in which hwm_kb was reached */
 	double last_t_ms;            /* time of the latest sample */
-	struct proctree_totals first, last;
+	struct proctree_totals first, last; /* cumulative counters at the first and last sample */
 	uint32_t max_procs, max_threads;
 	uint64_t samples;
 	struct timeline tl;
 };
 
+/* What perfhunt saw of the command's run, the watched tree and an attached
+ * daemon. tree: the command's (run) or the watched tree; daemon: the
+ * attached daemon's, with daemon_attached. */
 struct monitor_result {
 	int64_t start_epoch_ms;
 	double wall_ms;
@@ -84,12 +94,9 @@ struct monitor_result {
 	int stop_signal;             /* watch mode: the signal that stopped us */
 	bool target_exited;          /* watch mode: the tree ended on its own */
 	struct rusage ru;            /* the command and every orphan we reaped, from wait4 */
-	uint64_t maxrss_kb;          /* largest ru_maxrss of any waited process */
-	/* exact largest single process, by method */
-	uint64_t hwm_kb;             /* VmHWM of members while alive */
-	pid_t hwm_pid;
-	char hwm_comm[64];
-	double hwm_from_ms, hwm_to_ms; /* the sample window in which hwm_kb was reached */
+	uint64_t maxrss_kb;          /* largest ru_maxrss of any waited process, where it tells more than the image */
+	uint64_t maxrss_bound_kb;    /* the command's ru_maxrss when it was no more than that image */
+	uint64_t launch_image_kb;    /* perfhunt's forked image just before exec (in the command's ru_maxrss) */
 	uint64_t taskstats_kb;       /* hiwater_rss from taskstats exit records */
 	pid_t taskstats_pid;
 	char taskstats_comm[32];
@@ -99,20 +106,15 @@ struct monitor_result {
 	uint64_t oom_kills;           /* processes the OOM killer ended inside the cgroup */
 	uint64_t cgroup_peak_kb;
 	char cgroup_method[64];
-	/* sampled */
-	struct proctree_totals first; /* cumulative counters at the first sample (watch: the baseline) */
-	struct proctree_totals last; /* cumulative counters at the last sample */
-	uint64_t peak_tree_rss_kb;
-	double peak_at_ms;
-	char peak_phase[96];         /* phase label of the peak sample when it was taken */
+	struct tree_result tree;     /* the command's tree, or the watched one */
 	uint64_t peak_pss_kb;
 	double peak_gpu_mib;
 	bool gpu_sampled;            /* NVML was present and sampled */
 	char gpu_reason[512];        /* why not, when it was asked for */
 	bool gpu_device_totals;      /* the tree's GPU processes were invisible: device totals */
-	struct json_t *gpu_devices;  /* [{index, name}] when sampled (owned) */
+	char gpu_names[MONITOR_MAX_GPUS][96]; /* the devices sampled, by index */
+	int ngpus;
 	uint64_t samples;
-	uint32_t max_procs, max_threads;
 	uint64_t vanished, unreadable, leftover_procs;
 	double monitor_cpu_ms;
 	/* with an attached daemon */
@@ -127,14 +129,14 @@ struct monitor_result {
 	/* probe logs */
 	uint64_t log_rotations, log_truncations;
 	int write_errno;             /* on_sample failed with this */
-	struct timeline tl;
 	char notes[8][160];
 	int nnotes;
 };
 
 /* Runs until the command exits (run mode) or the watched tree ends, the
  * duration passes, or SIGINT/SIGTERM/SIGHUP/SIGQUIT arrives (watch mode).
- * Returns 0 with r filled (release with monitor_result_release), or -1. */
+ * Returns 0 with r filled (release with monitor_result_release), or -1 with
+ * nothing to release. */
 int monitor_run(const struct monitor_opts *o, struct monitor_result *r, struct err *e);
 void monitor_result_release(struct monitor_result *r);
 

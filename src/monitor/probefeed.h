@@ -15,7 +15,7 @@
 #include "counters/counters.h"
 
 struct probefeed {
-	struct probe_config *config;   /* borrowed */
+	const struct probe_config *config; /* borrowed */
 	struct phase_set phases;
 	struct linebuf *lines;         /* by stream: 1..3, then one per probe log */
 	size_t nstreams;
@@ -23,6 +23,7 @@ struct probefeed {
 	double now_ms;                 /* arrival time of the bytes being split */
 	double epoch_offset_ms;        /* epoch ms at t_ms = 0, for log timestamps */
 	int stream;
+	bool marker_seen;              /* a phase began or ended since the last probefeed_take_marker */
 	/* counters read at begin=/end= markers (NULL: none) */
 	struct counters *counters;
 	struct marker_counters *open, *done;
@@ -30,11 +31,14 @@ struct probefeed {
 };
 
 /* nlogs: probe log files followed (streams MONITOR_LOG + i). */
-void probefeed_init(struct probefeed *f, struct probe_config *config, size_t nlogs, bool log_time);
+void probefeed_init(struct probefeed *f, const struct probe_config *config, size_t nlogs, bool log_time);
 void probefeed_release(struct probefeed *f);
-/* monitor hooks */
+/* monitor hooks; on_output with buf NULL: bytes of that stream were skipped */
 void probefeed_on_output(void *arg, int stream, const char *buf, size_t n, double t_ms);
 void probefeed_label(void *arg, struct sample *s);
+/* True once after a probe began or ended a phase (a begin=/end= marker, a
+ * duration probe): the monitor samples then, so that end is exact. */
+bool probefeed_take_marker(struct probefeed *f);
 /* Ends open lines and phases at end_ms and computes the statistics. */
 void probefeed_finish(struct probefeed *f, double end_ms);
 /* The record's "phase_counters": counters over each marked phase (new reference). */

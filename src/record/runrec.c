@@ -12,9 +12,11 @@
 void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const char **method,
 			 pid_t *pid, const char **comm)
 {
-	/* Exact sources first; VmHWM read while alive is exact up to the last read. */
+	/* Exact sources first; VmHWM read while alive is exact up to the last read.
+	 * wait4 is named only when it gave a figure: watch never waits for its
+	 * target, and a tree seen only as zombies has no figure at all. */
 	*kb = r->maxrss_kb;
-	*method = "wait4 ru_maxrss";
+	*method = r->maxrss_kb ? "wait4 ru_maxrss" : RUNREC_NO_METHOD;
 	*pid = 0;
 	*comm = "";
 	if (r->taskstats_kb > *kb) {
@@ -23,15 +25,20 @@ void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const cha
 		*pid = r->taskstats_pid;
 		*comm = r->taskstats_comm;
 	}
-	if (r->hwm_kb > *kb) {
-		*kb = r->hwm_kb;
+	if (r->tree.hwm_kb > *kb) {
+		*kb = r->tree.hwm_kb;
 		*method = "VmHWM (read while alive)";
-		*pid = r->hwm_pid;
-		*comm = r->hwm_comm;
+		*pid = r->tree.hwm_pid;
+		*comm = r->tree.hwm_comm;
 	}
-	if (*kb == r->maxrss_kb && !*pid && r->hwm_kb == r->maxrss_kb) {
-		*pid = r->hwm_pid;
-		*comm = r->hwm_comm;
+	if (*kb == r->maxrss_kb && !*pid && r->tree.hwm_kb == r->maxrss_kb) {
+		*pid = r->tree.hwm_pid;
+		*comm = r->tree.hwm_comm;
+	}
+	if (*kb == 0 && r->maxrss_bound_kb) {
+		/* the command ended unread and its ru_maxrss was perfhunt's image */
+		*kb = r->maxrss_bound_kb;
+		*method = "wait4 ru_maxrss (at most: includes perfhunt's pre-exec image)";
 	}
 }
 
@@ -41,13 +48,21 @@ void runrec_process_peak_window(const struct monitor_result *r, double *from_ms,
 	const char *method, *comm;
 	pid_t pid;
 	runrec_process_peak(r, &kb, &method, &pid, &comm);
-	if (kb > r->hwm_kb) { /* grew after the last read: between it and the end */
-		*from_ms = r->hwm_to_ms;
+	if (kb > r->tree.hwm_kb) { /* grew after the last read: between it and the end */
+		*from_ms = r->tree.hwm_to_ms;
 		*to_ms = r->client_start_ms + r->wall_ms;
 	} else {
-		*from_ms = r->hwm_from_ms;
-		*to_ms = r->hwm_to_ms;
+		*from_ms = r->tree.hwm_from_ms;
+		*to_ms = r->tree.hwm_to_ms;
 	}
+}
+
+static json_t *gpu_devices_json(const struct monitor_result *r)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < r->ngpus; i++)
+		json_array_append_new(a, json_pack("{s:i, s:s}", "index", i, "name", r->gpu_names[i]));
+	return a;
 }
 
 static json_t *host_json(void)
@@ -130,10 +145,10 @@ static json_t *trees_json(const struct runrec_input *in, json_t *rec)
 	if (r->daemon_exited)
 		json_object_set_new(daemon, "exited_at_ms", json_real(r->daemon_exit_ms));
 	json_t *client = json_pack("{s:I, s:f, s:f, s:i, s:i, s:o}", "peak_rss_kb",
-				   (json_int_t)r->peak_tree_rss_kb, "peak_at_ms", r->peak_at_ms,
-				   "start_ms", r->client_start_ms, "max_procs", (int)r->max_procs,
-				   "max_threads", (int)r->max_threads, "samples",
-				   samples_json(&r->tl, in->opts->interval_ms, NULL));
+				   (json_int_t)r->tree.peak_rss_kb, "peak_at_ms", r->tree.peak_at_ms,
+				   "start_ms", r->client_start_ms, "max_procs", (int)r->tree.max_procs,
+				   "max_threads", (int)r->tree.max_threads, "samples",
+				   samples_json(&r->tree.tl, in->opts->interval_ms, NULL));
 	/* combined figures: both trees summed at each sample */
 	json_t *sum = json_object_get(rec, "summary");
 	json_object_set_new(sum, "peak_tree_rss_kb", json_integer((json_int_t)r->combined_peak_kb));
@@ -179,7 +194,7 @@ json_t *runrec_build(const struct runrec_input *in)
 	 * tree, what the samples saw it use since we attached. */
 	bool run = !strcmp(in->kind, "run");
 	double tck = (double)sysconf(_SC_CLK_TCK);
-	const struct proctree_totals *a = &r->first, *b = &r->last;
+	const struct proctree_totals *a = &r->tree.first, *b = &r->tree.last;
 	double user_s = run ? tv_s(r->ru.ru_utime) : (double)(b->utime_ticks - a->utime_ticks) / tck;
 	double sys_s = run ? tv_s(r->ru.ru_stime) : (double)(b->stime_ticks - a->stime_ticks) / tck;
 	uint64_t minflt = run ? (uint64_t)r->ru.ru_minflt : b->minflt - a->minflt;
@@ -199,8 +214,8 @@ json_t *runrec_build(const struct runrec_input *in)
 		"{s:f, s:f, s:f, s:f, s:I, s:s, s:i, s:s, s:I, s:f, s:s}", "wall_s", wall_s, "user_s",
 		user_s, "sys_s", sys_s, "cpu_pct", wall_s > 0 ? 100.0 * (user_s + sys_s) / wall_s : 0.0,
 		"peak_rss_kb", (json_int_t)proc_kb, "peak_rss_method", method, "peak_rss_pid", (int)pid,
-		"peak_rss_comm", comm, "peak_tree_rss_kb", (json_int_t)r->peak_tree_rss_kb, "peak_at_ms",
-		r->peak_at_ms, "peak_phase", in->peak_phase ? in->peak_phase : "");
+		"peak_rss_comm", comm, "peak_tree_rss_kb", (json_int_t)r->tree.peak_rss_kb, "peak_at_ms",
+		r->tree.peak_at_ms, "peak_phase", in->peak_phase ? in->peak_phase : "");
 	if (r->cgroup_ok) {
 		json_object_set_new(summary, "cgroup_peak_kb", json_integer((json_int_t)r->cgroup_peak_kb));
 		json_object_set_new(summary, "cgroup_method", json_string(r->cgroup_method));
@@ -213,13 +228,13 @@ json_t *runrec_build(const struct runrec_input *in)
 		"{s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:I, s:i, s:f}", "minflt", (json_int_t)minflt,
 		"majflt", (json_int_t)majflt, "vcsw", (json_int_t)vcsw, "ivcsw", (json_int_t)ivcsw,
 		"read_bytes", (json_int_t)rd, "write_bytes", (json_int_t)wr,
-		"max_procs", (int)r->max_procs, "max_threads", (int)r->max_threads, "samples",
+		"max_procs", (int)r->tree.max_procs, "max_threads", (int)r->tree.max_threads, "samples",
 		(json_int_t)r->samples, "interval_ms", in->opts->interval_ms, "monitor_cpu_s",
 		r->monitor_cpu_ms / 1000.0));
 
 	json_t *peaks = json_array();
 	json_t *pp = json_pack("{s:s, s:I, s:s, s:b}", "scope", "process", "kb", (json_int_t)proc_kb,
-			       "method", method, "exact", 1);
+			       "method", method, "exact", strcmp(method, RUNREC_NO_METHOD) != 0);
 	if (pid) {
 		json_object_set_new(pp, "pid", json_integer(pid));
 		json_object_set_new(pp, "comm", json_string(comm));
@@ -228,6 +243,8 @@ json_t *runrec_build(const struct runrec_input *in)
 	runrec_process_peak_window(r, &from_ms, &to_ms);
 	json_object_set_new(pp, "window_ms", json_pack("[f, f]", from_ms, to_ms));
 	json_object_set_new(pp, "phase", json_string(in->process_peak_phase ? in->process_peak_phase : ""));
+	if (r->launch_image_kb) /* what the command's own ru_maxrss cannot go below */
+		json_object_set_new(pp, "launch_image_kb", json_integer((json_int_t)r->launch_image_kb));
 	json_array_append_new(peaks, pp);
 	if (r->cgroup_ok)
 		json_array_append_new(peaks, json_pack("{s:s, s:I, s:s, s:b, s:s}", "scope", "tree", "kb",
@@ -235,8 +252,8 @@ json_t *runrec_build(const struct runrec_input *in)
 						       r->cgroup_method, "exact", 1, "note",
 						       "includes page cache; excludes shared pages first charged elsewhere"));
 	json_array_append_new(peaks, json_pack("{s:s, s:I, s:s, s:b, s:f, s:s}", "scope", "tree", "kb",
-					       (json_int_t)r->peak_tree_rss_kb, "method", "sampled sum",
-					       "exact", 0, "at_ms", r->peak_at_ms, "phase",
+					       (json_int_t)r->tree.peak_rss_kb, "method", "sampled sum",
+					       "exact", 0, "at_ms", r->tree.peak_at_ms, "phase",
 					       in->peak_phase ? in->peak_phase : ""));
 
 	json_t *notes = json_array();
@@ -261,7 +278,7 @@ json_t *runrec_build(const struct runrec_input *in)
 			json_object_set_new(rec, phase_keys[i], json_array());
 	}
 	if (r->gpu_sampled)
-		json_object_set_new(rec, "gpu", json_pack("{s:b, s:O, s:f, s:b, s:s}", "sampled", 1, "devices", r->gpu_devices,
+		json_object_set_new(rec, "gpu", json_pack("{s:b, s:o, s:f, s:b, s:s}", "sampled", 1, "devices", gpu_devices_json(r),
 			"peak_mib", r->peak_gpu_mib, "device_totals", r->gpu_device_totals, "note",
 			r->gpu_device_totals ? "device totals: the tree's processes were not visible"
 					     : "per-process memory of the tree, including each CUDA context"));
@@ -279,7 +296,7 @@ json_t *runrec_build(const struct runrec_input *in)
 		json_object_set_new(rec, "samples", samples_json(&r->daemon.tl, in->opts->interval_ms, in->csv_path));
 		json_object_set_new(rec, "trees", trees_json(in, rec));
 	} else {
-		json_object_set_new(rec, "samples", samples_json(&r->tl, in->opts->interval_ms, in->csv_path));
+		json_object_set_new(rec, "samples", samples_json(&r->tree.tl, in->opts->interval_ms, in->csv_path));
 	}
 	return rec;
 }

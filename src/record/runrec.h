@@ -35,6 +35,9 @@ json_t *runrec_build(const struct runrec_input *in);
 /* The sample window [*from_ms, *to_ms] the exact single-process peak fell in:
  * where VmHWM last grew, or after the last sample when the exit figure is larger. */
 void runrec_process_peak_window(const struct monitor_result *r, double *from_ms, double *to_ms);
+/* The method of a process peak no source measured (every process of the tree
+ * was gone or a zombie when read, and none was waited for): "exact" is false. */
+#define RUNREC_NO_METHOD "none"
 /* The "largest single process" figure and its method, chosen from r. */
 void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const char **method,
 			 pid_t *pid, const char **comm);

@@ -80,8 +80,9 @@ static int finish_command(json_t *cmd, size_t index, struct err *e)
 		if (fabs(z[i]) > max_z)
 			max_z = fabs(z[i]);
 	}
-	json_object_set_new(cmd, "outliers", json_pack("{s:s, s:f, s:o, s:f}", "metric", "wall_s", "threshold_z",
-						      STATS_OUTLIER_Z, "runs", which, "max_abs_z", max_z));
+	json_object_set_new(cmd, "outliers", json_pack("{s:s, s:f, s:f, s:o, s:f}", "metric", "wall_s", "threshold_z",
+						      STATS_OUTLIER_Z, "min_deviation_pct", 100 * STATS_OUTLIER_MIN_REL,
+						      "runs", which, "max_abs_z", max_z));
 	free(z);
 	free(flag);
 	metrics_set_release(&ms);

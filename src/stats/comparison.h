@@ -2,7 +2,7 @@
  *
  * Turns two metric sets into the plain result every compare exporter
  * (terminal, markdown, JSON) renders: medians, delta, bootstrap CI of the
- * ratio, Mann–Whitney p with Holm's adjustment over all tested metrics, a
+ * ratio, Mann–Whitney p with Holm's adjustment within the metric's family, a
  * verdict, a geomean, and the phases ranked by how much of the wall-time delta
  * each explains. No I/O.
  */
@@ -26,7 +26,24 @@ struct comparison_opts {
 };
 void comparison_opts_init(struct comparison_opts *o);
 
-/* Every double below is NAN when it does not exist (n = 1, base median 0). */
+/* The multiple-comparison families, each Holm-corrected within itself: the
+ * question compare answers (did the time change, and in which phase) is not
+ * diluted by a dozen side metrics, and those are still corrected among
+ * themselves. */
+enum comparison_family {
+	COMPARISON_PRIMARY,     /* wall_s and each phase's duration (phase:NAME) */
+	COMPARISON_SECONDARY,   /* resources and counters: CPU, RSS, faults, ... */
+	COMPARISON_FAMILIES
+};
+/* "primary", "secondary" */
+const char *comparison_family_name(enum comparison_family f);
+/* The family of a metric: primary for wall_s and phase durations (a phase
+ * series whose name does not end in a per-phase resource such as
+ * ".minflt" or ".user_s"), secondary for everything else. */
+enum comparison_family comparison_family_of(const char *name, bool is_phase);
+
+/* Every double below is NAN when it does not exist (n = 1, base median 0,
+ * a CI of two medians of 0). */
 struct comparison_metric {
 	char *name;
 	size_t n_base, n_new;
@@ -34,7 +51,8 @@ struct comparison_metric {
 	double delta_pct;       /* 100 * (new - base) / base */
 	double ci_low, ci_high; /* 95 % CI of median(new) / median(base) */
 	double p_value, p_adjusted;
-	bool exact_p;           /* exact Mann–Whitney distribution was used */
+	enum stats_mwu_method test; /* which test gave p_value (NONE: no test) */
+	enum comparison_family family; /* p_adjusted is Holm's within it */
 	enum stats_verdict verdict;
 };
 
@@ -47,8 +65,9 @@ struct comparison_phase {
 struct comparison {
 	size_t base_runs, new_runs;
 	double threshold, alpha;
-	struct comparison_metric *metrics;
+	struct comparison_metric *metrics; /* primary family first, then secondary */
 	size_t n_metrics;
+	size_t family_tests[COMPARISON_FAMILIES]; /* metrics with a p-value, per family */
 	struct comparison_phase *phases; /* sorted by |delta_ms|, largest first */
 	size_t n_phases;
 	double geomean;         /* of the metrics' median ratios */

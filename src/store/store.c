@@ -9,6 +9,7 @@
  */
 #include "store/store.h"
 #include "store/store_db.h"
+#include "record/command.h"
 #include "record/git.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include "util/fsafe.h"
 #include "util/parse.h"
 #include "util/url.h"
+#include "util/quote.h"
 #include "util/xalloc.h"
 
 /* Migration i brings the schema from version i to i + 1; append only. One
@@ -378,56 +380,6 @@ void store_set_busy_timeout_ms(struct store *s, int timeout_ms)
 
 /* ---- writing ---- */
 
-/* Appends word to *buf quoted for a POSIX shell, only when it needs it. */
-static void store_shell_quote(char **buf, size_t *len, size_t *cap, const char *word)
-{
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				   "0123456789_@%+=:,./-";
-	size_t wl = strlen(word);
-	int plain = wl > 0 && strspn(word, safe) == wl;
-	xgrow((void **)buf, cap, *len + 4 * wl + 4, 1);
-	char *o = *buf + *len;
-	if (*len)
-		*o++ = ' ';
-	if (plain) {
-		memcpy(o, word, wl);
-		o += wl;
-	} else {
-		*o++ = '\'';
-		for (const char *p = word; *p; p++) {
-			if (*p == '\'') {
-				memcpy(o, "'\\''", 4);
-				o += 4;
-			} else {
-				*o++ = *p;
-			}
-		}
-		*o++ = '\'';
-	}
-	*o = '\0';
-	*len = (size_t)(o - *buf);
-}
-
-char *store_command_text(json_t *cmd)
-{
-	if (json_is_string(cmd))
-		return xstrdup(json_string_value(cmd));
-	if (!json_is_array(cmd) || json_array_size(cmd) == 0)
-		return NULL;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	size_t i;
-	json_t *w;
-	json_array_foreach(cmd, i, w) {
-		if (!json_is_string(w)) {
-			free(buf);
-			return NULL;
-		}
-		store_shell_quote(&buf, &len, &cap, json_string_value(w));
-	}
-	return buf;
-}
-
 /* The record as stored: sample rows stripped, tags merged. */
 static char *store_record_text(json_t *rec, json_t *tags)
 {
@@ -554,7 +506,7 @@ static int store_insert_run(struct store *s, json_t *rec, const char *const *ext
 	const char *schema = json_string_value(json_object_get(rec, "schema"));
 	if (!schema || strcmp(schema, "perfhunt.run/1"))
 		return err_set(e, "not a perfhunt.run/1 record (schema '%s')", schema ? schema : "");
-	char *command = store_command_text(json_object_get(rec, "command"));
+	char *command = command_text(json_object_get(rec, "command"));
 	if (!command)
 		return err_set(e, "run record has no command (expected an array of strings)");
 	json_t *started = json_object_get(rec, "started_at");

@@ -73,10 +73,6 @@ int store_add_run(struct store *s, json_t *run_record, const char *const *tags,
 int store_add_bench(struct store *s, json_t *bench_record, const char *const *tags,
 		    int64_t *out_bench_id, struct err *e);
 
-/* A record's "command" as the runs table holds it: an argv array joined and
- * shell-quoted where needed, a shell string as is; NULL when it is neither.
- * Caller frees. */
-char *store_command_text(json_t *command);
 
 struct store_filter {
 	const char *command;   /* substring of the command text, or NULL */

@@ -17,8 +17,9 @@ T_DONE=1
 unfinished() { [ "$T_DONE" = 1 ] || fail "the case ended without ok or fail (a check was false)"; }
 t() { unfinished; T_NAME=$1; T_DONE=0; }
 ok() { T_PASS=$((T_PASS + 1)); T_DONE=1; echo "ok - $T_NAME"; }
-fail() { T_FAIL=$((T_FAIL + 1)); T_DONE=1; echo "not ok - $T_NAME: $*"; }
-# skip REASON: the case cannot run here; counted apart, never as a pass
+# (a message of several lines continues as TAP comments)
+fail() { T_FAIL=$((T_FAIL + 1)); T_DONE=1; printf '%s\n' "not ok - $T_NAME: $*" | sed '2,$s/^/# /'; }
+# skip REASON: the case cannot run here; counted apart, never as a pass (TAP's # SKIP)
 skip() { T_SKIP=$((T_SKIP + 1)); T_DONE=1; echo "ok - $T_NAME # SKIP $*"; }
 # check DESCRIPTION COMMAND...: runs a shell test, fails the case with DESCRIPTION if false
 check() { d=$1; shift; if "$@"; then :; else fail "$d"; return 1; fi; }
@@ -39,10 +40,13 @@ for k in sys.argv[2].split("."):
     v = v[int(k)] if isinstance(v, list) else v[k]
 print(json.dumps(v) if isinstance(v,(dict,list)) else v)' "$1" "$2"
 }
+# no_sanitizer [FILE]: no ASan/UBSan report in FILE (default $TMP/err)
+no_sanitizer() { ! grep -q -E 'Sanitizer|runtime error:' "${1:-$TMP/err}"; }
 # between LOW VALUE HIGH: numeric check (floats ok)
 between() { awk -v l="$1" -v v="$2" -v h="$3" 'BEGIN{exit !(v>=l && v<=h)}'; }
 done_testing() {
 	unfinished
-	echo "$T_PASS passed, $T_FAIL failed$([ "$T_SKIP" = 0 ] || echo ", $T_SKIP skipped")"
+	echo "1..$((T_PASS + T_FAIL + T_SKIP))"
+	echo "# $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" = 0 ]
 }

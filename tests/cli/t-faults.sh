@@ -19,7 +19,6 @@ csv_whole() {
 	awk -F, 'NR == 1 {n = NF} NF != n {bad++} END {exit bad > 0 || NR < 2}' "$1" &&
 		[ "$(tail -c1 "$1" | od -An -c | tr -d ' ')" = '\n' ]
 }
-no_sanitizer() { ! grep -q -E 'Sanitizer|runtime error:' "$1"; }
 
 t "perfhunt SIGKILLed mid-run: the CSV is whole, the child keeps running"
 "$P" run -q --no-save --interval 10 --csv k.csv -- "$W" pidfile:k.pid sleep:5000 & M=$!
@@ -32,7 +31,7 @@ kill "$C" 2>/dev/null
 t "the child OOM-killed in a memory cgroup: signal 9, killed, samples intact"
 "$P" run --no-save --memory-limit 64 --interval 10 -o oom.json --csv oom.csv -- "$W" alloc:256 >out 2>err; st=$?
 if grep -q -i 'cgroup' err && ! [ -s oom.json ]; then
-	echo "# skipped: no memory cgroup here: $(head -1 err)"; ok
+	skip "no memory cgroup here: $(head -1 err)"
 else
 	expect_status 137 $st && [ "$(jget oom.json exit.signal)" = 9 ] && expect_grep 'killed by SIGKILL' err &&
 		check "samples" csv_whole oom.csv && no_sanitizer err &&
@@ -91,6 +90,6 @@ if [ "${PERFHUNT_TEST_CLOCK_STEP:-}" = 1 ] && [ "$(id -u)" = 0 ]; then
 	expect_status 0 $st && check "wall_s $(jget clk.json summary.wall_s)" between 2 "$(jget clk.json summary.wall_s)" 4 &&
 		check "t_ms not monotonic" awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "t_ms") c = i}
 			NR > 2 && $c < last {exit 1} NR > 1 {last = $c}' clk.csv && ok
-else echo "# skipped: set PERFHUNT_TEST_CLOCK_STEP=1 as root (steps the system clock)"; ok; fi
+else skip "set PERFHUNT_TEST_CLOCK_STEP=1 as root (steps the system clock)"; fi
 
 done_testing

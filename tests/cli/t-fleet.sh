@@ -43,7 +43,7 @@ num_eq() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 == b + 0 && a != "") }'
 
 # ---- Pushgateway ----
 if [ ! -x "$GW_BIN" ]; then
-	echo "skipped: Pushgateway tests ($GW_BIN not installed; scripts/setup installs prometheus-pushgateway)"
+	t "Pushgateway tests"; skip "$GW_BIN not installed; scripts/setup installs prometheus-pushgateway"
 else
 	GW_PORT=$(free_port)
 	GW=http://127.0.0.1:$GW_PORT
@@ -99,6 +99,20 @@ else
 	expect_status 0 $st && check "live series while watching: $live" [ "$live" -gt 0 ] &&
 		check "live group left behind: $after" [ "$after" = 0 ] && ok
 
+	t "watch --detach with --export-openmetrics, --push and two labels: stop writes the file and pushes"
+	mkdir -p -m 700 "$TMP/state"
+	"$WORKLOADS/phwork" alloc:8 sleep:4000 & T=$!
+	id=$(PERFHUNT_STATE_DIR="$TMP/state" timeout 60 "$PERFHUNT" watch --no-save --detach --interval 50 \
+		--export-openmetrics "$TMP/detach.prom" --push "$GW" --push-job detached \
+		--push-label instance=box4 --push-label branch=main "$T" 2>"$TMP/err")
+	sleep 0.3
+	PERFHUNT_STATE_DIR="$TMP/state" timeout 60 "$PERFHUNT" stop "$id" 2>"$TMP/stop"; st=$?
+	kill "$T" 2>/dev/null; wait "$T" 2>/dev/null
+	expect_status 0 $st && expect_grep 'stopped by SIGTERM' "$TMP/stop" &&
+		expect_grep '^perfhunt_wall_seconds' "$TMP/detach.prom" &&
+		v=$(scrape perfhunt_wall_seconds 'branch="main".*instance="box4".*job="detached"') &&
+		check "wall pushed by the detached monitor, got '$v'" between 0.1 "$v" 30 && no_sanitizer "$TMP/stop" && ok
+
 	t "--push-every without --push is a usage error"
 	"$PERFHUNT" watch --push-every 1s 1 2>/dev/null; expect_status 2 $? && ok
 
@@ -137,7 +151,7 @@ else
 	as_pg() { "$@"; }
 fi
 if [ ! -x "$PG_BIN/initdb" ] || { [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; }; then
-	echo "skipped: PostgreSQL tests ($PG_BIN/initdb or the postgres user missing; scripts/setup installs postgresql)"
+	t "PostgreSQL tests"; skip "$PG_BIN/initdb or the postgres user missing; scripts/setup installs postgresql"
 	done_testing
 	exit $?
 fi

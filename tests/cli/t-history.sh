@@ -58,12 +58,11 @@ H list --tag nothing; expect_status 0 $? && expect_grep 'no stored run matches' 
 t "bad -n is a usage error"
 H list -n many; expect_status 2 $? && expect_grep "expected an integer" "$TMP/err" && ok
 
-t "show: key figures and phase totals"
+t "show: the history's facts, then the summary run and show print"
 H show 4; expect_status 0 $? && expect_grep '^run 4$' "$TMP/out" &&
-	expect_grep '^command +\./prover --circuits 10$' "$TMP/out" &&
-	expect_grep '^commit +b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f80$' "$TMP/out" &&
-	expect_grep '^peak RSS +2\.00 GiB \(wait4 ru_maxrss\)' "$TMP/out" &&
-	expect_grep '^phases +pin_abc 5\.733 s, ntt 1\.000 s$' "$TMP/out" && ok
+	expect_grep '^perfhunt: \./prover --circuits 10$' "$TMP/out" &&
+	expect_grep '^  commit +b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f80$' "$TMP/out" &&
+	expect_grep '^  peak RSS +2\.00 GiB .*exact: wait4 ru_maxrss' "$TMP/out" && ok
 
 t "show @last is the whole newest bench"
 H show @last; expect_status 0 $? && expect_grep '^run 7 \(bench 1\)$' "$TMP/out" &&
@@ -148,5 +147,10 @@ chmod 555 "$TMP/ro"
 PERFHUNT_DB=$TMP/ro/new.db as_user "$PERFHUNT" history import "$TMP/ro.json" >"$TMP/out" 2>"$TMP/err"
 expect_status 1 $? && expect_grep "^perfhunt: cannot create history database '$TMP/ro/new.db': directory '$TMP/ro' is read-only$" "$TMP/err" && ok
 chmod 700 "$TMP/ro"
+
+t "show of a recorded run: its phase table, each tag once"
+PERFHUNT_DB=$TMP/h2.db "$PERFHUNT" run -q --tag twice --tag twice -- sh -c 'echo PERFHUNT: begin=load; sleep 0.05; echo PERFHUNT: end=load' >/dev/null 2>&1
+PERFHUNT_DB=$TMP/h2.db H show @last; expect_status 0 $? && expect_grep '^  tags +twice$' "$TMP/out" &&
+	expect_grep '^load +1 ' "$TMP/out" && ok
 
 done_testing

@@ -86,6 +86,16 @@ expect_status 0 $st && expect_grep 'stopped by SIGTERM' "$TMP/stop" && expect_gr
 	[ "$(wc -l <"$TMP/d.csv")" -ge 3 ] && [ -z "$(ls "$PERFHUNT_STATE_DIR")" ] && ok
 kill $T 2>/dev/null; wait $T 2>/dev/null
 
+t "detach with --export-openmetrics: stop writes the file the detached monitor was given"
+"$W" alloc:8 sleep:4000 & T=$!
+sleep 0.2
+id=$("$P" watch --no-save --detach --interval 50 --export-openmetrics "$TMP/d.prom" $T)
+sleep 0.3
+"$P" stop "$id" 2>"$TMP/stop"; st=$?
+kill $T 2>/dev/null; wait $T 2>/dev/null
+expect_status 0 $st && expect_grep '^perfhunt_wall_seconds' "$TMP/d.prom" &&
+	expect_grep '^perfhunt_peak_rss_bytes' "$TMP/d.prom" && no_sanitizer "$TMP/stop" && ok
+
 t "stop without ID and no monitor"
 "$P" stop 2>"$TMP/err"; expect_status 1 $? && expect_grep 'no monitor is running' "$TMP/err" && ok
 

@@ -1,75 +1,224 @@
-/* Unit tests of src/monitor and src/record/csv: the bounded timeline keeps
- * spikes and totals; CSV rows are exact and whole. */
+/* Unit tests of src/monitor/monitor.c and src/session/session.c against
+ * real processes: the phwork workload ($PHWORK) run as a command, as a tree
+ * of children, watched while it sleeps, and recorded whole through the
+ * session library, whose hooks are seen in order. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "monitor/sample.h"
-#include "record/csv.h"
+#include "monitor/monitor.h"
+#include "session/session.h"
 
-static void test_timeline_keeps_spike_and_totals(void **state)
+static char *phwork(void)
 {
-	(void)state;
-	struct timeline tl;
-	timeline_init(&tl, 64);
-	uint64_t faults = 0;
-	for (int i = 0; i < 100000; i++) {
-		struct sample s = { 0 };
-		s.t_ms = i;
-		s.rss_kb = i == 77777 ? 1 << 30 : 1000 + (uint64_t)(i % 7);
-		s.minflt = 3;
-		faults += 3;
-		timeline_push(&tl, &s);
-	}
-	timeline_flush(&tl);
-	assert_true(tl.n <= 64);
-	uint64_t max = 0, sum = 0;
-	for (size_t i = 0; i < tl.n; i++) {
-		if (tl.rows[i].rss_kb > max)
-			max = tl.rows[i].rss_kb;
-		sum += tl.rows[i].minflt;
-	}
-	assert_int_equal(max, 1 << 30);
-	assert_int_equal(sum, faults);
-	assert_true(tl.stride >= 100000 / 64);
-	timeline_release(&tl);
+	char *p = getenv("PHWORK");
+	assert_non_null(p);
+	return p;
 }
 
-static void test_csv_rows(void **state)
+static void run_monitor(char **argv, struct monitor_result *r)
+{
+	struct launch_opts lo = { .argv = argv };
+	struct monitor_opts mo = { .interval_ms = 20, .launch = &lo, .procfs = "/proc" };
+	struct err e;
+	int rc = monitor_run(&mo, r, &e);
+	if (rc < 0)
+		fail_msg("monitor_run: %s", e.msg);
+}
+
+static void test_command_exit_and_peak(void **state)
 {
 	(void)state;
-	struct sample s = { 0 };
-	s.epoch_ms = 1771368527742;
-	s.rss_kb = 212987636;
-	char buf[1024];
-	size_t n = csv_format_row(CSV_SEED, &s, NULL, buf, sizeof buf);
-	assert_int_equal(n, strlen("1771368527742,212987636,203.12\n"));
-	assert_string_equal(buf, "1771368527742,212987636,203.12\n");
-	strcpy(s.phase, "pin_abc");
-	n = csv_format_row(CSV_FULL, &s, NULL, buf, sizeof buf);
-	assert_true(n > 0 && buf[n - 1] == '\n');
-	int commas = 0;
-	for (size_t i = 0; i < n; i++)
-		commas += buf[i] == ',';
-	int header_commas = 0;
-	for (const char *p = csv_header; *p; p++)
-		header_commas += *p == ',';
-	assert_int_equal(commas, header_commas);
-	assert_non_null(strstr(buf, ",pin_abc\n"));
-	/* a row cut by a small buffer still ends with a newline */
-	n = csv_format_row(CSV_FULL, &s, NULL, buf, 20);
-	assert_int_equal(buf[n - 1], '\n');
+	char *argv[] = { phwork(), "alloc:8", "sleep:120", "exit:3", NULL };
+	struct monitor_result r;
+	run_monitor(argv, &r);
+	assert_true(r.started);
+	assert_int_equal(r.exit_code, 3);
+	assert_int_equal(r.exit_signal, 0);
+	assert_true(r.wall_ms >= 120);
+	/* 8 MiB touched: every exact source at least that (hwm while alive, exit figures) */
+	uint64_t exact = r.tree.hwm_kb > r.taskstats_kb ? r.tree.hwm_kb : r.taskstats_kb;
+	if (r.maxrss_kb > exact)
+		exact = r.maxrss_kb;
+	assert_true(exact >= 8 * 1024);
+	assert_true(r.tree.peak_rss_kb >= 8 * 1024);
+	assert_true(r.samples >= 3);
+	assert_true(r.tree.tl.n >= 1);
+	assert_true(r.launch_image_kb > 0);
+	monitor_result_release(&r);
+}
+
+static void test_tree_of_children(void **state)
+{
+	(void)state;
+	char *argv[] = { phwork(), "children:3:2:200", NULL };
+	struct monitor_result r;
+	run_monitor(argv, &r);
+	assert_int_equal(r.exit_code, 0);
+	assert_true(r.tree.max_procs >= 4);
+	monitor_result_release(&r);
+}
+
+static void test_not_found(void **state)
+{
+	(void)state;
+	char *argv[] = { "/nonexistent/perfhunt-test", NULL };
+	struct monitor_result r;
+	run_monitor(argv, &r);
+	assert_false(r.started);
+	assert_int_equal(r.exec_errno, ENOENT);
+	monitor_result_release(&r);
+}
+
+static void test_watch_for_a_duration(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(phwork(), phwork(), "alloc:4", "sleep:3000", (char *)NULL);
+		_exit(127);
+	}
+	usleep(100 * 1000);
+	struct monitor_opts mo = { .interval_ms = 20, .attach_pid = pid, .duration_ms = 200,
+				   .procfs = "/proc" };
+	struct monitor_result r;
+	struct err e;
+	int rc = monitor_run(&mo, &r, &e);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	if (rc < 0)
+		fail_msg("monitor_run: %s", e.msg);
+	assert_false(r.target_exited);
+	assert_true(r.wall_ms >= 200);
+	assert_true(r.samples >= 5);
+	assert_true(r.tree.peak_rss_kb >= 4 * 1024);
+	monitor_result_release(&r);
+}
+
+static void test_watch_missing_pid_fails_cleanly(void **state)
+{
+	(void)state;
+	struct monitor_opts mo = { .interval_ms = 20, .attach_pid = 0x7ffffff0, .duration_ms = 100,
+				   .procfs = "/proc" };
+	struct monitor_result r;
+	struct err e;
+	assert_int_equal(monitor_run(&mo, &r, &e), -1);
+	assert_true(e.msg[0] != '\0');
+}
+
+struct seen {
+	int started, recorded, warned;
+	int order_ok;
+};
+
+static void on_started(void *arg)
+{
+	struct seen *s = arg;
+	s->started++;
+}
+
+static void on_warn(void *arg, const char *msg)
+{
+	struct seen *s = arg;
+	s->warned++;
+	print_message("warning: %s\n", msg);
+}
+
+static void on_recorded(void *arg, const json_t *rec)
+{
+	struct seen *s = arg;
+	s->recorded++;
+	s->order_ok = s->started == 1 && json_object_get(rec, "summary") != NULL;
+}
+
+static void test_session_records_and_writes(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/perfhunt-session-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char csv[4200], json[4200];
+	snprintf(csv, sizeof(csv), "%s/t.csv", dir);
+	snprintf(json, sizeof(json), "%s/t.json", dir);
+	char *argv[] = { phwork(), "out:PERFHUNT: begin=work", "alloc:4", "sleep:60",
+			 "out:PERFHUNT: end=work", NULL };
+	struct launch_opts lo = { .argv = argv, .capture = true };
+	struct probe_config pc;
+	probe_config_init(&pc);
+	struct session_config c = { .kind = "run", .launch = &lo, .record_argv = argv, .interval_ms = 20,
+				    .json_path = json, .csv_path = csv, .probes = true, .probe_cfg = &pc,
+				    .discard_output = true };
+	struct seen seen = { 0 };
+	struct session_hooks h = { .arg = &seen, .started = on_started, .warn = on_warn,
+				   .recorded = on_recorded };
+	struct session_outcome out;
+	struct err e;
+	if (session_record(&c, &h, &out, &e) < 0)
+		fail_msg("session_record: %s", e.msg);
+	assert_int_equal(out.status, 0);
+	assert_int_equal(seen.started, 1);
+	assert_int_equal(seen.recorded, 1);
+	assert_int_equal(seen.warned, 0);
+	assert_true(seen.order_ok);
+	assert_string_equal(json_string_value(json_object_get(out.rec, "schema")), "perfhunt.run/1");
+	json_t *ph = json_array_get(json_object_get(out.rec, "phases"), 0);
+	assert_non_null(ph);
+	assert_string_equal(json_string_value(json_object_get(ph, "name")), "work");
+	json_decref(out.rec);
+	json_error_t je;
+	json_t *back = json_load_file(json, 0, &je);
+	assert_non_null(back);
+	json_decref(back);
+	FILE *f = fopen(csv, "r");
+	assert_non_null(f);
+	char line[4096];
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_int_equal(strncmp(line, "epoch_ms,rss_kb,rss_gib", 23), 0);
+	fclose(f);
+	unlink(csv);
+	unlink(json);
+	rmdir(dir);
+	probe_config_release(&pc);
+}
+
+static void test_session_not_found_status(void **state)
+{
+	(void)state;
+	char *argv[] = { "/nonexistent/perfhunt-test", NULL };
+	struct launch_opts lo = { .argv = argv };
+	struct probe_config pc;
+	probe_config_init(&pc);
+	struct session_config c = { .kind = "run", .launch = &lo, .record_argv = argv, .interval_ms = 20,
+				    .probe_cfg = &pc };
+	struct session_outcome out;
+	struct err e;
+	assert_int_equal(session_record(&c, NULL, &out, &e), -1);
+	assert_int_equal(out.status, SESSION_NOTFOUND);
+	assert_null(out.rec);
+	assert_non_null(strstr(e.msg, "command not found"));
+	probe_config_release(&pc);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_timeline_keeps_spike_and_totals),
-		cmocka_unit_test(test_csv_rows),
+		cmocka_unit_test(test_command_exit_and_peak),
+		cmocka_unit_test(test_tree_of_children),
+		cmocka_unit_test(test_not_found),
+		cmocka_unit_test(test_watch_for_a_duration),
+		cmocka_unit_test(test_watch_missing_pid_fails_cleanly),
+		cmocka_unit_test(test_session_records_and_writes),
+		cmocka_unit_test(test_session_not_found_status),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

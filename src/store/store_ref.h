@@ -1,12 +1,12 @@
-/* metrics_ref: one side of a comparison from what a user types.
+/* store_ref: one side of a comparison from what a user types.
  *
  * compare and bisect-check both accept a record file, a comma-separated list
  * of them, or a history reference (@last, @tag:NAME, a run ID ...); this is
  * the one loader, so the two commands cannot disagree about what a reference
  * means.
  */
-#ifndef PERFHUNT_METRICS_REF_H
-#define PERFHUNT_METRICS_REF_H
+#ifndef PERFHUNT_STORE_REF_H
+#define PERFHUNT_STORE_REF_H
 
 #include <stdbool.h>
 
@@ -14,10 +14,10 @@
 #include "util/err.h"
 
 /* True when arg is a history reference (@last, @tag:NAME, a run ID), not a file. */
-bool metrics_ref_is_history(const char *arg);
+bool store_ref_is_history(const char *arg);
 /* Loads the runs that arg names into out (initialised here; released on
  * failure). command picks the command of a bench record (its name or
  * 1-based index; NULL for the first). */
-int metrics_ref_load(const char *arg, const char *command, struct metrics_set *out, struct err *e);
+int store_ref_load(const char *arg, const char *command, struct metrics_set *out, struct err *e);
 
 #endif

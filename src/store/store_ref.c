@@ -1,10 +1,10 @@
-/* metrics_ref: record files and history references to a metric set.
+/* store_ref: record files and history references to a metric set.
  *
  * A leading '@' or an all-digit argument is a history reference resolved by
  * the store (opened read-only: looking something up never creates a
  * database); anything else is a record file or a comma-separated list.
  */
-#include "stats/metrics_ref.h"
+#include "store/store_ref.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,15 +12,15 @@
 #include "store/store.h"
 #include "util/xalloc.h"
 
-bool metrics_ref_is_history(const char *arg)
+bool store_ref_is_history(const char *arg)
 {
 	return arg[0] == '@' || (arg[0] && strspn(arg, "0123456789") == strlen(arg));
 }
 
-int metrics_ref_load(const char *arg, const char *command, struct metrics_set *out, struct err *e)
+int store_ref_load(const char *arg, const char *command, struct metrics_set *out, struct err *e)
 {
 	metrics_set_init(out);
-	if (metrics_ref_is_history(arg)) {
+	if (store_ref_is_history(arg)) {
 		json_t **recs;
 		size_t n;
 		int rc = store_resolve_default(arg, &recs, &n, e);

@@ -1,0 +1,383 @@
+/* session: the recording pipeline, in the order a recording happens.
+ *
+ * session_record() reads as its story: open the outputs, run the monitor
+ * (whose hooks write CSV rows, label samples with phases and push live
+ * samples), turn the result into a record, write it, then keep it — the
+ * history first, the network last, so a gateway that is down loses nothing.
+ */
+#include "session/session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "counters/counters.h"
+#include "monitor/monitor.h"
+#include "monitor/probefeed.h"
+#include "monitor/track.h"
+#include "record/jsonio.h"
+#include "record/phases_json.h"
+#include "record/runrec.h"
+#include "store/store.h"
+
+/* Points kept per tree for per-phase resources (~100 bytes each): past it
+ * the track halves its resolution, keeping totals and maxima. */
+enum { SESSION_TRACK_POINTS = 1 << 16 };
+
+/* The recording's runtime state; the configuration stays apart and const. */
+struct session {
+	const struct session_config *c;
+	const struct session_hooks *h;
+	struct csv_writer csv;
+	bool csv_open;
+	struct probefeed feed;
+	bool feed_on;
+	struct track measured, client; /* per-phase resources: the measured tree, the command's */
+	struct counters *counters;
+	char counters_error[600];
+	double last_push_ms;
+	bool push_failed;
+	int status;
+};
+
+static void warn(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct session *s, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s->h && s->h->warn)
+		s->h->warn(s->h->arg, msg);
+}
+
+static bool live_push(const struct session_config *c)
+{
+	return c->push_every_ms > 0 && c->fleet && c->fleet->push_url;
+}
+
+/* ---- monitor hooks ---- */
+
+/* watch --push-every: the latest sample to the gateway, without stalling the
+ * sampler (short timeout, no retries); a failure is said once. */
+static void push_sample(struct session *s, const struct sample *sm)
+{
+	const struct session_config *c = s->c;
+	if (s->last_push_ms && sm->t_ms - s->last_push_ms < c->push_every_ms)
+		return;
+	s->last_push_ms = sm->t_ms ? sm->t_ms : 1;
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	const char *what = c->record_argv && c->record_argv[0] ? c->record_argv[0] : "";
+	struct err e;
+	if (fleet_push_live(c->fleet, sm, c->interval_ms, what, host, &e) < 0 && !s->push_failed) {
+		s->push_failed = true;
+		warn(s, "live push failed (recording goes on): %s", e.msg);
+	}
+}
+
+static void on_started(void *arg)
+{
+	struct session *s = arg;
+	if (s->h && s->h->started)
+		s->h->started(s->h->arg);
+}
+
+/* The command is forked, not yet exec'd: counting starts at its exec. */
+static void on_spawn(void *arg, pid_t pid)
+{
+	struct session *s = arg;
+	struct err e;
+	if (!s->c->counters)
+		return;
+	if (counters_open(&s->counters, pid, s->c->events, &e) < 0)
+		snprintf(s->counters_error, sizeof(s->counters_error), "counters not recorded: %s", e.msg);
+	else if (s->feed_on)
+		s->feed.counters = s->counters;
+}
+
+static int on_sample(void *arg, const struct sample *sm, const struct sample *client)
+{
+	struct session *s = arg;
+	track_push(&s->measured, sm, sm->at_marker);
+	if (client)
+		track_push(&s->client, client, client->at_marker);
+	if (live_push(s->c))
+		push_sample(s, sm);
+	return s->csv_open ? csv_write(&s->csv, sm, client) : 0;
+}
+
+static void on_label(void *arg, struct sample *sm)
+{
+	struct session *s = arg;
+	if (s->feed_on)
+		probefeed_label(&s->feed, sm);
+}
+
+static bool on_sample_now(void *arg)
+{
+	struct session *s = arg;
+	return s->feed_on && probefeed_take_marker(&s->feed);
+}
+
+static void on_output(void *arg, int stream, const char *buf, size_t n, double t_ms)
+{
+	struct session *s = arg;
+	if (s->feed_on)
+		probefeed_on_output(&s->feed, stream, buf, n, t_ms);
+}
+
+/* ---- the steps ---- */
+
+static void monitor_opts_from(const struct session *s, const struct launch_opts *launch,
+			      struct monitor_opts *mo)
+{
+	const struct session_config *c = s->c;
+	*mo = (struct monitor_opts){
+		.interval_ms = c->interval_ms,
+		.pss = c->pss,
+		.cgroup = c->cgroup && launch,
+		.memory_limit_bytes = c->memory_limit_bytes,
+		.launch = launch,
+		.attach_pid = c->attach_pid,
+		.duration_ms = c->duration_ms,
+		.procfs = "/proc",
+		.gpu = c->gpu,
+		.discard_output = c->discard_output,
+		.daemon_pid = c->daemon_pid,
+		.idle_ms = c->idle_ms,
+		.probe_logs = c->nlogs ? c->probe_logs : NULL,
+		.hooks = { .arg = (void *)s, .on_output = on_output, .label = on_label,
+			   .on_sample = on_sample, .on_spawn = on_spawn, .on_started = on_started,
+			   .sample_now = on_sample_now },
+	};
+}
+
+/* The command never ran: say why, with the status a shell would give. */
+static int not_started(struct session *s, const struct monitor_result *r, struct err *e)
+{
+	const struct launch_opts *launch = s->c->launch;
+	if (!r->exec_errno) { /* interrupted while the daemon's idle level was being sampled */
+		s->status = 128 + (r->stop_signal ? r->stop_signal : SIGINT);
+		return err_set(e, "interrupted before the command started");
+	}
+	if (s->csv_open) { /* no record, and no CSV that looks like one */
+		csv_close(&s->csv, NULL);
+		s->csv_open = false;
+		unlink(s->c->csv_path);
+	}
+	const char *what = launch->shell ? "/bin/sh" : launch->argv[0];
+	if (r->exec_errno == ENOENT) {
+		s->status = SESSION_NOTFOUND;
+		return err_set(e, "command not found: %s", what);
+	}
+	s->status = SESSION_NOEXEC;
+	return err_set(e, "cannot execute '%s': %s", what, strerror(r->exec_errno));
+}
+
+/* watch --push-every: the live group is removed at the end. */
+static void end_live_push(struct session *s)
+{
+	if (!live_push(s->c))
+		return;
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	struct err e;
+	if (fleet_live_end(s->c->fleet, host, &e) < 0 && !s->push_failed)
+		warn(s, "live push failed: %s", e.msg);
+}
+
+/* Counters over the whole tree, read after wait4 so every exited
+ * descendant's counts are folded in; NULL when none were recorded. */
+static json_t *read_counters(struct session *s, json_t *notes)
+{
+	json_t *counters = NULL;
+	struct err e;
+	if (s->counters) {
+		struct counter_values cv;
+		if (counters_read(s->counters, &cv, &e) == 0)
+			counters = counters_to_json(&cv);
+		else
+			json_array_append_new(notes, json_sprintf("counters not recorded: %s", e.msg));
+	}
+	if (s->counters_error[0])
+		json_array_append_new(notes, json_string(s->counters_error));
+	return counters;
+}
+
+/* Why a watch ended, for the record. */
+static void watch_ended(const struct monitor_result *r, char *buf, size_t n)
+{
+	if (r->target_exited)
+		snprintf(buf, n, "the watched tree exited");
+	else if (r->stop_signal)
+		snprintf(buf, n, "stopped by SIG%s", sigabbrev_np(r->stop_signal));
+	else
+		snprintf(buf, n, "--duration reached");
+}
+
+/* The phases a sampled peak fell in. A sample taken at a marker's arrival
+ * shows the tree as the phase that just ended left it: it counts in that
+ * phase too (the millisecond before it). */
+static void peak_phases(const struct phase_set *ph, const struct tree_result *t, char *buf, size_t n)
+{
+	if (t->peak_at_marker)
+		phase_set_overlapping(ph, t->peak_at_ms - 1.0, t->peak_at_ms, buf, n);
+	else
+		phase_set_active_at(ph, t->peak_at_ms, buf, n);
+}
+
+/* The perfhunt.run/1 record of a finished monitor run. */
+static json_t *build_record(struct session *s, const struct monitor_opts *mo, const struct monitor_result *r)
+{
+	const struct session_config *c = s->c;
+	probefeed_finish(&s->feed, r->wall_ms);
+	const struct phase_set *ph = &s->feed.phases;
+	char peak_phase[256] = "", daemon_phase[256] = "", process_phase[256] = "";
+	peak_phases(ph, &r->tree, peak_phase, sizeof(peak_phase));
+	if (r->daemon_attached)
+		peak_phases(ph, &r->daemon, daemon_phase, sizeof(daemon_phase));
+	/* the exact peak has no time: the phases overlapping the window it fell in */
+	double from_ms, to_ms;
+	runrec_process_peak_window(r, &from_ms, &to_ms);
+	phase_set_overlapping(ph, from_ms, to_ms, process_phase, sizeof(process_phase));
+	json_t *phases = phase_set_to_json(ph);
+	phases_json_add_resources(phases, &s->measured, r->daemon_attached ? &s->client : NULL);
+
+	char ended[64] = "";
+	if (!c->launch)
+		watch_ended(r, ended, sizeof(ended));
+	json_t *notes = json_array();
+	json_t *counters = read_counters(s, notes);
+	struct runrec_input in = {
+		.kind = c->kind, .argv = c->record_argv, .tags = c->tags, .opts = mo,
+		.cgroup_mode = c->cgroup ? "auto" : "off", .r = r, .csv_path = c->csv_path,
+		.phases = phases, .peak_phase = peak_phase, .exit_status = s->status,
+		.daemon_peak_phase = daemon_phase, .process_peak_phase = process_phase,
+		.ended = c->launch ? NULL : ended, .counters = counters, .extra_notes = notes,
+		/* only the summary will see this record: it shows no git commit */
+		.not_kept = !c->kept && !c->json_path && !c->save &&
+			    !(c->fleet && (c->fleet->openmetrics_path || c->fleet->push_url)),
+	};
+	json_t *rec = runrec_build(&in);
+	json_decref(counters);
+	json_decref(notes);
+	json_decref(phases);
+	if (s->counters)
+		json_object_set_new(rec, "phase_counters", probefeed_counters_json(&s->feed));
+	return rec;
+}
+
+/* The CSV closed and the JSON record written; a failure is a warning. */
+static void write_files(struct session *s, const struct monitor_result *r, const json_t *rec)
+{
+	const struct session_config *c = s->c;
+	struct err e;
+	bool failed = false;
+	if (s->csv_open) {
+		if (r->write_errno) {
+			warn(s, "cannot write '%s': %s (the timeline is incomplete)", c->csv_path,
+			     strerror(r->write_errno));
+			failed = true;
+		}
+		s->csv_open = false;
+		if (csv_close(&s->csv, &e) < 0) {
+			warn(s, "%s", e.msg);
+			failed = true;
+		}
+	}
+	if (c->json_path && jsonio_write(c->json_path, rec, &e) < 0) {
+		warn(s, "%s", e.msg);
+		failed = true;
+	}
+	if (failed && s->status == 0)
+		s->status = 1;
+}
+
+/* The history, then the fleet: local records first. */
+static void keep(struct session *s, json_t *rec)
+{
+	const struct session_config *c = s->c;
+	struct err e;
+	if (c->save) {
+		struct store *st;
+		int64_t id;
+		if (store_open(&st, NULL, &e) < 0) {
+			warn(s, "run not saved to the history: %s", e.msg);
+			s->status = s->status ? s->status : 1;
+		} else {
+			if (store_add_run(st, rec, c->tags, 0, &id, &e) < 0) {
+				warn(s, "run not saved to the history: %s", e.msg);
+				s->status = s->status ? s->status : 1;
+			} else if (s->h && s->h->saved) {
+				s->h->saved(s->h->arg, id);
+			}
+			store_close(st);
+		}
+	}
+	if (c->fleet && (c->fleet->openmetrics_path || c->fleet->push_url) &&
+	    fleet_after_record(c->fleet, rec, &e) < 0) {
+		warn(s, "%s", e.msg);
+		s->status = s->status ? s->status : 1;
+	}
+}
+
+int session_record(const struct session_config *c, const struct session_hooks *h,
+		   struct session_outcome *out, struct err *e)
+{
+	struct session s = { .c = c, .h = h, .csv = { .fd = -1 }, .status = 1 };
+	struct monitor_opts mo;
+	struct monitor_result r;
+	int ret = -1;
+	out->rec = NULL;
+	out->status = 1;
+
+	if (c->csv_path) {
+		if (csv_open(&s.csv, c->csv_path, c->csv_format, c->daemon_pid > 0, e) < 0)
+			return -1;
+		s.csv_open = true;
+	}
+	probefeed_init(&s.feed, c->probe_cfg, c->nlogs, !c->probe_time_arrival);
+	track_init(&s.measured, SESSION_TRACK_POINTS, c->interval_ms);
+	track_init(&s.client, SESSION_TRACK_POINTS, c->interval_ms);
+	s.feed_on = c->probes || c->nlogs;
+	/* output that is not shown must still be read (for probes): capture it */
+	struct launch_opts lo;
+	const struct launch_opts *launch = c->launch;
+	if (launch && c->discard_output && !launch->capture) {
+		lo = *launch;
+		lo.capture = true;
+		launch = &lo;
+	}
+	monitor_opts_from(&s, launch, &mo);
+	if (monitor_run(&mo, &r, e) < 0)
+		goto out;
+	if (launch && !r.started) {
+		not_started(&s, &r, e);
+		monitor_result_release(&r);
+		goto out;
+	}
+	end_live_push(&s);
+	s.status = !launch ? 0 : r.exit_signal ? 128 + r.exit_signal : r.exit_code;
+	json_t *rec = build_record(&s, &mo, &r);
+	write_files(&s, &r, rec);
+	monitor_result_release(&r);
+	if (h && h->recorded)
+		h->recorded(h->arg, rec);
+	keep(&s, rec);
+	out->rec = rec;
+	ret = 0;
+out:
+	if (s.csv_open)
+		csv_close(&s.csv, NULL);
+	probefeed_release(&s.feed);
+	track_release(&s.measured);
+	track_release(&s.client);
+	counters_close(s.counters);
+	out->status = s.status;
+	return ret;
+}
