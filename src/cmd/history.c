@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,10 +35,12 @@
 #include "util/parse.h"
 #include "util/quote.h"
 #include "util/units.h"
+#include "util/url.h"
 #include "util/xalloc.h"
 
 static const char usage_text[] =
 	"usage: perfhunt history [list] [--command S] [--tag T] [--commit C] [-n N]\n"
+	"       perfhunt history --path\n"
 	"       perfhunt history show [--json] ID|REF\n"
 	"       perfhunt history trend [--command S] METRIC\n"
 	"       perfhunt history import [--tag T]... FILE.json...\n"
@@ -46,9 +49,12 @@ static const char usage_text[] =
 	"       perfhunt history site [options] DIR\n"
 	"\n"
 	"The runs that 'run' and 'bench' stored, newest first. The database is\n"
-	"$PERFHUNT_DB, else .perfhunt/history.db at the git top level (or in the\n"
-	"current directory); it is plain SQLite (tables runs, metrics, phases, tags,\n"
-	"benches), or a team's PostgreSQL when $PERFHUNT_DB is a postgresql:// URL.\n"
+	"$PERFHUNT_DB, else .perfhunt/history.db at the git top level, else (outside\n"
+	"a work tree) the per-user $XDG_DATA_HOME/perfhunt/history.db (default\n"
+	"~/.local/share/perfhunt/); '--path' prints which, and why. It is plain SQLite\n"
+	"(tables runs, metrics, phases, tags, benches), or a team's PostgreSQL when\n"
+	"$PERFHUNT_DB is a postgresql:// URL. A database or directory that another\n"
+	"user owns or may write is refused ($PERFHUNT_SAFE_DIRECTORY=DIR trusts DIR).\n"
 	"'perfhunt history SUBCOMMAND --help' describes each subcommand.\n"
 	"\n"
 	"REF: @last (newest run, or the whole newest bench), @last~N, @tag:NAME,\n"
@@ -179,12 +185,34 @@ static void history_value(const char *metric, double v, char *buf, size_t n)
 		snprintf(buf, n, "%.6g", v);
 }
 
+/* history --path: the database the other subcommands use (stdout, for
+ * scripts), why that one (stderr), and whether perfhunt may write it. */
+/* history --path: the database every subcommand uses, and why (on stderr). */
+static int history_path(void)
+{
+	char path[PATH_MAX];
+	enum store_origin origin;
+	struct err e = { 0 };
+	if (store_locate(NULL, path, sizeof(path), &origin, &e))
+		return cmd_fail(PH_EXIT_FAIL, &e);
+	char *shown = url_redact(path);
+	printf("%s\n", shown);
+	free(shown);
+	int status = cmd_finish_stdout(PH_EXIT_OK);
+	fprintf(stderr, "(%s)\n", store_origin_text(origin));
+	if (status == PH_EXIT_OK && store_check_location(path, &e))
+		return cmd_fail(PH_EXIT_FAIL, &e);
+	return status;
+}
+
 static int history_list(int argc, char **argv)
 {
 	struct store_filter f = { .limit = 20 };
 	struct err e = { 0 };
 	int status = 0;
+	bool path = false;
 	const struct parseopt table[] = {
+		PARSEOPT_FLAG(0, "path", &path, "print which history database is used, and why"),
 		PARSEOPT_STRING('c', "command", &f.command, "S", "runs whose command contains S"),
 		PARSEOPT_STRING('t', "tag", &f.tag, "T", "runs tagged T"),
 		PARSEOPT_STRING(0, "commit", &f.commit, "C", "runs recorded at a commit starting with C"),
@@ -197,6 +225,8 @@ static int history_list(int argc, char **argv)
 		return status;
 	if (nargs > 0)
 		return cmd_usage_error("history", "unexpected argument '%s'", argv[0]);
+	if (path)
+		return history_path();
 	struct store *s = NULL;
 	struct store_row *rows = NULL;
 	size_t n = 0;
