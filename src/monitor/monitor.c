@@ -154,9 +154,17 @@ static void account(struct side *sd, const struct sample *s)
 {
 	struct tree_result *res = sd->res;
 	const struct proctree_totals *t = &sd->prev;
-	if (res->samples == 0)
+	if (res->samples == 0) {
 		res->first = *t;
+		res->at_attach = sd->tree.history;
+	}
 	res->last = *t;
+	const struct proctree_counts *h = &sd->tree.history, *a = &res->at_attach;
+	res->joined_history = (struct proctree_counts){
+		h->utime_ticks - a->utime_ticks, h->stime_ticks - a->stime_ticks, h->minflt - a->minflt,
+		h->majflt - a->majflt, h->vcsw - a->vcsw, h->ivcsw - a->ivcsw, h->rchar - a->rchar,
+		h->wchar - a->wchar,
+	};
 	res->samples++;
 	if (t->hwm_kb > res->hwm_kb) {
 		res->hwm_kb = t->hwm_kb;
@@ -612,6 +620,9 @@ static int loop_begin(struct loop *l, struct err *e)
 	struct monitor_result *r = l->r;
 	start_clock(l);
 	if (o->launch && o->daemon_pid > 0) {
+		/* what the daemon did before now is its history, not the first interval's */
+		proctree_history_from_now(&l->daemon.tree);
+		r->daemon.has_history = true;
 		if (proctree_add(&l->daemon.tree, o->daemon_pid, e) < 0)
 			return -1;
 		proctree_scan(&l->daemon.tree);
@@ -635,6 +646,8 @@ static int loop_begin(struct loop *l, struct err *e)
 				return 0;
 		}
 	} else {
+		proctree_history_from_now(&l->main.tree);
+		r->tree.has_history = true;
 		if (proctree_add(&l->main.tree, o->attach_pid, e) < 0)
 			return -1;
 		proctree_scan(&l->main.tree);

@@ -70,6 +70,11 @@ struct tree_result {
 	double hwm_from_ms, hwm_to_ms; /* the sample window in which hwm_kb was reached */
 	double last_t_ms;            /* time of the latest sample */
 	struct proctree_totals first, last; /* cumulative counters at the first and last sample */
+	/* attached or watched: what the members had used before perfhunt measured
+	 * them (lifetime totals at the first sample), and the history of
+	 * processes with one that joined later; neither is in any sample */
+	struct proctree_counts at_attach, joined_history;
+	bool has_history;            /* the tree existed before the recording */
 	uint32_t max_procs, max_threads;
 	uint64_t samples;
 	struct timeline tl;
