@@ -23,6 +23,7 @@
 #include "export/bench_gobench.h"
 #include "export/bench_markdown.h"
 #include "export/bench_text.h"
+#include "proc/lookup.h"
 #include "record/command.h"
 #include "record/jsonio.h"
 #include "stats/bench_plan.h"
@@ -68,17 +69,24 @@ static const char usage_text[] =
 	"      --interval MS      sampling interval (default 100, minimum 1)\n"
 	"      --pss, --cgroup MODE, --gpu MODE, --counters, -e LIST, --probe PREFIX,\n"
 	"      --lane-key KEY, --no-probes   as for `perfhunt run`\n"
+	"      --probe-log FILE   follow FILE for probe lines (a daemon's log; repeatable)\n"
+	"      --attach PID       also record this daemon's tree for each run's lifetime\n"
+	"      --attach-name NAME the daemon by process name; --attach-pidfile FILE by pidfile\n"
+	"      --idle-ms MS       sample the daemon this long before each run (default 500)\n"
+	"      --timeout TIME     kill a run's tree after TIME (e.g. 30s): recorded as failed,\n"
+	"                         with its partial timeline; the bench goes on\n"
 	"      --tag NAME         tag the runs in the history (repeatable)\n"
 	"      --no-save          do not store the bench in the history\n"
 	"  -h, --help             show this help\n"
 	"\n"
-	"Exit status: 0; 1 when a command exits non-zero (without -i) or a file or\n"
-	"the history cannot be written; 126/127 when a command cannot be started;\n"
-	"2 on a usage error.\n";
+	"Exit status: 0; 1 when a command exits non-zero or a run times out (without\n"
+	"-i), or a file or the history cannot be written; 126/127 when a command\n"
+	"cannot be started; 2 on a usage error.\n";
 
 enum {
 	OPT_PREPARE = 1000, OPT_CONCLUDE, OPT_SETUP, OPT_CLEANUP, OPT_SHELL, OPT_NO_INTERLEAVE, OPT_SEED,
-	OPT_JSON, OPT_CSV_EXPORT, OPT_MARKDOWN, OPT_GOBENCH,
+	OPT_JSON, OPT_CSV_EXPORT, OPT_MARKDOWN, OPT_GOBENCH, OPT_ATTACH, OPT_ATTACH_NAME, OPT_ATTACH_PIDFILE,
+	OPT_IDLE, OPT_TIMEOUT,
 };
 
 struct bench_cli {
@@ -88,6 +96,8 @@ struct bench_cli {
 	uint64_t seed;
 	const char *prepare, *conclude, *setup, *cleanup;
 	const char *json_path, *csv_path, *md_path, *go_path;
+	const char *attach_name, *attach_pidfile;
+	size_t timed_out;             /* runs killed at --timeout */
 	struct bench_params params;
 };
 
@@ -110,6 +120,11 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		{ "export-csv", required_argument, NULL, OPT_CSV_EXPORT },
 		{ "export-markdown", required_argument, NULL, OPT_MARKDOWN },
 		{ "export-gobench", required_argument, NULL, OPT_GOBENCH },
+		{ "attach", required_argument, NULL, OPT_ATTACH },
+		{ "attach-name", required_argument, NULL, OPT_ATTACH_NAME },
+		{ "attach-pidfile", required_argument, NULL, OPT_ATTACH_PIDFILE },
+		{ "idle-ms", required_argument, NULL, OPT_IDLE },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -191,6 +206,30 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		case OPT_GOBENCH:
 			b->go_path = optarg;
 			break;
+		case OPT_ATTACH:
+			if (parse_i64(optarg, 1, 0x7fffffff, &v, "--attach", &e) < 0)
+				goto usage;
+			b->ro.daemon_pid = (pid_t)v;
+			break;
+		case OPT_ATTACH_NAME:
+			b->attach_name = optarg;
+			break;
+		case OPT_ATTACH_PIDFILE:
+			b->attach_pidfile = optarg;
+			break;
+		case OPT_IDLE:
+			if (parse_i64(optarg, 0, 3600000, &v, "--idle-ms", &e) < 0)
+				goto usage;
+			b->ro.idle_ms = (double)v;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_duration_ms(optarg, 1000, &b->ro.timeout_ms, "--timeout", &e) < 0)
+				goto usage;
+			if (!(b->ro.timeout_ms > 0)) {
+				err_set(&e, "--timeout: expected a duration above 0, got '%s'", optarg);
+				goto usage;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			*status = cmd_finish_stdout(PH_EXIT_OK);
@@ -204,6 +243,10 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 	}
 	if (b->ro.json_path || b->ro.csv_path) {
 		err_set(&e, "%s is per run; use --export-json or --export-csv", b->ro.json_path ? "--output" : "--csv");
+		goto usage;
+	}
+	if ((b->ro.daemon_pid > 0) + (b->attach_name != NULL) + (b->attach_pidfile != NULL) > 1) {
+		err_set(&e, "give one of --attach, --attach-name, --attach-pidfile");
 		goto usage;
 	}
 	if (b->runs * (b->warmup + 1) > 10000000) {
@@ -354,6 +397,10 @@ static json_t *options_json(const struct bench_cli *b)
 	json_t *o = json_pack("{s:I, s:I, s:b, s:I, s:b, s:b, s:i}", "runs", (json_int_t)b->runs, "warmup",
 			      (json_int_t)b->warmup, "interleave", b->interleave, "seed", (json_int_t)b->seed, "shell",
 			      b->shell, "ignore_failure", b->ignore_failure, "interval_ms", b->ro.interval_ms);
+	if (b->ro.timeout_ms > 0)
+		json_object_set_new(o, "timeout_s", json_real(b->ro.timeout_ms / 1000));
+	if (b->ro.daemon_pid > 0) /* each run attaches to this daemon for the command's lifetime */
+		json_object_set_new(o, "attach_pid", json_integer(b->ro.daemon_pid));
 	const char *keys[] = { "prepare", "conclude", "setup", "cleanup" };
 	const char *vals[] = { b->prepare, b->conclude, b->setup, b->cleanup };
 	for (size_t i = 0; i < 4; i++)
@@ -414,6 +461,21 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 				status = PH_EXIT_FAIL;
 		}
 		bool interrupted = st == 128 + SIGINT || st == 128 + SIGTERM;
+		if (json_is_true(json_object_get(json_object_get(run, "exit"), "timed_out"))) {
+			/* killed at --timeout: kept apart with its timeline, and the bench goes on */
+			progress_clear(&pr);
+			if (!b->ro.quiet)
+				fprintf(stderr, "perfhunt bench: '%s' timed out (%s %zu of %lld): its tree was killed\n", name,
+					slots[s].warmup ? "warmup" : "run", done[2 * slots[s].cmd + slots[s].warmup] + 1,
+					(long long)(slots[s].warmup ? b->warmup : b->runs));
+			done[2 * slots[s].cmd + slots[s].warmup]++;
+			b->timed_out++;
+			if (slots[s].warmup)
+				json_decref(run);
+			else
+				bench_record_add_failed(rec, slots[s].cmd, run);
+			continue;
+		}
 		if (st != 0 && (!b->ignore_failure || interrupted)) {
 			progress_clear(&pr);
 			fprintf(stderr, "perfhunt bench: '%s' %s with status %d (%s %zu of %lld)%s\n", name,
@@ -480,6 +542,12 @@ int cmd_bench(int argc, char **argv)
 	}
 	if ((status = split_commands(&b, argv + optind, argc - optind, tmpl, &ntmpl)) != 0)
 		goto out;
+	if ((b.attach_name && lookup_by_name(b.attach_name, &b.ro.daemon_pid, &e) < 0) ||
+	    (b.attach_pidfile && lookup_pidfile(b.attach_pidfile, &b.ro.daemon_pid, &e) < 0) ||
+	    (b.ro.daemon_pid > 0 && lookup_check_pid(b.ro.daemon_pid, &e) < 0)) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
 	if (bench_plan_expand(tmpl, ntmpl, &b.params, &cmds, &ncmd, &e) < 0) {
 		status = cmd_usage_error("bench", "%s", e.msg);
 		goto out;
@@ -521,6 +589,8 @@ int cmd_bench(int argc, char **argv)
 		status = PH_EXIT_FAIL;
 	if (b.go_path && write_export(b.go_path, bench_gobench_write, rec))
 		status = PH_EXIT_FAIL;
+	if (b.timed_out && !b.ignore_failure && status == PH_EXIT_OK)
+		status = PH_EXIT_FAIL; /* recorded and reported, but the bench did not run clean */
 	fflush(stdout);
 	if (b.ro.save && save(&b, rec) != PH_EXIT_OK)
 		status = PH_EXIT_FAIL;

@@ -54,6 +54,7 @@ struct monitor_opts {
 	pid_t daemon_pid;            /* run mode: also sample this tree for the command's lifetime */
 	double idle_ms;              /* with a daemon: settle period sampled before the command */
 	char *const *probe_logs;     /* log files to follow for probes (NULL-terminated), or NULL */
+	double timeout_ms;           /* run mode: kill the command's tree this long after it started (0 = never) */
 	struct monitor_hooks hooks;
 };
 
@@ -91,6 +92,7 @@ struct monitor_result {
 	int exit_code, exit_signal;  /* run mode */
 	bool core_dumped;
 	int forwarded_signal;        /* last signal passed on to the command */
+	bool timed_out;              /* the command outlived timeout_ms: its tree was killed */
 	int stop_signal;             /* watch mode: the signal that stopped us */
 	bool target_exited;          /* watch mode: the tree ended on its own */
 	struct rusage ru;            /* the command and every orphan we reaped, from wait4 */

@@ -261,6 +261,8 @@ json_t *runrec_build(const struct runrec_input *in)
 				 signame ? json_string(signame) : json_null(), "core_dumped", r->core_dumped,
 				 "status", in->exit_status, "oom_killed",
 				 r->exit_signal == SIGKILL && r->oom_kills > 0);
+	if (r->timed_out) /* killed at the deadline: a failed run with its partial timeline */
+		json_object_set_new(exit, "timed_out", json_true());
 
 	/* CPU and faults: exact from wait4 for a command we ran; for an attached
 	 * tree, what the samples saw it use since we attached (each member's

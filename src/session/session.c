@@ -136,6 +136,7 @@ static void monitor_opts_from(const struct session *s, const struct launch_opts 
 		.discard_output = c->discard_output,
 		.daemon_pid = c->daemon_pid,
 		.idle_ms = c->idle_ms,
+		.timeout_ms = c->timeout_ms,
 		.probe_logs = c->nlogs ? c->probe_logs : NULL,
 		.hooks = { .arg = (void *)s, .on_output = on_output, .label = on_label,
 			   .on_sample = on_sample, .on_spawn = on_spawn, .on_started = on_started },
