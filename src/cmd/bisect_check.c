@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cmd/record_opts.h"
+#include "proc/lookup.h"
 #include "export/compare_text.h"
 #include "record/command.h"
 #include "stats/comparison.h"
@@ -42,13 +43,17 @@ static const char usage_text[] =
 	"      --baseline REF     what good looks like (required)\n"
 	"  -n, --runs N           runs of CMD (default 5)\n"
 	"      --metric NAME      metric to judge (default wall_s), e.g. peak_rss_kb,\n"
-	"                         user_s, phase:NAME, a counter with --counters\n"
+	"                         user_s, phase:NAME, a counter with --counters,\n"
+	"                         daemon.peak_rss_kb with --attach\n"
 	"      --threshold PCT    smallest change that counts, in percent (default 2)\n"
 	"      --alpha A          significance level (default 0.05)\n"
 	"      --command NAME|INDEX  command of a bench baseline (default: the first)\n"
 	"      --shell            CMD is a shell command: sh -c \"CMD ARG...\"\n"
 	"      --interval MS, --pss, --cgroup MODE, --gpu MODE, --counters, -e LIST,\n"
-	"      --probe PREFIX, --lane-key KEY   as for 'perfhunt run'\n"
+	"      --probe PREFIX, --lane-key KEY, --probe-log FILE   as for 'perfhunt run'\n"
+	"      --attach PID, --attach-name NAME, --attach-pidfile FILE, --idle-ms MS\n"
+	"                         each run also records this daemon (metrics daemon.*),\n"
+	"                         as for 'perfhunt bench'\n"
 	"      --save             also store the runs in the history (not by default)\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -57,7 +62,10 @@ static const char usage_text[] =
 	"run on a side, when the delta alone exceeds the threshold. Same and\n"
 	"inconclusive count as good (raise -n when unsure).\n";
 
-enum { OPT_BASELINE = 1000, OPT_METRIC, OPT_THRESHOLD, OPT_ALPHA, OPT_COMMAND, OPT_SHELL, OPT_SAVE };
+enum {
+	OPT_BASELINE = 1000, OPT_METRIC, OPT_THRESHOLD, OPT_ALPHA, OPT_COMMAND, OPT_SHELL, OPT_SAVE, OPT_ATTACH,
+	OPT_ATTACH_NAME, OPT_ATTACH_PIDFILE, OPT_IDLE,
+};
 
 /* Runs CMD n times into *set; PH_EXIT_OK, or PH_EXIT_BISECT_SKIP after saying why. */
 static int run_new(struct record_opts *ro, const struct launch_opts *lo, char *const *record_argv,
@@ -128,6 +136,10 @@ int cmd_bisect_check(int argc, char **argv)
 		{ "command", required_argument, NULL, OPT_COMMAND },
 		{ "shell", no_argument, NULL, OPT_SHELL },
 		{ "save", no_argument, NULL, OPT_SAVE },
+		{ "attach", required_argument, NULL, OPT_ATTACH },
+		{ "attach-name", required_argument, NULL, OPT_ATTACH_NAME },
+		{ "attach-pidfile", required_argument, NULL, OPT_ATTACH_PIDFILE },
+		{ "idle-ms", required_argument, NULL, OPT_IDLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -137,6 +149,8 @@ int cmd_bisect_check(int argc, char **argv)
 	struct comparison c;
 	struct option *longopts = record_opts_longopts(extra);
 	const char *baseline = NULL, *metric = "wall_s", *command = NULL;
+	const char *attach_name = NULL, *attach_pidfile = NULL;
+	int64_t iv;
 	char *script = NULL;
 	bool shell = false;
 	int64_t runs = 5;
@@ -191,6 +205,22 @@ int cmd_bisect_check(int argc, char **argv)
 		case OPT_SAVE:
 			ro.save = true;
 			break;
+		case OPT_ATTACH:
+			if (parse_i64(optarg, 1, 0x7fffffff, &iv, "--attach", &e) < 0)
+				goto usage;
+			ro.daemon_pid = (pid_t)iv;
+			break;
+		case OPT_ATTACH_NAME:
+			attach_name = optarg;
+			break;
+		case OPT_ATTACH_PIDFILE:
+			attach_pidfile = optarg;
+			break;
+		case OPT_IDLE:
+			if (parse_i64(optarg, 0, 3600000, &iv, "--idle-ms", &e) < 0)
+				goto usage;
+			ro.idle_ms = (double)iv;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			status = cmd_finish_stdout(PH_EXIT_OK);
@@ -211,6 +241,16 @@ int cmd_bisect_check(int argc, char **argv)
 	if (ro.json_path || ro.csv_path) {
 		err_set(&e, "%s is not available here", ro.json_path ? "--output" : "--csv");
 		goto usage;
+	}
+	if ((ro.daemon_pid > 0) + (attach_name != NULL) + (attach_pidfile != NULL) > 1) {
+		err_set(&e, "give one of --attach, --attach-name, --attach-pidfile");
+		goto usage;
+	}
+	if ((attach_name && lookup_by_name(attach_name, &ro.daemon_pid, &e) < 0) ||
+	    (attach_pidfile && lookup_pidfile(attach_pidfile, &ro.daemon_pid, &e) < 0) ||
+	    (ro.daemon_pid > 0 && lookup_check_pid(ro.daemon_pid, &e) < 0)) {
+		fprintf(stderr, "perfhunt bisect-check: %s (exit 128 aborts git bisect run)\n", e.msg);
+		goto out;
 	}
 	/* The baseline first: a wrong reference must stop the bisect before any run. */
 	if (store_ref_load(baseline, command, &base, &e) < 0) {
