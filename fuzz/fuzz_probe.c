@@ -3,8 +3,9 @@
  * The bytes go through linebuf in chunks whose sizes the input picks, every
  * line through both probe parsers, every probe into a phase set with tight
  * limits and times that sometimes step back; then lookups, finish, the JSON
- * members and the text table. Invariants are checked, so a wrong answer
- * aborts like a crash does.
+ * members and the text table. Lines that name a prefix without a pair go to
+ * the unparsed count; every line also goes through the ANSI stripper.
+ * Invariants are checked, so a wrong answer aborts like a crash does.
  */
 #include <math.h>
 #include <stddef.h>
@@ -51,11 +52,21 @@ static void on_line(void *arg, const char *line, size_t n, bool truncated)
 		abort();
 	struct probe p;
 	c->lines++;
+	/* the stripper never grows a line and leaves no ESC behind */
+	char *clean = malloc(n + 1);
+	if (!clean)
+		abort();
+	size_t cn = probe_strip_ansi(line, n, clean);
+	if (cn > n || memchr(clean, 0x1b, cn))
+		abort();
+	free(clean);
 	int r = c->lines % 2 ? probe_parse_line(&c->cfg, line, n, &p)
 			     : probe_parse_fd_line(&c->cfg, line, n, &p);
 	if (r != 1) {
-		if (p.fields || p.buf)
+		if (p.fields || p.buf || (r != 0 && r != PROBE_UNPARSED))
 			abort();
+		if (r == PROBE_UNPARSED)
+			phase_set_add_unparsed(&c->set, c->lines % 2 ? "stdout" : "fd", c->lines, line, n);
 		return;
 	}
 	check_probe(&p);
@@ -83,6 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.set.max_open = 8;
 	c.set.max_lanes = 8;
 	c.set.max_bytes = 1 << 16;
+	c.set.max_aggs = 4;
+	c.set.max_agg_durations = 16;
 	c.max_line = 1 + data[0] * 4u;
 	size_t step = 1 + data[1] % 64;
 	data += 2;
@@ -106,7 +119,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	phase_set_finish(&c.set, c.t_ms + 1);
 	if (c.set.n_open || c.set.n_phases > c.set.max_phases || c.set.n_probes > c.set.max_probes ||
-	    c.set.bytes > c.set.max_bytes)
+	    c.set.bytes > c.set.max_bytes || c.set.agg_durations > c.set.max_agg_durations ||
+	    c.set.n_unparsed_first > PHASE_UNPARSED_KEEP || c.set.n_unparsed_first > c.set.unparsed)
+		abort();
+	for (size_t i = 0; i < c.set.n_unparsed_first; i++) {
+		const char *u = c.set.unparsed_first[i].text;
+		if (strlen(u) >= PHASE_UNPARSED_TEXT)
+			abort();
+		for (; *u; u++)
+			if (*u < 0x20 || *u > 0x7e)
+				abort();
+	}
+	/* every finished phase is in the statistics, listed or aggregated */
+	uint64_t counted = 0, finished = 0;
+	for (size_t i = 0; i < c.set.n_stats; i++)
+		counted += c.set.stats[i].count;
+	for (size_t i = 0; i < c.set.n_phases; i++)
+		finished += !c.set.phases[i].unfinished;
+	if (counted != finished + c.set.phases_aggregated)
 		abort();
 	for (size_t i = 0; i < c.set.n_lane_stats; i++) {
 		const struct lane_stat *l = &c.set.lane_stats[i];

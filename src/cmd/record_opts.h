@@ -60,7 +60,7 @@ struct record_opts {
 	"      --pss              also sample PSS (smaps_rollup; costlier, time-budgeted)\n" \
 	"      --cgroup MODE      auto (default): exact whole-tree peak from a memory cgroup; off\n" \
 	"  -q, --quiet            no summary\n" \
-	"      --probe PREFIX     also parse lines starting 'PREFIX:' (default PERFHUNT, CUZK_TIMING)\n" \
+	"      --probe PREFIX     also parse lines holding 'PREFIX:' (default PERFHUNT, CUZK_TIMING)\n" \
 	"      --lane-key KEY     a probe key that names a lane (default gpu_tid, tid, worker)\n" \
 	"      --no-probes        leave the command's stdout/stderr untouched, no probe parsing\n" \
 	"      --probe-log FILE   follow FILE like tail -F and parse probe lines in it (repeatable)\n" \

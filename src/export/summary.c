@@ -163,6 +163,26 @@ static void costs_table(const json_t *sum, const json_t *d, FILE *out)
 	history_line("daemon before", json_object_get(d, "at_attach"), out);
 }
 
+/* Once per record: lines that named a probe prefix but gave nothing, with
+ * the first few quoted (a silent zero is the worst answer). */
+static void warn_unparsed(const json_t *rec, FILE *out)
+{
+	const json_t *info = json_object_get(rec, "probe_info");
+	double n = num(info, "unparsed");
+	if (!(n > 0))
+		return;
+	fprintf(out, "  warning: %.0f line%s named a probe prefix but held no usable key=value pair%s\n", n,
+		n == 1 ? "" : "s", n == 1 ? ":" : "; the first:");
+	size_t i;
+	json_t *u;
+	json_array_foreach(json_object_get(info, "unparsed_lines"), i, u) {
+		if (i >= 3)
+			break;
+		/* the text is stored as printable ASCII already */
+		fprintf(out, "    %s line %.0f: %s\n", str(u, "stream"), num(u, "line"), str(u, "text"));
+	}
+}
+
 void summary_print(const json_t *rec, FILE *out)
 {
 	const json_t *sum = json_object_get(rec, "summary");
@@ -227,6 +247,7 @@ void summary_print(const json_t *rec, FILE *out)
 	json_array_foreach(json_object_get(rec, "notes"), i, n)
 		fprintf(out, "  note: %s\n", json_string_value(n));
 	phases_text_print(rec, out, NULL);
+	warn_unparsed(rec, out);
 }
 
 static void counters_line(const char *label, const json_t *counters, FILE *out)

@@ -68,6 +68,7 @@ struct loop {
 	int64_t cpu0_ns;            /* perfhunt's own CPU time at the start */
 	bool launched;              /* run mode: the command was started */
 	bool stop;
+	double last_marker_sample_ms; /* marker samples: at most one per millisecond */
 	uint64_t idle[4096];        /* with a daemon: its RSS over the settle period */
 	size_t nidle;
 };
@@ -189,7 +190,27 @@ static void account(struct side *sd, const struct sample *s)
 
 static void poll_logs(struct loop *l);
 
+static void take_sample_marked(struct loop *l, bool at_marker);
+
 static void take_sample(struct loop *l)
+{
+	take_sample_marked(l, false);
+}
+
+/* A marker arrived: sample now, unless one was just taken. */
+static void marker_sample(struct loop *l)
+{
+	const struct monitor_hooks *h = &l->o->hooks;
+	if (!h->sample_now || !h->sample_now(h->arg) || !l->t0_ns || l->tfd < 0)
+		return;
+	double t = now_ms(l);
+	if (l->last_marker_sample_ms && t - l->last_marker_sample_ms < 1.0)
+		return;
+	l->last_marker_sample_ms = t;
+	take_sample_marked(l, true);
+}
+
+static void take_sample_marked(struct loop *l, bool at_marker)
 {
 	struct monitor_result *r = l->r;
 	poll_logs(l); /* probes that arrived before this instant label it */
@@ -224,6 +245,7 @@ static void take_sample(struct loop *l)
 	}
 	if (l->gpu_on)
 		sample_gpu(l, daemon ? &l->daemon.tree : &l->main.tree, &sm);
+	sm.at_marker = sc.at_marker = at_marker;
 	if (l->o->hooks.label) {
 		l->o->hooks.label(l->o->hooks.arg, &sm);
 		memcpy(sc.phase, sm.phase, sizeof(sc.phase));
@@ -494,8 +516,8 @@ static void open_logs(struct loop *l)
 	for (size_t i = 0; i < l->nlogs; i++) {
 		logtail_init(&l->logs[i], o->probe_logs[i]);
 		if (l->logs[i].fd < 0)
-			note(l->r, "probe log '%s' does not exist yet; followed when it appears",
-			     o->probe_logs[i]);
+			note(l->r, "probe log '%s' %s", o->probe_logs[i], l->logs[i].unusable ?
+			     "is a directory: not followed" : "does not exist yet; followed when it appears");
 		/* appends wake us at once; rotation is noticed at the next sample */
 		if (l->inotify_fd >= 0)
 			inotify_add_watch(l->inotify_fd, o->probe_logs[i], IN_MODIFY);
@@ -507,6 +529,9 @@ static void close_logs(struct loop *l)
 	for (size_t i = 0; i < l->nlogs; i++) {
 		l->r->log_rotations += l->logs[i].rotations;
 		l->r->log_truncations += l->logs[i].truncations;
+		char line[sizeof(l->r->notes[0])];
+		if (logtail_report(&l->logs[i], line, sizeof(line)))
+			note(l->r, "%s", line);
 		logtail_release(&l->logs[i]);
 	}
 	free(l->logs);
@@ -789,6 +814,7 @@ static int loop_step(struct loop *l, struct err *e)
 	for (int s = 1; s <= 3; s++)
 		if (idx_st[s] >= 0 && p[idx_st[s]].revents && !pump(l, s))
 			close_stream(l, s);
+	marker_sample(l);
 	if (p[idx_sig].revents && read_signals(l, l->sfd, l->launched))
 		l->stop = true;
 	if (p[idx_tim].revents && on_tick(l, e) < 0)

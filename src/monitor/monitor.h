@@ -26,6 +26,7 @@ enum monitor_stream { MONITOR_STDOUT = 1, MONITOR_STDERR = 2, MONITOR_PROBE_FD =
 struct monitor_hooks {
 	void *arg;
 	/* bytes the child wrote (already copied through to our stdout/stderr) */
+	/* buf NULL, n 0: bytes of a followed log were skipped (drop a line in progress) */
 	void (*on_output)(void *arg, int stream, const char *buf, size_t n, double t_ms);
 	/* sets s->phase before the sample is stored and written */
 	void (*label)(void *arg, struct sample *s);
@@ -35,6 +36,9 @@ struct monitor_hooks {
 	int (*on_sample)(void *arg, const struct sample *s, const struct sample *client);
 	/* the command is forked but not yet exec'd (open counters on it here) */
 	void (*on_spawn)(void *arg, pid_t pid);
+	/* after output was handed over: true asks for a sample now (a phase
+	 * marker arrived, so the phase's ends are exact at any interval) */
+	bool (*sample_now)(void *arg);
 	/* the first sample is taken: from now on nothing the tree does is missed */
 	void (*on_started)(void *arg);
 };

@@ -1,6 +1,7 @@
 /* probefeed: child output -> lines -> probes -> phases. */
 #include "monitor/probefeed.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,31 +62,52 @@ static void marker_counters(struct probefeed *f, const struct probe *p)
 	}
 }
 
+/* The time of a probe whose line carries a leading timestamp: the stamp,
+ * but no earlier than it could be (a stamp of whole seconds says "within
+ * this second": arrival, when it falls inside, is the finer figure). A stamp
+ * from before the run (by more than a minute) or after the line was read (by
+ * more than a second) is a wrong clock or zone: arrival is kept, and counted. */
+static double stamped_time(struct probefeed *f, double epoch_ms, double res_ms)
+{
+	double stamp = epoch_ms - f->epoch_offset_ms, arrival = f->now_ms;
+	if (!(stamp >= -60e3 && stamp <= arrival + 1e3)) {
+		f->phases.stamps_ignored++;
+		return arrival;
+	}
+	double t = arrival < stamp + res_ms ? arrival : stamp + res_ms;
+	return t > stamp ? t : stamp;
+}
+
 static void on_line(void *ctx, const char *line, size_t n, bool truncated)
 {
 	struct probefeed *f = ctx;
 	(void)truncated;
-	struct probe p;
-	double t_ms = f->now_ms;
-	if (f->stream >= MONITOR_LOG) {
-		/* a daemon's log line may carry its own time: more exact than arrival */
-		double epoch_ms;
-		size_t skip = logtail_leading_time(line, n, &epoch_ms);
-		if (skip) {
-			if (f->log_time)
-				t_ms = epoch_ms - f->epoch_offset_ms;
-			line += skip;
-			n -= skip;
-		}
+	/* colour sequences may wrap the timestamp too: one clean copy for both */
+	char *clean = NULL;
+	if (n && memchr(line, 0x1b, n)) {
+		clean = xmalloc(n);
+		n = probe_strip_ansi(line, n, clean);
+		line = clean;
 	}
-	int ok = f->stream == MONITOR_PROBE_FD ? probe_parse_fd_line(f->config, line, n, &p)
-					       : probe_parse_line(f->config, line, n, &p);
+	struct probe p;
+	bool fd = f->stream == MONITOR_PROBE_FD;
+	int ok = fd ? probe_parse_fd_line(f->config, line, n, &p) : probe_parse_line(f->config, line, n, &p);
 	if (ok == 1) {
+		if (probe_find(&p, "begin") >= 0 || probe_find(&p, "end") >= 0)
+			f->marker_seen = true;
+		double t_ms = f->now_ms, epoch_ms, res_ms;
+		/* a logger's line may carry its own time: more exact than a late read of a log */
+		if (!fd && f->log_time &&
+		    logtail_leading_time(line, n, f->now_ms + f->epoch_offset_ms, &epoch_ms, &res_ms))
+			t_ms = stamped_time(f, epoch_ms, res_ms);
 		if (f->counters)
 			marker_counters(f, &p);
 		phase_set_add_probe(&f->phases, &p, t_ms, stream_name(f->stream));
 		probe_release(&p);
+	} else if (ok == PROBE_UNPARSED) {
+		phase_set_add_unparsed(&f->phases, stream_name(f->stream), f->lines[f->stream].lines, line, n);
 	}
+	free(clean);
 }
 
 void probefeed_init(struct probefeed *f, const struct probe_config *config, size_t nlogs, bool log_time)
@@ -118,7 +140,17 @@ void probefeed_on_output(void *arg, int stream, const char *buf, size_t n, doubl
 	f->now_ms = t_ms;
 	f->epoch_offset_ms = (double)clock_epoch_ms() - t_ms;
 	f->stream = stream;
-	linebuf_feed(&f->lines[stream], buf, n);
+	if (!buf) /* a log follower skipped bytes: the line in progress is gone */
+		linebuf_discard(&f->lines[stream]);
+	else
+		linebuf_feed(&f->lines[stream], buf, n);
+}
+
+bool probefeed_take_marker(struct probefeed *f)
+{
+	bool seen = f->marker_seen;
+	f->marker_seen = false;
+	return seen;
 }
 
 void probefeed_label(void *arg, struct sample *s)

@@ -23,6 +23,7 @@ struct probefeed {
 	double now_ms;                 /* arrival time of the bytes being split */
 	double epoch_offset_ms;        /* epoch ms at t_ms = 0, for log timestamps */
 	int stream;
+	bool marker_seen;              /* a begin=/end= line since the last probefeed_take_marker */
 	/* counters read at begin=/end= markers (NULL: none) */
 	struct counters *counters;
 	struct marker_counters *open, *done;
@@ -32,9 +33,11 @@ struct probefeed {
 /* nlogs: probe log files followed (streams MONITOR_LOG + i). */
 void probefeed_init(struct probefeed *f, const struct probe_config *config, size_t nlogs, bool log_time);
 void probefeed_release(struct probefeed *f);
-/* monitor hooks */
+/* monitor hooks; on_output with buf NULL: bytes of that stream were skipped */
 void probefeed_on_output(void *arg, int stream, const char *buf, size_t n, double t_ms);
 void probefeed_label(void *arg, struct sample *s);
+/* True once after a begin=/end= marker was parsed: the monitor samples then. */
+bool probefeed_take_marker(struct probefeed *f);
 /* Ends open lines and phases at end_ms and computes the statistics. */
 void probefeed_finish(struct probefeed *f, double end_ms);
 /* The record's "phase_counters": counters over each marked phase (new reference). */

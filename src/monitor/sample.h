@@ -20,6 +20,7 @@ struct sample {
 	uint32_t procs, threads;
 	double gpu_mib, gpu_util_pct;
 	bool pss_valid, gpu_valid;
+	bool at_marker;                           /* taken at once because a marker arrived */
 	char phase[96];                           /* active phases joined by '+' */
 };
 

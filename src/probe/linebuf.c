@@ -87,6 +87,12 @@ void linebuf_feed(struct linebuf *b, const char *data, size_t n)
 	}
 }
 
+void linebuf_discard(struct linebuf *b)
+{
+	b->len = 0;
+	b->skipping = false;
+}
+
 void linebuf_flush(struct linebuf *b)
 {
 	if (b->len && !b->skipping)

@@ -33,6 +33,9 @@ struct linebuf {
 /* max_line 0 means LINEBUF_DEFAULT_MAX. */
 void linebuf_init(struct linebuf *b, size_t max_line, linebuf_fn fn, void *ctx);
 void linebuf_feed(struct linebuf *b, const char *data, size_t n);
+/* The stream skipped bytes: the unfinished line, if any, is dropped (not
+ * passed), and the bytes up to the next '\n' belong to no line we know. */
+void linebuf_discard(struct linebuf *b);
 /* At end of stream: passes a final line that had no '\n'. */
 void linebuf_flush(struct linebuf *b);
 void linebuf_release(struct linebuf *b);

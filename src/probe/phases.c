@@ -23,6 +23,8 @@ void phase_set_init(struct phase_set *s)
 	s->max_open = PHASE_SET_MAX_OPEN;
 	s->max_lanes = PHASE_SET_MAX_LANES;
 	s->max_bytes = PHASE_SET_MAX_BYTES;
+	s->max_aggs = PHASE_SET_MAX_AGGS;
+	s->max_agg_durations = PHASE_SET_MAX_AGG_DURATIONS;
 	s->ends_sorted = true;
 }
 
@@ -42,6 +44,11 @@ void phase_set_release(struct phase_set *s)
 		phase_release(&s->open[i]);
 	for (size_t i = 0; i < s->n_lanes; i++)
 		free(s->lanes[i]);
+	for (size_t i = 0; i < s->n_aggs; i++) {
+		free(s->aggs[i].name);
+		free(s->aggs[i].durations);
+	}
+	free(s->aggs);
 	free(s->probes);
 	free(s->phases);
 	free(s->open);
@@ -125,12 +132,52 @@ static int lane_intern(struct phase_set *s, const struct probe_field *f)
 	return (int)s->n_lanes++;
 }
 
-/* Moves ph into the finished list (or drops it when full). */
+/* A phase past the cap: folded into its name's aggregate (or dropped when
+ * the table of names is full). Unfinished phases have no true duration. */
+static void aggregate_phase(struct phase_set *s, const struct phase *ph)
+{
+	struct phase_agg *a = NULL;
+	for (size_t i = 0; i < s->n_aggs && !a; i++)
+		if (!strcmp(s->aggs[i].name, ph->name))
+			a = &s->aggs[i];
+	if (!a) {
+		if (ph->unfinished || s->n_aggs >= s->max_aggs) {
+			s->phases_dropped++;
+			return;
+		}
+		xgrow((void **)&s->aggs, &s->cap_aggs, s->n_aggs + 1, sizeof(*s->aggs));
+		a = &s->aggs[s->n_aggs++];
+		memset(a, 0, sizeof(*a));
+		a->name = xstrdup(ph->name);
+		a->min_ms = a->max_ms = ph->duration_ms;
+		a->first_start_ms = ph->start_ms;
+	}
+	if (ph->unfinished) {
+		s->phases_dropped++;
+		return;
+	}
+	s->phases_aggregated++;
+	a->count++;
+	a->total_ms += ph->duration_ms;
+	if (ph->duration_ms < a->min_ms)
+		a->min_ms = ph->duration_ms;
+	if (ph->duration_ms > a->max_ms)
+		a->max_ms = ph->duration_ms;
+	if (ph->start_ms < a->first_start_ms)
+		a->first_start_ms = ph->start_ms;
+	if (s->agg_durations < s->max_agg_durations) {
+		xgrow((void **)&a->durations, &a->cap_durations, a->n_durations + 1, sizeof(*a->durations));
+		a->durations[a->n_durations++] = (float)ph->duration_ms;
+		s->agg_durations++;
+	}
+}
+
+/* Moves ph into the finished list (or, when full, into its name's aggregate). */
 static bool finish_phase(struct phase_set *s, struct phase *ph)
 {
 	size_t cost = phase_cost(ph);
 	if (s->n_phases >= s->max_phases || s->bytes + cost > s->max_bytes) {
-		s->phases_dropped++;
+		aggregate_phase(s, ph);
 		phase_release(ph);
 		return false;
 	}
@@ -159,6 +206,34 @@ static void store_probe(struct phase_set *s, const struct probe *p, double t_ms,
 	sp->stream[k] = '\0';
 	probe_copy(&sp->p, p);
 	s->bytes += cost;
+}
+
+void phase_set_add_unparsed(struct phase_set *s, const char *stream, uint64_t line_no,
+			    const char *line, size_t n)
+{
+	s->unparsed++;
+	if (s->n_unparsed_first >= PHASE_UNPARSED_KEEP)
+		return;
+	struct unparsed_line *u = &s->unparsed_first[s->n_unparsed_first++];
+	snprintf(u->stream, sizeof(u->stream), "%s", stream ? stream : "");
+	u->line = line_no;
+	/* printable ASCII only (JSON and a terminal take it as it is) */
+	size_t w = 0, room = sizeof(u->text) - 4; /* "..." and the NUL */
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)line[i];
+		bool plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
+		size_t need = plain ? 1 : 4;
+		if (w + need > room) {
+			memcpy(u->text + w, "...", 3);
+			w += 3;
+			break;
+		}
+		if (plain)
+			u->text[w++] = (char)ch;
+		else
+			w += (size_t)snprintf(u->text + w, 5, "\\x%02x", ch);
+	}
+	u->text[w] = '\0';
 }
 
 static void open_phase(struct phase_set *s, const struct probe *p, const char *name,
@@ -280,6 +355,44 @@ static int cmp_stat_start(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static const struct phase_agg *agg_find(const struct phase_set *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_aggs; i++)
+		if (!strcmp(s->aggs[i].name, name))
+			return &s->aggs[i];
+	return NULL;
+}
+
+/* One name's statistics: k durations of listed phases in tmp, then those
+ * kept by its aggregate a (NULL: none). tmp has room for both. */
+static void fill_stat(struct phase_stat *st, const char *name, double first_start_ms,
+		      size_t listed, double *tmp, size_t k, const struct phase_agg *a)
+{
+	memset(st, 0, sizeof(*st));
+	st->name = name;
+	st->first_start_ms = first_start_ms;
+	for (size_t i = 0; i < k; i++)
+		st->total_ms += tmp[i];
+	st->count = listed;
+	if (a) {
+		for (size_t d = 0; d < a->n_durations; d++)
+			tmp[k++] = a->durations[d];
+		st->total_ms += a->total_ms;
+		st->count += a->count;
+		if (!listed || a->first_start_ms < st->first_start_ms)
+			st->first_start_ms = a->first_start_ms;
+	}
+	st->min_ms = k ? stats_min(tmp, k) : a->min_ms;
+	st->max_ms = k ? stats_max(tmp, k) : a->max_ms;
+	if (a && a->min_ms < st->min_ms)
+		st->min_ms = a->min_ms;
+	if (a && a->max_ms > st->max_ms)
+		st->max_ms = a->max_ms;
+	st->median_ms = k ? stats_median(tmp, k) : (a->min_ms + a->max_ms) / 2;
+}
+
+/* Per-name statistics over the listed phases and, for a name that went past
+ * the cap, its aggregate too. */
 static void compute_stats(struct phase_set *s, size_t *idx, double *tmp)
 {
 	size_t n = 0;
@@ -287,26 +400,25 @@ static void compute_stats(struct phase_set *s, size_t *idx, double *tmp)
 		if (!s->phases[i].unfinished) /* a cut-off phase has no true duration */
 			idx[n++] = i;
 	qsort_r(idx, n, sizeof(*idx), cmp_by_name, s->phases);
-	s->stats = xrealloc(s->stats, (n ? n : 1) * sizeof(*s->stats));
+	s->stats = xrealloc(s->stats, (n + s->n_aggs + 1) * sizeof(*s->stats));
 	s->n_stats = 0;
+	bool *merged = xcalloc(s->n_aggs + 1, sizeof(*merged));
 	for (size_t i = 0; i < n;) {
 		const struct phase *first = &s->phases[idx[i]];
-		struct phase_stat *st = &s->stats[s->n_stats++];
-		memset(st, 0, sizeof(*st));
-		st->name = first->name;
-		st->first_start_ms = first->start_ms;
 		size_t j = i;
-		while (j < n && !strcmp(s->phases[idx[j]].name, first->name)) {
+		for (; j < n && !strcmp(s->phases[idx[j]].name, first->name); j++)
 			tmp[j - i] = s->phases[idx[j]].duration_ms;
-			st->total_ms += tmp[j - i];
-			j++;
-		}
-		st->count = j - i;
-		st->min_ms = stats_min(tmp, st->count);
-		st->max_ms = stats_max(tmp, st->count);
-		st->median_ms = stats_median(tmp, st->count);
+		const struct phase_agg *a = agg_find(s, first->name);
+		if (a)
+			merged[a - s->aggs] = true;
+		fill_stat(&s->stats[s->n_stats++], first->name, first->start_ms, j - i, tmp, j - i, a);
 		i = j;
 	}
+	for (size_t m = 0; m < s->n_aggs; m++) /* names seen only past the cap */
+		if (!merged[m] && s->aggs[m].count)
+			fill_stat(&s->stats[s->n_stats++], s->aggs[m].name, s->aggs[m].first_start_ms, 0,
+				  tmp, 0, &s->aggs[m]);
+	free(merged);
 	qsort(s->stats, s->n_stats, sizeof(*s->stats), cmp_stat_start);
 }
 
@@ -366,7 +478,7 @@ void phase_set_finish(struct phase_set *s, double end_ms)
 	}
 	s->n_open = 0;
 	size_t *idx = xmalloc((s->n_phases ? s->n_phases : 1) * sizeof(*idx));
-	double *tmp = xmalloc((s->n_phases ? s->n_phases : 1) * sizeof(*tmp));
+	double *tmp = xmalloc((s->n_phases + s->agg_durations + 1) * sizeof(*tmp));
 	compute_stats(s, idx, tmp);
 	compute_lanes(s, idx);
 	free(idx);

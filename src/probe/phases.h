@@ -4,7 +4,9 @@
  * [t - 5733, t]; `begin=NAME` / `end=NAME` markers open and close a phase; a
  * lane key on the line (`gpu_tid=0`) puts the phase on that lane. Everything
  * the set keeps is bounded (probes, phases, open phases, lanes, bytes), and
- * what does not fit is counted, so a chatty program cannot exhaust memory.
+ * what does not fit is counted, so a chatty program cannot exhaust memory:
+ * past the cap on listed phases each one still counts in its name's
+ * statistics (a compact per-name aggregate), it is only not listed.
  */
 #ifndef PERFHUNT_PHASES_H
 #define PERFHUNT_PHASES_H
@@ -48,9 +50,29 @@ struct stored_probe {
 	struct probe p;
 };
 
+/* Phases past the cap, per name: enough for phase_stats, nothing per phase
+ * but one float (for the median), itself bounded. */
+struct phase_agg {
+	char *name;
+	size_t count;
+	double total_ms, min_ms, max_ms, first_start_ms;
+	float *durations;
+	size_t n_durations, cap_durations;
+};
+
+/* A line that named a prefix but held no usable pair, as reported. */
+#define PHASE_UNPARSED_KEEP 3
+#define PHASE_UNPARSED_TEXT 128
+struct unparsed_line {
+	char stream[8];
+	uint64_t line;             /* 1-based, in its stream */
+	char text[PHASE_UNPARSED_TEXT]; /* printable ASCII: other bytes as \xNN, cut with "..." */
+};
+
 struct phase_set {
 	/* limits, set by phase_set_init; a caller may lower them before use */
 	size_t max_probes, max_phases, max_open, max_lanes, max_bytes;
+	size_t max_aggs, max_agg_durations;
 
 	struct stored_probe *probes;
 	size_t n_probes, cap_probes;
@@ -60,13 +82,19 @@ struct phase_set {
 	size_t n_open, cap_open;
 	char **lanes;
 	size_t n_lanes, cap_lanes;
+	struct phase_agg *aggs;    /* phases past max_phases (or max_bytes), by name */
+	size_t n_aggs, cap_aggs, agg_durations;
 	size_t bytes;              /* memory held by probes and phases */
 	double last_t_ms;
 	bool ends_sorted;          /* phases[] is sorted by end_ms (t_ms never went back) */
 
 	/* counters of what was not kept or did not match */
-	uint64_t probes_seen, probes_dropped, phases_dropped;
+	uint64_t probes_seen, probes_dropped, phases_dropped, phases_aggregated;
 	uint64_t unmatched_ends, ignored_tokens, clamped, unfinished;
+	uint64_t unparsed;         /* lines with a prefix but no usable pair */
+	uint64_t stamps_ignored;   /* leading timestamps outside the run (set by the feed) */
+	struct unparsed_line unparsed_first[PHASE_UNPARSED_KEEP];
+	size_t n_unparsed_first;
 
 	/* filled by phase_set_finish */
 	struct phase_stat *stats;
@@ -75,8 +103,15 @@ struct phase_set {
 	size_t n_lane_stats;
 };
 
-#define PHASE_SET_MAX_PROBES 100000
-#define PHASE_SET_MAX_PHASES 100000
+/* Listed probes and phases: in the record's JSON tree a listed phase costs
+ * about 2 KiB and a probe about 1.4 KiB, so the lists stop at 10 000 phases
+ * and 5 000 probes (perfhunt's peak RSS about 32 MiB at 100 000 probe lines,
+ * docs/RELIABILITY.md); past them probes are counted and phases aggregated
+ * per name. */
+#define PHASE_SET_MAX_PROBES 5000
+#define PHASE_SET_MAX_PHASES 10000
+#define PHASE_SET_MAX_AGGS 4096
+#define PHASE_SET_MAX_AGG_DURATIONS (1u << 20)
 #define PHASE_SET_MAX_OPEN 1024
 #define PHASE_SET_MAX_LANES 4096
 #define PHASE_SET_MAX_BYTES (64u << 20)
@@ -87,6 +122,11 @@ void phase_set_release(struct phase_set *s);
  * derives its phases. Returns the number of phases the line completed, or -1
  * when t_ms is not a finite number (nothing recorded). */
 int phase_set_add_probe(struct phase_set *s, const struct probe *p, double t_ms, const char *stream);
+/* Counts a line of stream that named a prefix but held no usable pair
+ * (PROBE_UNPARSED); the first PHASE_UNPARSED_KEEP are kept, quoted, with
+ * their line numbers. */
+void phase_set_add_unparsed(struct phase_set *s, const char *stream, uint64_t line_no,
+			    const char *line, size_t n);
 /* Closes the phases still open at end_ms (marked unfinished) and computes
  * the per-name and per-lane statistics. */
 void phase_set_finish(struct phase_set *s, double end_ms);

@@ -192,11 +192,68 @@ static bool parse_token(const struct probe_config *c, char *tok, struct probe_fi
 	return true;
 }
 
-static int parse(const struct probe_config *c, const char *line, size_t n,
-		 struct probe *out, bool prefix_optional)
+size_t probe_strip_ansi(const char *in, size_t n, char *out)
 {
-	memset(out, 0, sizeof(*out));
-	out->lane = -1;
+	size_t w = 0;
+	for (size_t i = 0; i < n;) {
+		unsigned char ch = (unsigned char)in[i];
+		if (ch != 0x1b) {
+			out[w++] = (char)ch;
+			i++;
+			continue;
+		}
+		if (++i >= n)
+			break;
+		ch = (unsigned char)in[i++];
+		if (ch == '[') {
+			/* CSI: parameters and intermediates up to a final byte 0x40..0x7e */
+			while (i < n && (unsigned char)in[i] >= 0x20 && (unsigned char)in[i] <= 0x3f)
+				i++;
+			if (i < n && (unsigned char)in[i] >= 0x40 && (unsigned char)in[i] <= 0x7e)
+				i++;
+		} else if (ch == ']' || ch == 'P' || ch == 'X' || ch == '^' || ch == '_') {
+			/* OSC and the other strings: up to BEL or ST (ESC backslash) */
+			while (i < n && in[i] != '\a' && !(in[i] == 0x1b && i + 1 < n && in[i + 1] == '\\'))
+				i++;
+			i += i < n ? (in[i] == '\a' ? 1 : 2) : 0;
+		} else {
+			/* a two-byte escape, or intermediates then a final byte ("ESC ( B") */
+			while (ch >= 0x20 && ch <= 0x2f && i < n)
+				ch = (unsigned char)in[i++];
+		}
+	}
+	return w;
+}
+
+/* Where the first configured prefix followed by ':' begins in line[0..n),
+ * at a word boundary (not glued to a name character before it); *which gets
+ * the prefix. Returns n when there is none. Only the line's colons are
+ * looked at, so an ordinary line costs one memchr per ':' in it. */
+static size_t find_anchor(const struct probe_config *c, const char *line, size_t n,
+			  const char **which, size_t *plen)
+{
+	const char *p = line, *end = line + n;
+	while ((p = memchr(p, ':', (size_t)(end - p))) != NULL) {
+		size_t colon = (size_t)(p - line);
+		for (size_t k = 0; k < c->n_prefixes; k++) {
+			size_t len = strlen(c->prefixes[k]);
+			if (len > colon || memcmp(line + colon - len, c->prefixes[k], len))
+				continue;
+			size_t at = colon - len;
+			if (at && name_char((unsigned char)line[at - 1]))
+				continue;
+			*which = c->prefixes[k];
+			*plen = len;
+			return at;
+		}
+		p++;
+	}
+	return n;
+}
+
+static int parse_clean(const struct probe_config *c, const char *line, size_t n,
+		       struct probe *out, bool fd_line)
+{
 	while (n && line[n - 1] == '\r')
 		n--;
 	size_t i = 0;
@@ -204,20 +261,28 @@ static int parse(const struct probe_config *c, const char *line, size_t n,
 		i++;
 	const char *prefix = NULL;
 	size_t plen = 0;
-	for (size_t k = 0; k < c->n_prefixes; k++) {
-		size_t len = strlen(c->prefixes[k]);
-		if (n - i > len && line[i + len] == ':' && !memcmp(line + i, c->prefixes[k], len)) {
-			prefix = c->prefixes[k];
-			plen = len;
-			i += len + 1;
-			break;
+	if (fd_line) {
+		/* our own descriptor: a prefix only at the start, and optional */
+		for (size_t k = 0; k < c->n_prefixes; k++) {
+			size_t len = strlen(c->prefixes[k]);
+			if (n - i > len && line[i + len] == ':' && !memcmp(line + i, c->prefixes[k], len)) {
+				prefix = c->prefixes[k];
+				plen = len;
+				i += len + 1;
+				break;
+			}
 		}
-	}
-	if (!prefix) {
-		if (!prefix_optional)
+		if (!prefix) {
+			if (i == n)
+				return 0; /* a blank line */
+			prefix = "PERFHUNT";
+			plen = strlen(prefix);
+		}
+	} else {
+		size_t at = find_anchor(c, line + i, n - i, &prefix, &plen);
+		if (!prefix)
 			return 0;
-		prefix = "PERFHUNT";
-		plen = strlen(prefix);
+		i += at + plen + 1;
 	}
 	/* a line with no '=' after the prefix cannot hold a field: cheap exit */
 	size_t body_len = n - i;
@@ -226,7 +291,7 @@ static int parse(const struct probe_config *c, const char *line, size_t n,
 	for (size_t k = 0; k < body_len; k++)
 		n_eq += body[k] == '=';
 	if (!n_eq)
-		return 0;
+		return PROBE_UNPARSED;
 
 	out->buf_len = plen + 1 + body_len + 1;
 	out->buf = xmalloc(out->buf_len);
@@ -262,9 +327,25 @@ static int parse(const struct probe_config *c, const char *line, size_t n,
 	}
 	if (!out->n_fields) {
 		probe_release(out);
-		return 0;
+		return PROBE_UNPARSED;
 	}
 	return 1;
+}
+
+static int parse(const struct probe_config *c, const char *line, size_t n,
+		 struct probe *out, bool fd_line)
+{
+	memset(out, 0, sizeof(*out));
+	out->lane = -1;
+	if (!line || !n)
+		return 0;
+	if (!memchr(line, 0x1b, n))
+		return parse_clean(c, line, n, out, fd_line);
+	/* colour sequences anywhere (a logger on a terminal): parse the line without them */
+	char *clean = xmalloc(n);
+	int r = parse_clean(c, clean, probe_strip_ansi(line, n, clean), out, fd_line);
+	free(clean);
+	return r;
 }
 
 int probe_parse_line(const struct probe_config *c, const char *line, size_t n, struct probe *out)

@@ -60,14 +60,28 @@ struct probe {
 	size_t buf_len;
 };
 
+/* probe_parse_line's answer for a line that names a prefix but holds no
+ * usable key=value pair: counted and reported, never silently dropped. */
+#define PROBE_UNPARSED (-1)
+
 /* Returns 1 and fills out (release it with probe_release) when line[0..n) is
- * a probe line: optional leading blanks, a configured prefix, ':', then
- * blank-separated key=value tokens, at least one of them usable. A trailing
- * CR is ignored. Returns 0, with out empty, for any other bytes. */
+ * a probe line: a configured prefix followed by ':' anywhere in the line, at a
+ * word boundary (so a logger's timestamp, level and module path may come
+ * first: "... INFO cuzk::prover: CUZK_TIMING: a_ms=1"), then blank-separated
+ * key=value tokens, at least one of them usable. ANSI escape sequences are
+ * ignored wherever they are; a trailing CR is ignored. Returns PROBE_UNPARSED,
+ * with out empty, when the prefix is there but no pair is usable, and 0, with
+ * out empty, for any other bytes. */
 int probe_parse_line(const struct probe_config *c, const char *line, size_t n, struct probe *out);
-/* Like probe_parse_line for a line read from $PERFHUNT_FD, where the prefix
- * may be left out ("begin=load"); such a probe gets the prefix "PERFHUNT". */
+/* Like probe_parse_line for a line read from $PERFHUNT_FD: the prefix, when
+ * written, starts the line (after blanks), and may be left out ("begin=load");
+ * such a probe gets the prefix "PERFHUNT". A non-blank line without a usable
+ * pair is PROBE_UNPARSED. */
 int probe_parse_fd_line(const struct probe_config *c, const char *line, size_t n, struct probe *out);
+/* Copies line[0..n) to out without its ANSI escape sequences (CSI such as
+ * colours, OSC up to BEL or ST, two-byte escapes; an unfinished one at the
+ * end is dropped). out has room for n bytes; returns the length written. */
+size_t probe_strip_ansi(const char *line, size_t n, char *out);
 /* Deep copy; dst is owned by the caller. */
 void probe_copy(struct probe *dst, const struct probe *src);
 void probe_release(struct probe *p);

@@ -9,7 +9,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "stats/stats.h"
 #include "util/xalloc.h"
 
 static json_t *number(double v)
@@ -107,18 +109,140 @@ static json_t *probes_json(const struct phase_set *s)
 	return a;
 }
 
+static json_t *unparsed_json(const struct phase_set *s)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < s->n_unparsed_first; i++) {
+		const struct unparsed_line *u = &s->unparsed_first[i];
+		json_array_append_new(a, json_pack("{s:s, s:I, s:s}", "stream", u->stream,
+						   "line", (json_int_t)u->line, "text", u->text));
+	}
+	return a;
+}
+
 json_t *phase_set_to_json(const struct phase_set *s)
 {
-	json_t *info = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	json_t *info = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
 		"probes", (json_int_t)s->probes_seen,
 		"probes_stored", (json_int_t)s->n_probes,
 		"probes_dropped", (json_int_t)s->probes_dropped,
 		"phases_dropped", (json_int_t)s->phases_dropped,
+		"phases_aggregated", (json_int_t)s->phases_aggregated,
 		"unmatched_ends", (json_int_t)s->unmatched_ends,
 		"ignored_tokens", (json_int_t)s->ignored_tokens,
 		"clamped", (json_int_t)s->clamped,
-		"unfinished", (json_int_t)s->unfinished);
+		"unfinished", (json_int_t)s->unfinished,
+		"unparsed", (json_int_t)s->unparsed,
+		"stamps_ignored", (json_int_t)s->stamps_ignored,
+		"unparsed_lines", unparsed_json(s));
 	return json_pack("{s:o, s:o, s:o, s:o, s:o}",
 		"phases", phases_json(s), "phase_stats", stats_json(s),
 		"lanes", lanes_json(s), "probes", probes_json(s), "probe_info", info);
+}
+
+/* ---- per-phase resources ---- */
+
+/* The figures of one window as the record names them. */
+static json_t *window_json(const struct track_window *w)
+{
+	json_t *o = json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b}",
+		"user_ms", number(round(w->user_ms * 1000) / 1000), "sys_ms", number(round(w->sys_ms * 1000) / 1000),
+		"minflt", (json_int_t)w->minflt, "majflt", (json_int_t)w->majflt,
+		"vcsw", (json_int_t)w->vcsw, "ivcsw", (json_int_t)w->ivcsw,
+		"read_bytes", (json_int_t)w->read_bytes, "write_bytes", (json_int_t)w->write_bytes,
+		"rss_start_kb", (json_int_t)w->rss_start_kb, "rss_end_kb", (json_int_t)w->rss_end_kb,
+		"rss_max_kb", (json_int_t)w->rss_max_kb, "rss_growth_kb", (json_int_t)w->rss_growth_kb,
+		"approximate", w->approximate);
+	if (w->gpu) {
+		json_object_set_new(o, "gpu_max_mib", number(round(w->gpu_max_mib * 1000) / 1000));
+		json_object_set_new(o, "gpu_growth_mib", number(round(w->gpu_growth_mib * 1000) / 1000));
+	}
+	return o;
+}
+
+/* The figures that add up over a phase's instances (and get a median). */
+static const char *const additive[] = { "user_ms", "sys_ms", "minflt", "majflt", "vcsw", "ivcsw",
+					"read_bytes", "write_bytes", "rss_growth_kb", "gpu_growth_mib" };
+static const char *const maxima[] = { "rss_max_kb", "gpu_max_mib" };
+
+/* phase_stats[].resources: totals over the name's instances, the maxima,
+ * per-instance medians, and how many instances were approximate. */
+static json_t *aggregate_json(const json_t *phases, const char *name, const char *member)
+{
+	size_t n = 0, i, approx = 0;
+	json_t *ph;
+	json_array_foreach(phases, i, ph)
+		if (!strcmp(json_string_value(json_object_get(ph, "name")), name))
+			n++;
+	double *v = xcalloc(n ? n : 1, sizeof(*v));
+	json_t *total = json_object(), *median = json_object();
+	for (size_t k = 0; k < sizeof(additive) / sizeof(additive[0]); k++) {
+		size_t m = 0;
+		double sum = 0;
+		json_array_foreach(phases, i, ph) {
+			const json_t *r = json_object_get(ph, member);
+			const json_t *x = json_object_get(r, additive[k]);
+			if (!r || strcmp(json_string_value(json_object_get(ph, "name")), name) || !json_is_number(x))
+				continue;
+			v[m++] = json_number_value(x);
+			sum += json_number_value(x);
+		}
+		if (!m)
+			continue;
+		json_object_set_new(total, additive[k], number(round(sum * 1000) / 1000));
+		json_object_set_new(median, additive[k], number(round(stats_median(v, m) * 1000) / 1000));
+	}
+	for (size_t k = 0; k < sizeof(maxima) / sizeof(maxima[0]); k++) {
+		bool any = false;
+		double max = 0;
+		json_array_foreach(phases, i, ph) {
+			const json_t *x = json_object_get(json_object_get(ph, member), maxima[k]);
+			if (strcmp(json_string_value(json_object_get(ph, "name")), name) || !json_is_number(x))
+				continue;
+			if (!any || json_number_value(x) > max)
+				max = json_number_value(x);
+			any = true;
+		}
+		if (any)
+			json_object_set_new(total, maxima[k], number(max));
+	}
+	json_array_foreach(phases, i, ph)
+		if (!strcmp(json_string_value(json_object_get(ph, "name")), name) &&
+		    json_is_true(json_object_get(json_object_get(ph, member), "approximate")))
+			approx++;
+	free(v);
+	return json_pack("{s:o, s:o, s:I}", "total", total, "median", median, "approximate",
+			 (json_int_t)approx);
+}
+
+static void add_windows(json_t *phases, const struct track *t, const char *member)
+{
+	size_t i;
+	json_t *ph;
+	json_array_foreach(phases, i, ph) {
+		struct track_window w;
+		track_window(t, json_number_value(json_object_get(ph, "start_ms")),
+			     json_number_value(json_object_get(ph, "end_ms")), &w);
+		json_object_set_new(ph, member, window_json(&w));
+	}
+}
+
+void phases_json_add_resources(json_t *obj, const struct track *measured, const struct track *client)
+{
+	json_t *phases = json_object_get(obj, "phases"), *stats = json_object_get(obj, "phase_stats");
+	if (!json_is_array(phases))
+		return;
+	add_windows(phases, measured, "resources");
+	if (client)
+		add_windows(phases, client, "client_resources");
+	size_t i;
+	json_t *st;
+	json_array_foreach(stats, i, st) {
+		const char *name = json_string_value(json_object_get(st, "name"));
+		if (!name)
+			continue;
+		json_object_set_new(st, "resources", aggregate_json(phases, name, "resources"));
+		if (client)
+			json_object_set_new(st, "client_resources", aggregate_json(phases, name, "client_resources"));
+	}
 }

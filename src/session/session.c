@@ -17,10 +17,15 @@
 #include "counters/counters.h"
 #include "monitor/monitor.h"
 #include "monitor/probefeed.h"
+#include "monitor/track.h"
 #include "record/jsonio.h"
 #include "record/phases_json.h"
 #include "record/runrec.h"
 #include "store/store.h"
+
+/* Points kept per tree for per-phase resources (~100 bytes each): past it
+ * the track halves its resolution, keeping totals and maxima. */
+enum { SESSION_TRACK_POINTS = 1 << 16 };
 
 /* The recording's runtime state; the configuration stays apart and const. */
 struct session {
@@ -30,6 +35,7 @@ struct session {
 	bool csv_open;
 	struct probefeed feed;
 	bool feed_on;
+	struct track measured, client; /* per-phase resources: the measured tree, the command's */
 	struct counters *counters;        /* the command's, or the watched tree's */
 	struct counters *daemon_counters; /* run --attach: the daemon's */
 	char counters_error[600];
@@ -98,6 +104,9 @@ static void on_spawn(void *arg, pid_t pid)
 static int on_sample(void *arg, const struct sample *sm, const struct sample *client)
 {
 	struct session *s = arg;
+	track_push(&s->measured, sm, sm->at_marker);
+	if (client)
+		track_push(&s->client, client, client->at_marker);
 	if (live_push(s->c))
 		push_sample(s, sm);
 	return s->csv_open ? csv_write(&s->csv, sm, client) : 0;
@@ -108,6 +117,12 @@ static void on_label(void *arg, struct sample *sm)
 	struct session *s = arg;
 	if (s->feed_on)
 		probefeed_label(&s->feed, sm);
+}
+
+static bool on_sample_now(void *arg)
+{
+	struct session *s = arg;
+	return s->feed_on && probefeed_take_marker(&s->feed);
 }
 
 static void on_output(void *arg, int stream, const char *buf, size_t n, double t_ms)
@@ -139,7 +154,8 @@ static void monitor_opts_from(const struct session *s, const struct launch_opts 
 		.timeout_ms = c->timeout_ms,
 		.probe_logs = c->nlogs ? c->probe_logs : NULL,
 		.hooks = { .arg = (void *)s, .on_output = on_output, .label = on_label,
-			   .on_sample = on_sample, .on_spawn = on_spawn, .on_started = on_started },
+			   .on_sample = on_sample, .on_spawn = on_spawn, .on_started = on_started,
+			   .sample_now = on_sample_now },
 	};
 }
 
@@ -246,6 +262,7 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
 	runrec_process_peak_window(r, &from_ms, &to_ms);
 	phase_set_overlapping(ph, from_ms, to_ms, process_phase, sizeof(process_phase));
 	json_t *phases = phase_set_to_json(ph);
+	phases_json_add_resources(phases, &s->measured, r->daemon_attached ? &s->client : NULL);
 
 	char ended[64] = "";
 	if (!c->launch)
@@ -344,6 +361,8 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 		s.csv_open = true;
 	}
 	probefeed_init(&s.feed, c->probe_cfg, c->nlogs, !c->probe_time_arrival);
+	track_init(&s.measured, SESSION_TRACK_POINTS, c->interval_ms);
+	track_init(&s.client, SESSION_TRACK_POINTS, c->interval_ms);
 	s.feed_on = c->probes || c->nlogs;
 	/* output that is not shown must still be read (for probes): capture it */
 	struct launch_opts lo;
@@ -376,6 +395,8 @@ out:
 	if (s.csv_open)
 		csv_close(&s.csv, NULL);
 	probefeed_release(&s.feed);
+	track_release(&s.measured);
+	track_release(&s.client);
 	counters_close(s.counters);
 	counters_close(s.daemon_counters);
 	out->status = s.status;

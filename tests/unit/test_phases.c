@@ -293,10 +293,16 @@ static void test_bounds(void **state)
 	assert_int_equal(s.probes_dropped, 5);
 	assert_int_equal(s.n_phases, 3);
 	assert_int_equal(s.n_lanes, 1);
-	assert_int_equal(s.phases_dropped, 5);   /* d, e, o2, f, g */
-	phase_set_finish(&s, 10); /* o1 cannot be stored either */
-	assert_int_equal(s.phases_dropped, 6);
+	assert_int_equal(s.phases_dropped, 2);   /* o2, g: no room for them at all */
+	assert_int_equal(s.phases_aggregated, 3); /* d, e, f: past the cap, counted per name */
+	phase_set_finish(&s, 10); /* o1 is unfinished: no duration to aggregate */
+	assert_int_equal(s.phases_dropped, 3);
 	assert_int_equal(s.n_phases, 3);
+	/* every finished phase is in the statistics, listed or not */
+	size_t counted = 0;
+	for (size_t i = 0; i < s.n_stats; i++)
+		counted += s.stats[i].count;
+	assert_int_equal(counted, 6);
 
 	/* a byte budget bounds long lines too */
 	struct phase_set b;
@@ -307,8 +313,66 @@ static void test_bounds(void **state)
 	for (int i = 0; i < 50; i++)
 		add(&b, i, line);
 	assert_true(b.bytes <= 4096);
-	assert_true(b.probes_dropped > 0 && b.phases_dropped > 0);
+	assert_true(b.probes_dropped > 0 && b.phases_aggregated > 0);
 	phase_set_release(&b);
+	phase_set_release(&s);
+}
+
+/* Past the cap on listed phases each phase still counts in its name's statistics. */
+static void test_aggregates_past_cap(void **state)
+{
+	(void)state;
+	struct phase_set s;
+	phase_set_init(&s);
+	s.max_phases = 2;
+	add(&s, 10, "PERFHUNT: a_ms=1");
+	add(&s, 20, "PERFHUNT: a_ms=2");
+	add(&s, 30, "PERFHUNT: a_ms=3");
+	add(&s, 40, "PERFHUNT: a_ms=4 b_ms=7");
+	add(&s, 50, "PERFHUNT: a_ms=5");
+	phase_set_finish(&s, 60);
+	assert_int_equal(s.n_phases, 2);
+	assert_int_equal(s.phases_aggregated, 4);
+	assert_int_equal(s.phases_dropped, 0);
+	assert_int_equal(s.n_stats, 2);
+	const struct phase_stat *a = &s.stats[0], *b = &s.stats[1];
+	assert_string_equal(a->name, "a");
+	assert_int_equal(a->count, 5);
+	assert_true(a->total_ms == 15 && a->min_ms == 1 && a->max_ms == 5 && a->median_ms == 3);
+	assert_string_equal(b->name, "b");
+	assert_int_equal(b->count, 1);
+	assert_true(b->total_ms == 7 && b->median_ms == 7 && b->first_start_ms == 33);
+	phase_set_release(&s);
+}
+
+/* Lines with a prefix but no usable pair: all counted, three quoted, safely. */
+static void test_unparsed(void **state)
+{
+	(void)state;
+	struct phase_set s;
+	phase_set_init(&s);
+	phase_set_add_unparsed(&s, "stderr", 3, "CUZK_TIMING: pin took 5 s", 25);
+	phase_set_add_unparsed(&s, "log", 7, "CUZK_TIMING: \x1b\\\xff", 16);
+	char longline[400];
+	memset(longline, 'x', sizeof(longline));
+	phase_set_add_unparsed(&s, "stdout", 9, longline, sizeof(longline));
+	phase_set_add_unparsed(&s, "stdout", 12, "PERFHUNT:", 9);
+	assert_int_equal(s.unparsed, 4);
+	assert_int_equal(s.n_unparsed_first, 3);
+	assert_string_equal(s.unparsed_first[0].stream, "stderr");
+	assert_int_equal(s.unparsed_first[0].line, 3);
+	assert_string_equal(s.unparsed_first[0].text, "CUZK_TIMING: pin took 5 s");
+	assert_string_equal(s.unparsed_first[1].text, "CUZK_TIMING: \\x1b\\x5c\\xff");
+	size_t len = strlen(s.unparsed_first[2].text);
+	assert_true(len < PHASE_UNPARSED_TEXT && len > 100);
+	assert_string_equal(s.unparsed_first[2].text + len - 3, "...");
+	json_t *o = phase_set_to_json(&s);
+	json_t *info = json_object_get(o, "probe_info");
+	assert_int_equal(json_integer_value(json_object_get(info, "unparsed")), 4);
+	json_t *first = json_array_get(json_object_get(info, "unparsed_lines"), 1);
+	assert_int_equal(json_integer_value(json_object_get(first, "line")), 7);
+	assert_string_equal(json_string_value(json_object_get(first, "stream")), "log");
+	json_decref(o);
 	phase_set_release(&s);
 }
 
@@ -470,6 +534,8 @@ int main(void)
 		cmocka_unit_test(test_markers),
 		cmocka_unit_test(test_clamp_and_stats),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_aggregates_past_cap),
+		cmocka_unit_test(test_unparsed),
 		cmocka_unit_test(test_out_of_order_times),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_text),

@@ -146,18 +146,83 @@ static void test_not_probes(void **state)
 	(void)state;
 	struct probe p;
 	const char *no[] = {
-		"", "hello world", "PERFHUNT", "PERFHUNT:", "PERFHUNT: just words",
-		"PERFHUNTX: a=1", "XPERFHUNT: a=1", "PERFHUNT a=1", "perfhunt: a=1",
-		"PERFHUNT: =1 a= ==", "[log] PERFHUNT: a=1", "PERFHUNT: pin_ms=abc",
-		"PERFHUNT: pin_ms=-5", "CUZK_TIMING:", "PERFHUNT: age_s=1e10", "PERFHUNT: x_ns=1e400",
+		"", "hello world", "PERFHUNT", "PERFHUNT a=1", "perfhunt: a=1",
+		"PERFHUNTX: a=1", "XPERFHUNT: a=1", "my_PERFHUNT: a=1", "x.CUZK_TIMING: a=1",
+		"PERFHUNT_TIMING: a=1",
 	};
 	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++) {
-		assert_int_equal(parse(no[i], &p), 0);
+		if (parse(no[i], &p) != 0)
+			fail_msg("'%s' is not a probe line", no[i]);
 		assert_null(p.fields);
 		assert_null(p.buf);
 		probe_release(&p); /* harmless on an empty probe */
 	}
+	/* the prefix is there, but no pair is usable: counted by the caller */
+	const char *unparsed[] = {
+		"PERFHUNT:", "PERFHUNT: just words", "PERFHUNT: =1 a= ==", "PERFHUNT: pin_ms=abc",
+		"PERFHUNT: pin_ms=-5", "CUZK_TIMING:", "PERFHUNT: age_s=1e10", "PERFHUNT: x_ns=1e400",
+		"2026-12-01T10:00:00Z INFO cuzk: CUZK_TIMING: pin took 5733 ms",
+	};
+	for (size_t i = 0; i < sizeof(unparsed) / sizeof(*unparsed); i++) {
+		if (parse(unparsed[i], &p) != PROBE_UNPARSED)
+			fail_msg("'%s' should be PROBE_UNPARSED", unparsed[i]);
+		assert_null(p.fields);
+		assert_null(p.buf);
+	}
 	assert_int_equal(probe_parse_line(&cfg, NULL, 0, &p), 0);
+	assert_int_equal(probe_parse_fd_line(&cfg, "  ", 2, &p), 0);
+	assert_int_equal(probe_parse_fd_line(&cfg, "hello", 5, &p), PROBE_UNPARSED);
+}
+
+/* Probe lines as real loggers write them: the prefix after a timestamp,
+ * level and module path, with or without colour. */
+static void test_logger_lines(void **state)
+{
+	(void)state;
+	static const char *const lines[] = {
+		/* Rust tracing, plain and as it colours a terminal */
+		"2026-12-01T10:00:00.123456Z  INFO cuzk_core::prover: CUZK_TIMING: pin_abc_ms=5733",
+		("\x1b[2m2026-12-01T10:00:00.123456Z\x1b[0m \x1b[32m INFO\x1b[0m \x1b[2mcuzk_core::prover\x1b[0m"
+		 "\x1b[2m:\x1b[0m CUZK_TIMING: pin_abc_ms=5733"),
+		/* colour inside the prefix and the pair, an OSC title, a charset switch */
+		"\x1b[1;33mCUZK_TIMING\x1b[0m: \x1b[36mpin_abc_ms\x1b[0m=5733\x1b]0;title\x07\x1b(B",
+		/* env_logger, a bare level, Python logging, glog, journalctl */
+		"[2026-12-01T10:00:00Z INFO  cuzk] CUZK_TIMING: pin_abc_ms=5733",
+		"INFO CUZK_TIMING: pin_abc_ms=5733",
+		"2026-12-01 10:00:00,123 - prover - INFO - CUZK_TIMING: pin_abc_ms=5733",
+		"I1201 10:00:00.123456  1234 prover.cc:42] CUZK_TIMING: pin_abc_ms=5733",
+		"2026-12-01T10:00:00.123456+0100 host cuzk-daemon[4242]: CUZK_TIMING: pin_abc_ms=5733",
+		"Dec 01 10:00:00 host cuzk-daemon[4242]: CUZK_TIMING: pin_abc_ms=5733\r",
+		"[log] CUZK_TIMING:pin_abc_ms=5733",
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(*lines); i++) {
+		struct probe p;
+		if (parse(lines[i], &p) != 1)
+			fail_msg("line %zu not parsed: '%s'", i, lines[i]);
+		assert_string_equal(p.prefix, "CUZK_TIMING");
+		assert_int_equal(p.n_fields, 1);
+		assert_int_equal(p.ignored, 0);
+		assert_string_equal(p.fields[0].key, "pin_abc_ms");
+		assert_true(p.fields[0].scaled == 5733);
+		probe_release(&p);
+	}
+	/* the first anchor wins; the text before it is not parsed */
+	struct probe p;
+	assert_int_equal(parse("warn x=1: PERFHUNT: a=1 b=PERFHUNT:2", &p), 1);
+	assert_int_equal(p.n_fields, 2);
+	assert_string_equal(p.fields[0].key, "a");
+	assert_string_equal(p.fields[1].text, "PERFHUNT:2");
+	probe_release(&p);
+	/* a $PERFHUNT_FD line keeps its prefix at the start */
+	assert_int_equal(probe_parse_fd_line(&cfg, "\x1b[0mPERFHUNT: begin=x", 21, &p), 1);
+	assert_string_equal(p.fields[0].text, "x");
+	probe_release(&p);
+
+	char out[64];
+	const char esc[] = "a\x1b[31mb\x1b]8;;http://x\x1b\\c\x1b" "7d\x1b[";
+	size_t n = probe_strip_ansi(esc, sizeof(esc) - 1, out);
+	assert_int_equal(n, 4);
+	assert_memory_equal(out, "abcd", 4);
 }
 
 static void test_tolerance(void **state)
@@ -338,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_seed_lines),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_logger_lines),
 		cmocka_unit_test(test_not_probes),
 		cmocka_unit_test(test_tolerance),
 		cmocka_unit_test(test_config),

@@ -1,0 +1,188 @@
+/* track: cumulative figures per sample, and windows read off them. */
+#include "monitor/track.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+/* The monitor takes at most one marker sample per millisecond: a marker
+ * point within this of a window's end makes that end exact. */
+#define TRACK_MARKER_SLACK_MS 1.0
+
+void track_init(struct track *t, size_t max_points, double interval_ms)
+{
+	memset(t, 0, sizeof(*t));
+	t->max_points = max_points < 4 ? 4 : max_points;
+	t->interval_ms = interval_ms;
+}
+
+void track_release(struct track *t)
+{
+	free(t->pts);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Drops every other point but the first and the last, folding the maxima of
+ * each dropped point into its successor. Marker points are kept when they
+ * fit: they are what makes a marked phase exact. */
+static void thin(struct track *t)
+{
+	size_t w = 1;
+	for (size_t r = 1; r < t->n; r++) {
+		struct track_point *p = &t->pts[r];
+		bool drop = (r % 2 == 1) && r + 1 < t->n && !(p->exact && r % 4 == 1);
+		if (drop) {
+			struct track_point *next = &t->pts[r + 1];
+			if (p->rss_max_kb > next->rss_max_kb)
+				next->rss_max_kb = p->rss_max_kb;
+			if (p->gpu_valid && p->gpu_max_mib > next->gpu_max_mib)
+				next->gpu_max_mib = p->gpu_max_mib;
+			next->gpu_valid |= p->gpu_valid;
+			continue;
+		}
+		t->pts[w++] = *p;
+	}
+	t->n = w;
+}
+
+void track_push(struct track *t, const struct sample *s, bool at_marker)
+{
+	struct track_point *c = &t->sum;
+	c->t_ms = s->t_ms;
+	c->user_ms += s->user_ms;
+	c->sys_ms += s->sys_ms;
+	c->minflt += (double)s->minflt;
+	c->majflt += (double)s->majflt;
+	c->vcsw += (double)s->vcsw;
+	c->ivcsw += (double)s->ivcsw;
+	c->read_bytes += (double)s->read_bytes;
+	c->write_bytes += (double)s->write_bytes;
+	/* a sample of a tree that has exited says nothing of the memory a phase
+	 * ended with: its RSS stays the last one seen */
+	if (s->procs > 0 || t->n == 0)
+		c->rss_kb = s->rss_kb;
+	c->rss_max_kb = c->rss_kb;
+	c->gpu_valid = s->gpu_valid;
+	c->gpu_mib = c->gpu_max_mib = s->gpu_valid ? s->gpu_mib : 0;
+	c->exact = at_marker;
+	if (t->n && s->t_ms < t->pts[t->n - 1].t_ms)
+		return; /* time never goes back on the monotonic clock; a bad point is not kept */
+	if (t->n == t->max_points)
+		thin(t);
+	xgrow((void **)&t->pts, &t->cap, t->n + 1, sizeof(*t->pts));
+	t->pts[t->n++] = *c;
+}
+
+/* The first point at or after t_ms (n when none). */
+static size_t first_at_or_after(const struct track *t, double t_ms)
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->pts[mid].t_ms < t_ms)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The cumulative figures at t_ms, linear inside the interval that holds it;
+ * *exact when a marker point sits at t_ms. */
+static void at(const struct track *t, double t_ms, struct track_point *out, bool *exact)
+{
+	size_t i = first_at_or_after(t, t_ms);
+	*exact = false;
+	if (i == t->n) {
+		*out = t->pts[t->n - 1];
+		return;
+	}
+	if (i == 0 || t->pts[i].t_ms == t_ms) {
+		*out = t->pts[i];
+		*exact = t->pts[i].exact && t->pts[i].t_ms - t_ms <= TRACK_MARKER_SLACK_MS;
+		return;
+	}
+	const struct track_point *a = &t->pts[i - 1], *b = &t->pts[i];
+	double f = b->t_ms > a->t_ms ? (t_ms - a->t_ms) / (b->t_ms - a->t_ms) : 1;
+	*out = *b;
+	out->t_ms = t_ms;
+#define LERP(x) out->x = a->x + (b->x - a->x) * f
+	LERP(user_ms);
+	LERP(sys_ms);
+	LERP(minflt);
+	LERP(majflt);
+	LERP(vcsw);
+	LERP(ivcsw);
+	LERP(read_bytes);
+	LERP(write_bytes);
+#undef LERP
+	out->rss_kb = (uint64_t)llround((double)a->rss_kb + ((double)b->rss_kb - (double)a->rss_kb) * f);
+	out->gpu_mib = a->gpu_mib + (b->gpu_mib - a->gpu_mib) * f;
+	/* a marker's sample comes a moment after it (or serves a marker just
+	 * after it, when two arrive together): it counts as that end */
+	*exact = (b->exact && b->t_ms - t_ms <= TRACK_MARKER_SLACK_MS) ||
+		 (a->exact && t_ms - a->t_ms <= TRACK_MARKER_SLACK_MS);
+}
+
+static uint64_t count(double later, double earlier)
+{
+	double d = later - earlier;
+	return d > 0 && isfinite(d) ? (uint64_t)llround(d) : 0;
+}
+
+void track_window(const struct track *t, double from_ms, double to_ms, struct track_window *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (!isfinite(from_ms) || !isfinite(to_ms) || t->n == 0) {
+		w->empty = w->approximate = true;
+		return;
+	}
+	if (to_ms < from_ms) {
+		double x = from_ms;
+		from_ms = to_ms;
+		to_ms = x;
+	}
+	struct track_point a, b;
+	bool exact_a, exact_b;
+	at(t, from_ms, &a, &exact_a);
+	at(t, to_ms, &b, &exact_b);
+	w->user_ms = b.user_ms > a.user_ms ? b.user_ms - a.user_ms : 0;
+	w->sys_ms = b.sys_ms > a.sys_ms ? b.sys_ms - a.sys_ms : 0;
+	w->minflt = count(b.minflt, a.minflt);
+	w->majflt = count(b.majflt, a.majflt);
+	w->vcsw = count(b.vcsw, a.vcsw);
+	w->ivcsw = count(b.ivcsw, a.ivcsw);
+	w->read_bytes = count(b.read_bytes, a.read_bytes);
+	w->write_bytes = count(b.write_bytes, a.write_bytes);
+	w->rss_start_kb = a.rss_kb;
+	w->rss_end_kb = b.rss_kb;
+	w->rss_max_kb = a.rss_kb > b.rss_kb ? a.rss_kb : b.rss_kb;
+	w->gpu = a.gpu_valid || b.gpu_valid;
+	w->gpu_max_mib = a.gpu_mib > b.gpu_mib ? a.gpu_mib : b.gpu_mib;
+	/* the points strictly inside, with the maxima they carry */
+	size_t i = first_at_or_after(t, from_ms);
+	size_t inside = 0;
+	for (; i < t->n && t->pts[i].t_ms <= to_ms; i++) {
+		const struct track_point *p = &t->pts[i];
+		inside++;
+		if (p->rss_max_kb > w->rss_max_kb)
+			w->rss_max_kb = p->rss_max_kb;
+		if (p->gpu_valid) {
+			w->gpu = true;
+			if (p->gpu_max_mib > w->gpu_max_mib)
+				w->gpu_max_mib = p->gpu_max_mib;
+		}
+	}
+	w->rss_growth_kb = (int64_t)w->rss_end_kb - (int64_t)w->rss_start_kb;
+	w->gpu_growth_mib = w->gpu ? b.gpu_mib - a.gpu_mib : 0;
+	if (!w->gpu)
+		w->gpu_max_mib = 0;
+	double span = to_ms - from_ms;
+	w->approximate = span < 2 * t->interval_ms && !(exact_a && exact_b);
+	w->empty = inside == 0 && !(exact_a && exact_b) && (from_ms > t->pts[t->n - 1].t_ms ||
+							   to_ms < t->pts[0].t_ms);
+	if (w->empty)
+		w->approximate = true;
+}

@@ -1,0 +1,58 @@
+/* track: what a tree consumed inside any window of the run.
+ *
+ * Every sample adds a point of cumulative figures (CPU, faults, context
+ * switches, I/O) with the instantaneous RSS and GPU memory. A window's
+ * consumption is the difference of the cumulative figures at its two ends,
+ * each interpolated linearly inside the sample interval that holds it; a
+ * sample taken at a marker's arrival makes that end exact. The track is
+ * bounded: when full, every other point is dropped (its RSS and GPU maxima
+ * folded into the next), so resolution halves but no total and no maximum
+ * is lost.
+ */
+#ifndef PERFHUNT_TRACK_H
+#define PERFHUNT_TRACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "monitor/sample.h"
+
+struct track_point {
+	double t_ms;
+	double user_ms, sys_ms, minflt, majflt, vcsw, ivcsw, read_bytes, write_bytes; /* cumulative */
+	uint64_t rss_kb;          /* at t_ms */
+	uint64_t rss_max_kb;      /* largest since the previous kept point, t_ms included */
+	double gpu_mib, gpu_max_mib;
+	bool gpu_valid;
+	bool exact;               /* taken at a marker's arrival */
+};
+
+struct track {
+	struct track_point *pts;
+	size_t n, cap, max_points;
+	struct track_point sum;   /* the running cumulative figures */
+	double interval_ms;       /* the sampling interval: windows shorter than two are approximate */
+};
+
+/* What a tree consumed inside one window. */
+struct track_window {
+	double user_ms, sys_ms;
+	uint64_t minflt, majflt, vcsw, ivcsw, read_bytes, write_bytes;
+	uint64_t rss_start_kb, rss_end_kb, rss_max_kb;
+	int64_t rss_growth_kb;
+	bool gpu;                 /* GPU memory was sampled inside the window */
+	double gpu_max_mib, gpu_growth_mib;
+	bool approximate;         /* shorter than two intervals and an end not at a marker sample */
+	bool empty;               /* no sample at all: every figure 0 */
+};
+
+void track_init(struct track *t, size_t max_points, double interval_ms);
+void track_release(struct track *t);
+/* Adds a sample (its deltas accumulate); at_marker: taken at a marker's arrival. */
+void track_push(struct track *t, const struct sample *s, bool at_marker);
+/* The consumption inside [from_ms, to_ms] (clamped to the track; an
+ * inverted window is read as its reverse). */
+void track_window(const struct track *t, double from_ms, double to_ms, struct track_window *w);
+
+#endif
