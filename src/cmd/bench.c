@@ -23,7 +23,6 @@
 #include "export/bench_gobench.h"
 #include "export/bench_markdown.h"
 #include "export/bench_text.h"
-#include "proc/lookup.h"
 #include "record/command.h"
 #include "record/jsonio.h"
 #include "stats/bench_plan.h"
@@ -542,9 +541,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	if ((status = split_commands(&b, argv + optind, argc - optind, tmpl, &ntmpl)) != 0)
 		goto out;
-	if ((b.attach_name && lookup_by_name(b.attach_name, &b.ro.daemon_pid, &e) < 0) ||
-	    (b.attach_pidfile && lookup_pidfile(b.attach_pidfile, &b.ro.daemon_pid, &e) < 0) ||
-	    (b.ro.daemon_pid > 0 && lookup_check_pid(b.ro.daemon_pid, &e) < 0)) {
+	if (cmd_find_daemon(b.attach_name, b.attach_pidfile, &b.ro.daemon_pid, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;
 	}

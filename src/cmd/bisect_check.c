@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "cmd/record_opts.h"
-#include "proc/lookup.h"
 #include "export/compare_text.h"
 #include "record/command.h"
 #include "stats/comparison.h"
@@ -246,9 +245,7 @@ int cmd_bisect_check(int argc, char **argv)
 		err_set(&e, "give one of --attach, --attach-name, --attach-pidfile");
 		goto usage;
 	}
-	if ((attach_name && lookup_by_name(attach_name, &ro.daemon_pid, &e) < 0) ||
-	    (attach_pidfile && lookup_pidfile(attach_pidfile, &ro.daemon_pid, &e) < 0) ||
-	    (ro.daemon_pid > 0 && lookup_check_pid(ro.daemon_pid, &e) < 0)) {
+	if (cmd_find_daemon(attach_name, attach_pidfile, &ro.daemon_pid, &e) < 0) {
 		fprintf(stderr, "perfhunt bisect-check: %s (exit 128 aborts git bisect run)\n", e.msg);
 		goto out;
 	}

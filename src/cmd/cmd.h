@@ -10,6 +10,8 @@
 #ifndef PERFHUNT_CMD_H
 #define PERFHUNT_CMD_H
 
+#include <sys/types.h>
+
 #include "util/err.h"
 
 /* Exit statuses, documented in docs/perfhunt.1 "EXIT STATUS". */
@@ -31,6 +33,9 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cmd_finish_stdout(int status);
 /* True when colour may be used on the stream (a tty and NO_COLOR unset). */
 int cmd_use_color(int fd);
+/* The daemon of --attach PID (*pid > 0, checked), --attach-name NAME or
+ * --attach-pidfile FILE (looked up into *pid); 0, or -1 with e filled. */
+int cmd_find_daemon(const char *name, const char *pidfile, pid_t *pid, struct err *e);
 
 int cmd_run(int argc, char **argv);
 int cmd_watch(int argc, char **argv);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/lookup.h"
+
 int cmd_fail(int status, const struct err *e)
 {
 	fprintf(stderr, "perfhunt: %s\n", e && e->msg[0] ? e->msg : "failed");
@@ -42,4 +44,13 @@ int cmd_use_color(int fd)
 	if (nc && *nc)
 		return 0;
 	return isatty(fd);
+}
+
+int cmd_find_daemon(const char *name, const char *pidfile, pid_t *pid, struct err *e)
+{
+	if (name && lookup_by_name(name, pid, e) < 0)
+		return -1;
+	if (pidfile && lookup_pidfile(pidfile, pid, e) < 0)
+		return -1;
+	return *pid > 0 ? lookup_check_pid(*pid, e) : 0;
 }
