@@ -47,9 +47,9 @@ static const char usage_text[] =
 	"options:\n";
 
 static const char usage_footer[] =
-	"Exit status: 0; 1 when a command exits non-zero (without -i) or a file or\n"
-	"the history cannot be written; 126/127 when a command cannot be started;\n"
-	"2 on a usage error.\n";
+	"Exit status: 0; 1 when a command exits non-zero or a run times out (without\n"
+	"-i), or a file or the history cannot be written; 126/127 when a command\n"
+	"cannot be started; 2 on a usage error.\n";
 
 struct bench_cli {
 	struct record_opts ro;
@@ -58,6 +58,8 @@ struct bench_cli {
 	uint64_t seed;
 	const char *prepare, *conclude, *setup, *cleanup;
 	const char *json_path, *csv_path, *md_path, *go_path;
+	const char *attach_name, *attach_pidfile;
+	size_t timed_out;             /* runs killed at --timeout */
 	struct bench_params params;
 };
 
@@ -79,7 +81,7 @@ static int parameter_list_opt(struct parseopt_state *st, const struct parseopt *
  * argv[0..n)), or -1 when cmd_bench is done with *status. */
 static int parse_options(struct bench_cli *b, int argc, char **argv, int *status)
 {
-	int64_t seed = -1;
+	int64_t seed = -1, attach = 0, idle_ms = (int64_t)b->ro.idle_ms;
 	struct parseopt shared[RECORD_OPTS_NROWS];
 	record_opts_rows(&b->ro, RECORD_OPTS_FOR_BENCH, shared);
 	const struct parseopt table[] = {
@@ -102,6 +104,15 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		PARSEOPT_STRING(0, "export-csv", &b->csv_path, "FILE", "one row per run: parameters and every metric"),
 		PARSEOPT_STRING(0, "export-markdown", &b->md_path, "FILE", "the results table in markdown"),
 		PARSEOPT_STRING(0, "export-gobench", &b->go_path, "FILE", "Go benchmark format, for benchstat"),
+		PARSEOPT_I64(0, "attach", &attach, "PID", "also record this daemon's tree for each run's lifetime",
+			     1, 0x7fffffff),
+		PARSEOPT_STRING(0, "attach-name", &b->attach_name, "NAME", "the daemon by process name"),
+		PARSEOPT_STRING(0, "attach-pidfile", &b->attach_pidfile, "FILE", "the daemon by pidfile"),
+		PARSEOPT_I64(0, "idle-ms", &idle_ms, "MS", "sample the daemon this long before each run\n(default 500)",
+			     0, 3600000),
+		PARSEOPT_CALLBACK(0, "timeout", &b->ro.timeout_ms, "TIME",
+				  "kill a run's tree after TIME (e.g. 30s): recorded as\nfailed, with its partial timeline; the bench goes on",
+				  cmd_opt_duration),
 		PARSEOPT_GROUP("recording options, as for 'perfhunt run':"),
 		PARSEOPT_INCLUDE(shared),
 		PARSEOPT_END(),
@@ -113,9 +124,15 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		return -1;
 	if (seed >= 0)
 		b->seed = (uint64_t)seed;
+	b->ro.daemon_pid = (pid_t)attach;
+	b->ro.idle_ms = (double)idle_ms;
 	if (b->ro.json_path || b->ro.csv_path) {
 		*status = cmd_usage_error("bench", "%s is per run; use --export-json or --export-csv",
 					  b->ro.json_path ? "--output" : "--csv");
+		return -1;
+	}
+	if ((b->ro.daemon_pid > 0) + (b->attach_name != NULL) + (b->attach_pidfile != NULL) > 1) {
+		*status = cmd_usage_error("bench", "give one of --attach, --attach-name, --attach-pidfile");
 		return -1;
 	}
 	if (b->runs * (b->warmup + 1) > 10000000) {
@@ -261,6 +278,10 @@ static json_t *options_json(const struct bench_cli *b)
 	json_t *o = json_pack("{s:I, s:I, s:b, s:I, s:b, s:b, s:i}", "runs", (json_int_t)b->runs, "warmup",
 			      (json_int_t)b->warmup, "interleave", b->interleave, "seed", (json_int_t)b->seed, "shell",
 			      b->shell, "ignore_failure", b->ignore_failure, "interval_ms", b->ro.interval_ms);
+	if (b->ro.timeout_ms > 0)
+		json_object_set_new(o, "timeout_s", json_real(b->ro.timeout_ms / 1000));
+	if (b->ro.daemon_pid > 0) /* each run attaches to this daemon for the command's lifetime */
+		json_object_set_new(o, "attach_pid", json_integer(b->ro.daemon_pid));
 	const char *keys[] = { "prepare", "conclude", "setup", "cleanup" };
 	const char *vals[] = { b->prepare, b->conclude, b->setup, b->cleanup };
 	for (size_t i = 0; i < 4; i++)
@@ -321,6 +342,21 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 				status = PH_EXIT_FAIL;
 		}
 		bool interrupted = st == 128 + SIGINT || st == 128 + SIGTERM;
+		if (json_is_true(json_object_get(json_object_get(run, "exit"), "timed_out"))) {
+			/* killed at --timeout: kept apart with its timeline, and the bench goes on */
+			progress_clear(&pr);
+			if (!b->ro.quiet)
+				fprintf(stderr, "perfhunt bench: '%s' timed out (%s %zu of %lld): its tree was killed\n", name,
+					slots[s].warmup ? "warmup" : "run", done[2 * slots[s].cmd + slots[s].warmup] + 1,
+					(long long)(slots[s].warmup ? b->warmup : b->runs));
+			done[2 * slots[s].cmd + slots[s].warmup]++;
+			b->timed_out++;
+			if (slots[s].warmup)
+				json_decref(run);
+			else
+				bench_record_add_failed(rec, slots[s].cmd, run);
+			continue;
+		}
 		if (st != 0 && (!b->ignore_failure || interrupted)) {
 			progress_clear(&pr);
 			fprintf(stderr, "perfhunt bench: '%s' %s with status %d (%s %zu of %lld)%s\n", name,
@@ -388,6 +424,10 @@ int cmd_bench(int argc, char **argv)
 	}
 	if ((status = split_commands(&b, argv, nwords, tmpl, &ntmpl)) != 0)
 		goto out;
+	if (cmd_find_daemon(b.attach_name, b.attach_pidfile, &b.ro.daemon_pid, &e) < 0) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
 	if (bench_plan_expand(tmpl, ntmpl, &b.params, &cmds, &ncmd, &e) < 0) {
 		status = cmd_usage_error("bench", "%s", e.msg);
 		goto out;
@@ -429,6 +469,8 @@ int cmd_bench(int argc, char **argv)
 		status = PH_EXIT_FAIL;
 	if (b.go_path && write_export(b.go_path, bench_gobench_write, rec))
 		status = PH_EXIT_FAIL;
+	if (b.timed_out && !b.ignore_failure && status == PH_EXIT_OK)
+		status = PH_EXIT_FAIL; /* recorded and reported, but the bench did not run clean */
 	fflush(stdout);
 	if (b.ro.save && save(&b, rec) != PH_EXIT_OK)
 		status = PH_EXIT_FAIL;

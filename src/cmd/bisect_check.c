@@ -110,6 +110,7 @@ int cmd_bisect_check(int argc, char **argv)
 	struct metrics_set base, nw;
 	struct comparison c;
 	const char *baseline = NULL, *metric = "wall_s", *command = NULL;
+	const char *attach_name = NULL, *attach_pidfile = NULL;
 	char *script = NULL;
 	bool shell = false;
 	int64_t runs = 5;
@@ -124,19 +125,26 @@ int cmd_bisect_check(int argc, char **argv)
 	metrics_set_init(&base);
 	metrics_set_init(&nw);
 	memset(&c, 0, sizeof(c));
+	int64_t attach = 0, idle_ms = (int64_t)ro.idle_ms;
 	struct parseopt shared[RECORD_OPTS_NROWS];
 	record_opts_rows(&ro, RECORD_OPTS_FOR_BISECT, shared);
 	const struct parseopt table[] = {
 		PARSEOPT_STRING(0, "baseline", &baseline, "REF", "what good looks like (required)"),
 		PARSEOPT_I64('n', "runs", &runs, "N", "runs of CMD (default 5)", 1, 100000),
 		PARSEOPT_STRING(0, "metric", &metric, "NAME", "metric to judge (default wall_s), e.g. peak_rss_kb,\n"
-				"user_s, phase:NAME, a counter with --counters"),
+				"user_s, phase:NAME, a counter with --counters,\ndaemon.peak_rss_kb with --attach"),
 		PARSEOPT_CALLBACK(0, "threshold", &co.threshold, "PCT",
 				  "smallest change that counts, in percent (default 2)", cmd_opt_threshold),
 		PARSEOPT_CALLBACK(0, "alpha", &co.alpha, "A", "significance level (default 0.05)", cmd_opt_alpha),
 		PARSEOPT_STRING(0, "command", &command, "NAME|INDEX", "command of a bench baseline (default: the first)"),
 		PARSEOPT_FLAG(0, "shell", &shell, "CMD is a shell command: sh -c \"CMD ARG...\""),
 		PARSEOPT_FLAG(0, "save", &ro.save, "also store the runs in the history (not by default)"),
+		PARSEOPT_I64(0, "attach", &attach, "PID", "each run also records this daemon (metrics\ndaemon.*), as for 'perfhunt bench'",
+			     1, 0x7fffffff),
+		PARSEOPT_STRING(0, "attach-name", &attach_name, "NAME", "the daemon by process name"),
+		PARSEOPT_STRING(0, "attach-pidfile", &attach_pidfile, "FILE", "the daemon by pidfile"),
+		PARSEOPT_I64(0, "idle-ms", &idle_ms, "MS", "sample the daemon this long before each run\n(default 500)",
+			     0, 3600000),
 		PARSEOPT_GROUP("recording options, as for 'perfhunt run':"),
 		PARSEOPT_INCLUDE(shared),
 		PARSEOPT_END(),
@@ -148,6 +156,8 @@ int cmd_bisect_check(int argc, char **argv)
 	int n = cmd_parse_options(&opts, argc, argv, &status);
 	if (n < 0)
 		goto out;
+	ro.daemon_pid = (pid_t)attach;
+	ro.idle_ms = (double)idle_ms;
 	if (!baseline) {
 		err_set(&e, "--baseline REF is required");
 		goto usage;
@@ -159,6 +169,14 @@ int cmd_bisect_check(int argc, char **argv)
 	if (ro.json_path || ro.csv_path) {
 		err_set(&e, "%s is not available here", ro.json_path ? "--output" : "--csv");
 		goto usage;
+	}
+	if ((ro.daemon_pid > 0) + (attach_name != NULL) + (attach_pidfile != NULL) > 1) {
+		err_set(&e, "give one of --attach, --attach-name, --attach-pidfile");
+		goto usage;
+	}
+	if (cmd_find_daemon(attach_name, attach_pidfile, &ro.daemon_pid, &e) < 0) {
+		fprintf(stderr, "perfhunt bisect-check: %s (exit 128 aborts git bisect run)\n", e.msg);
+		goto out;
 	}
 	/* The baseline first: a wrong reference must stop the bisect before any run. */
 	if (store_ref_load(baseline, command, &base, &e) < 0) {

@@ -10,6 +10,8 @@
 #ifndef PERFHUNT_CMD_H
 #define PERFHUNT_CMD_H
 
+#include <sys/types.h>
+
 #include "util/err.h"
 #include "util/parseopt.h"
 
@@ -48,10 +50,15 @@ int cmd_parse_options(const struct cmd_options *o, int argc, char **argv, int *s
  * --threshold PCT in [0, 100], stored as a fraction; --alpha A in (0, 1]. */
 int cmd_opt_threshold(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e);
 int cmd_opt_alpha(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e);
+/* --duration, --timeout TIME: positive; a bare number is seconds; value is a double * (ms). */
+int cmd_opt_duration(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e);
 /* Flushes stdout and reports a write error (closed pipe, full disk); returns status or PH_EXIT_FAIL. */
 int cmd_finish_stdout(int status);
 /* True when colour may be used on the stream (a tty and NO_COLOR unset). */
 int cmd_use_color(int fd);
+/* The daemon of --attach PID (*pid > 0, checked), --attach-name NAME or
+ * --attach-pidfile FILE (looked up into *pid); 0, or -1 with e filled. */
+int cmd_find_daemon(const char *name, const char *pidfile, pid_t *pid, struct err *e);
 
 int cmd_run(int argc, char **argv);
 int cmd_watch(int argc, char **argv);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/lookup.h"
 #include "util/parse.h"
 #include "util/quote.h"
 
@@ -75,6 +76,19 @@ int cmd_opt_threshold(struct parseopt_state *st, const struct parseopt *row, con
 	return 0;
 }
 
+int cmd_opt_duration(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	(void)st;
+	double *ms = row->value;
+	char name[64];
+	snprintf(name, sizeof(name), "--%s", row->long_name ? row->long_name : "duration");
+	if (parse_duration_ms(arg, 1000, ms, name, e) < 0)
+		return -1;
+	if (!(*ms > 0))
+		return err_set(e, "%s must be positive, got '%s'", name, arg);
+	return 0;
+}
+
 int cmd_opt_alpha(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
 {
 	(void)st;
@@ -102,4 +116,13 @@ int cmd_use_color(int fd)
 	if (nc && *nc)
 		return 0;
 	return isatty(fd);
+}
+
+int cmd_find_daemon(const char *name, const char *pidfile, pid_t *pid, struct err *e)
+{
+	if (name && lookup_by_name(name, pid, e) < 0)
+		return -1;
+	if (pidfile && lookup_pidfile(pidfile, pid, e) < 0)
+		return -1;
+	return *pid > 0 ? lookup_check_pid(*pid, e) : 0;
 }

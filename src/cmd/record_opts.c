@@ -212,6 +212,7 @@ void record_opts_session(const struct record_opts *o, const struct launch_opts *
 		.duration_ms = o->duration_ms,
 		.daemon_pid = o->daemon_pid,
 		.idle_ms = o->idle_ms,
+		.timeout_ms = o->timeout_ms,
 		.tags = o->tags,
 		.save = o->save,
 		.fleet = &o->fleet,

@@ -41,6 +41,7 @@ struct record_opts {
 	bool discard_output; /* bench: parse the command's output, do not show it */
 	pid_t daemon_pid;    /* run --attach: also sample this tree for the command's lifetime */
 	double idle_ms;      /* run --attach: settle period before the command */
+	double timeout_ms;   /* bench --timeout: kill a run's tree after this long (0 = never) */
 	char **probe_logs;   /* --probe-log FILE... (NULL-terminated) */
 	size_t nlogs;
 	bool probe_time_arrival; /* --probe-time arrival: ignore log timestamps */

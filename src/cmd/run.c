@@ -11,7 +11,6 @@
 
 #include "cmd/cmd.h"
 #include "cmd/record_opts.h"
-#include "proc/lookup.h"
 #include "util/xalloc.h"
 
 static const char usage_text[] =
@@ -62,9 +61,7 @@ int cmd_run(int argc, char **argv)
 	}
 	{
 		struct err e;
-		if ((attach_name && lookup_by_name(attach_name, &ro.daemon_pid, &e) < 0) ||
-		    (attach_pidfile && lookup_pidfile(attach_pidfile, &ro.daemon_pid, &e) < 0) ||
-		    (ro.daemon_pid > 0 && lookup_check_pid(ro.daemon_pid, &e) < 0)) {
+		if (cmd_find_daemon(attach_name, attach_pidfile, &ro.daemon_pid, &e) < 0) {
 			status = cmd_fail(PH_EXIT_FAIL, &e);
 			goto out;
 		}

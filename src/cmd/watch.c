@@ -25,18 +25,6 @@ static const char usage_text[] =
 	"passes, SIGINT/SIGTERM arrives, or 'perfhunt stop' ends a detached monitor.\n"
 	"\n";
 
-/* --duration TIME: positive; a bare number is seconds. */
-static int duration_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
-{
-	(void)st;
-	double *ms = row->value;
-	if (parse_duration_ms(arg, 1000, ms, "--duration", e) < 0)
-		return -1;
-	if (*ms <= 0)
-		return err_set(e, "--duration must be positive, got '%s'", arg);
-	return 0;
-}
-
 /* --push-every TIME: at least 100 ms. */
 static int push_every_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
 {
@@ -149,7 +137,7 @@ int cmd_watch(int argc, char **argv)
 		PARSEOPT_STRING(0, "name", &name, "NAME", "the one process whose name (or argv[0] basename)\nis NAME"),
 		PARSEOPT_STRING(0, "pidfile", &pidfile, "FILE", "the process whose PID is in FILE"),
 		PARSEOPT_CALLBACK(0, "duration", &ro.duration_ms, "TIME",
-				  "stop after TIME (e.g. 30s, 5m; a bare number\nis seconds)", duration_opt),
+				  "stop after TIME (e.g. 30s, 5m; a bare number\nis seconds)", cmd_opt_duration),
 		PARSEOPT_FLAG(0, "detach", &background, "run in the background; prints the monitor's ID\n"
 			      "for 'perfhunt stop'"),
 		PARSEOPT_CALLBACK(0, "push-every", &ro.push_every_ms, "TIME",

@@ -6,6 +6,7 @@
 #include "export/summary.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,157 @@ bool summary_fault_note(const json_t *rec, char *buf, size_t n)
 	return true;
 }
 
+static void counters_line(const char *label, const json_t *counters, struct quote_pool *q, FILE *out);
+
+/* "; flat within 1 % from A to B (N samples)" when the top is a plateau: its
+ * first sample is the one named, the span says how long it lasted. */
+static void flat_text(const json_t *pk, FILE *out)
+{
+	const json_t *f = json_object_get(pk, "flat");
+	char a[48], b[48];
+	if (f)
+		fprintf(out, "; flat within 1 %% from %s to %s (%.0f samples)", units_ms(num(f, "from_ms"), a, sizeof a),
+			units_ms(num(f, "to_ms"), b, sizeof b), num(f, "samples"));
+}
+
+static void phase_text(const json_t *pk, struct quote_pool *q, FILE *out)
+{
+	const char *ph = quote_pool_c(q, str(pk, "phase"));
+	if (*ph)
+		fprintf(out, ", in phase %s", ph);
+}
+
+/* One entry of "peaks", worded by its scope: each names its own sample and phases. */
+static void peak_line(const json_t *pk, const json_t *sum, struct quote_pool *q, FILE *out)
+{
+	char a[48], b[48], c[48], d[48];
+	units_kb(num(pk, "kb"), a, sizeof a);
+	const char *scope = str(pk, "scope");
+	if (!strcmp(scope, "process") && json_is_false(json_object_get(pk, "exact"))) {
+		/* no source measured it (a watched zombie): no figure, no method */
+		fprintf(out, "  %-17s %-12s largest single process: not measured (no process of the tree "
+			"was read alive, none was waited for)\n", "peak RSS", "-");
+		return;
+	}
+	if (!strcmp(scope, "process")) {
+		fprintf(out, "  %-17s %-12s largest single process", "peak RSS", a);
+		if (num(pk, "pid") > 0)
+			fprintf(out, " (%s, pid %.0f)", quote_pool_c(q, str(pk, "comm")), num(pk, "pid"));
+		fprintf(out, "; exact: %s", quote_pool_c(q, str(pk, "method")));
+		if (*str(pk, "phase"))
+			fprintf(out, "; reached during %s", quote_pool_c(q, str(pk, "phase")));
+		fputc('\n', out);
+		return;
+	}
+	if (json_is_true(json_object_get(pk, "exact"))) {
+		fprintf(out, "  %-17s %-12s whole tree; exact: %s (%s)\n", "peak tree", a,
+			quote_pool_c(q, str(pk, "method")), quote_pool_c(q, str(pk, "note")));
+		return;
+	}
+	units_ms(num(pk, "at_ms"), b, sizeof b);
+	if (!strcmp(scope, "daemon")) {
+		fprintf(out, "  %-17s %-12s the attached daemon's tree at %s, %s above its idle %s", "daemon peak", a, b,
+			units_kb(num(pk, "above_idle_kb"), c, sizeof c), units_kb(num(pk, "idle_kb"), d, sizeof d));
+	} else if (!strcmp(scope, "client")) {
+		fprintf(out, "  %-17s %-12s the command's tree at %s", "client peak", a, b);
+	} else if (!strcmp(scope, "both")) {
+		fprintf(out, "  %-17s %-12s both trees summed at %s", "both trees peak", a, b);
+	} else {
+		fprintf(out, "  %-17s %-12s sum of the tree's RSS at %s", "sampled peak", a, b);
+	}
+	phase_text(pk, q, out);
+	flat_text(pk, out);
+	if (!strcmp(scope, "tree") || !strcmp(scope, "both"))
+		fprintf(out, " (%.0f samples every %.0f ms)", num(sum, "samples"), num(sum, "interval_ms"));
+	fputc('\n', out);
+}
+
+/* Why the cgroup's exact whole-tree figure disagrees with the others, in plain words. */
+static void cgroup_why(const json_t *rec, FILE *out)
+{
+	const json_t *sum = json_object_get(rec, "summary");
+	double cg = num(sum, "cgroup_peak_kb"), proc = num(sum, "peak_rss_kb"), sampled = -1;
+	char a[48], b[48];
+	size_t i;
+	json_t *pk;
+	json_array_foreach(json_object_get(rec, "peaks"), i, pk)
+		if (!json_is_true(json_object_get(pk, "exact")) &&
+		    (!strcmp(str(pk, "scope"), "tree") || !strcmp(str(pk, "scope"), "client")))
+			sampled = num(pk, "kb");
+	if (!json_object_get(sum, "cgroup_peak_kb"))
+		return;
+	if (cg < proc)
+		fprintf(out, "  %-17s the cgroup's whole-tree peak (%s) is below the largest process's (%s): a\n"
+			     "  %-17s process's RSS counts the shared pages it maps (libraries, files), but the\n"
+			     "  %-17s cgroup is charged only for pages the tree brought in itself\n",
+			"why", units_kb(cg, a, sizeof a), units_kb(proc, b, sizeof b), "", "");
+	else if (sampled >= 0 && cg - sampled > sampled && cg - sampled > 4096)
+		fprintf(out, "  %-17s the cgroup's whole-tree peak (%s) is mostly page cache: %s more than\n"
+			     "  %-17s the tree's sampled RSS, the files it read or wrote, which the kernel keeps\n",
+			"why", units_kb(cg, a, sizeof a), units_kb(cg - sampled, b, sizeof b), "");
+}
+
+/* "user 2.34 s, sys 0.1 s, 396.92 k minor faults, ..." of a history object. */
+static void history_line(const char *label, const json_t *h, FILE *out)
+{
+	char a[48], b[48], c[48];
+	if (!h || !(num(h, "user_s") + num(h, "sys_s") + num(h, "minflt") + num(h, "vcsw") > 0))
+		return;
+	fprintf(out, "  %-17s user %s, sys %s, %s minor faults: its lifetime until perfhunt attached, in no sample\n",
+		label, units_ms(num(h, "user_s") * 1000, a, sizeof a), units_ms(num(h, "sys_s") * 1000, b, sizeof b),
+		units_count(num(h, "minflt"), c, sizeof c));
+}
+
+/* Writes cell padded to width columns (one per UTF-8 code point: "µs"). */
+static void cell(FILE *out, const char *text, int width)
+{
+	int cols = 0;
+	for (const char *p = text; *p; p++)
+		cols += (*p & 0xC0) != 0x80;
+	fprintf(out, "%s%*s", text, width > cols ? width - cols : 0, "");
+}
+
+/* With an attached daemon: each tree's costs side by side. */
+static void costs_table(const json_t *sum, const json_t *d, FILE *out)
+{
+	char a[48], b[48], c[96], e[96];
+	fprintf(out, "  %-17s %-24s daemon (pid %.0f)\n", "", "client", num(d, "pid"));
+	snprintf(c, sizeof c, "%s / %s", units_ms(num(sum, "user_s") * 1000, a, sizeof a),
+		 units_ms(num(sum, "sys_s") * 1000, b, sizeof b));
+	snprintf(e, sizeof e, "%s / %s", units_ms(num(d, "user_s") * 1000, a, sizeof a),
+		 units_ms(num(d, "sys_s") * 1000, b, sizeof b));
+	fprintf(out, "  %-17s ", "CPU user / sys");
+	cell(out, c, 25);
+	fprintf(out, "%s\n", e);
+	static const struct { const char *label, *k1, *k2, *unit; } rows[] = {
+		{ "page faults", "minflt", "majflt", "minor / major" },
+		{ "context switches", "vcsw", "ivcsw", "voluntary / involuntary" },
+		{ "I/O", "read_bytes", "write_bytes", "read / written" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		bool bytes = !strcmp(rows[i].label, "I/O");
+		const json_t *src[2] = { sum, d };
+		char text[2][96];
+		for (int k = 0; k < 2; k++) {
+			double x = num(src[k], rows[i].k1), y = num(src[k], rows[i].k2);
+			if (bytes)
+				snprintf(text[k], sizeof text[k], "%s / %s", units_kb(x / 1024, a, sizeof a),
+					 units_kb(y / 1024, b, sizeof b));
+			else
+				snprintf(text[k], sizeof text[k], "%s / %s", units_count(x, a, sizeof a),
+					 units_count(y, b, sizeof b));
+		}
+		fprintf(out, "  %-17s ", rows[i].label);
+		cell(out, text[0], 25);
+		cell(out, text[1], 25);
+		fprintf(out, "(%s)\n", rows[i].unit);
+	}
+	if (json_object_get(d, "gpu_peak_mib"))
+		fprintf(out, "  %-17s %-24s %s (includes the CUDA context)\n", "peak GPU memory", "not sampled",
+			units_kb(num(d, "gpu_peak_mib") * 1024, a, sizeof a));
+	history_line("daemon before", json_object_get(d, "at_attach"), out);
+}
+
 /* Once per record: lines that named a probe prefix but gave nothing, with
  * the first few quoted (a silent zero is the worst answer). */
 static void warn_unparsed(const json_t *rec, FILE *out)
@@ -97,7 +249,7 @@ void summary_print(const json_t *rec, FILE *out)
 {
 	const json_t *sum = json_object_get(rec, "summary");
 	const json_t *ex = json_object_get(rec, "exit");
-	char a[48], b[48], c[48], d[48];
+	char a[48], b[48], c[48];
 
 	struct quote_pool q = { 0 };
 	size_t i;
@@ -121,81 +273,38 @@ void summary_print(const json_t *rec, FILE *out)
 		units_ms(wall * 1000, a, sizeof a), units_ms(num(sum, "user_s") * 1000, b, sizeof b),
 		units_ms(num(sum, "sys_s") * 1000, c, sizeof c), num(sum, "cpu_pct"));
 
+	const json_t *daemon = json_object_get(json_object_get(rec, "trees"), "daemon");
 	json_t *pk;
-	json_array_foreach(json_object_get(rec, "peaks"), i, pk) {
-		units_kb(num(pk, "kb"), a, sizeof a);
-		const char *scope = str(pk, "scope");
-		if (!strcmp(scope, "process") && json_is_false(json_object_get(pk, "exact"))) {
-			/* no source measured it (a watched zombie): no figure, no method */
-			fprintf(out, "  %-17s %-12s largest single process: not measured (no process of the tree "
-				"was read alive, none was waited for)\n", "peak RSS", "-");
-		} else if (!strcmp(scope, "process")) {
-			fprintf(out, "  %-17s %-12s largest single process", "peak RSS", a);
-			if (num(pk, "pid") > 0)
-				fprintf(out, " (%s, pid %.0f)", quote_pool_c(&q, str(pk, "comm")), num(pk, "pid"));
-			fprintf(out, "; exact: %s", quote_pool_c(&q, str(pk, "method")));
-			if (*str(pk, "phase"))
-				fprintf(out, "; reached during %s", quote_pool_c(&q, str(pk, "phase")));
-			fputc('\n', out);
-		} else if (json_is_true(json_object_get(pk, "exact"))) {
-			fprintf(out, "  %-17s %-12s whole tree; exact: %s (%s)\n", "peak tree", a,
-				quote_pool_c(&q, str(pk, "method")), quote_pool_c(&q, str(pk, "note")));
-		} else if (!strcmp(scope, "daemon")) {
-			fprintf(out, "  %-17s %-12s the attached daemon's tree at %s, %s above its idle %s",
-				"daemon peak", a, units_ms(num(pk, "at_ms"), b, sizeof b),
-				units_kb(num(pk, "above_idle_kb"), c, sizeof c),
-				units_kb(num(pk, "idle_kb"), d, sizeof d));
-			const char *ph = quote_pool_c(&q, str(pk, "phase"));
-			if (*ph)
-				fprintf(out, ", in phase %s", ph);
-			fputc('\n', out);
-		} else {
-			fprintf(out, "  %-17s %-12s sum of the tree's RSS at %s", "sampled peak", a,
-				units_ms(num(pk, "at_ms"), b, sizeof b));
-			const char *ph = quote_pool_c(&q, str(pk, "phase"));
-			if (*ph)
-				fprintf(out, ", in phase %s", ph);
-			fprintf(out, " (%.0f samples every %.0f ms)\n", num(sum, "samples"), num(sum, "interval_ms"));
-		}
-	}
+	json_array_foreach(json_object_get(rec, "peaks"), i, pk)
+		peak_line(pk, sum, &q, out);
+	cgroup_why(rec, out);
 	if (json_object_get(sum, "pss_peak_kb"))
 		fprintf(out, "  %-17s %s\n", "peak PSS", units_kb(num(sum, "pss_peak_kb"), a, sizeof a));
 	if (json_object_get(sum, "gpu_peak_mib"))
 		fprintf(out, "  %-17s %s (includes the CUDA context)\n", "peak GPU memory",
 			units_kb(num(sum, "gpu_peak_mib") * 1024, a, sizeof a));
-	fprintf(out, "  %-17s %s minor, %s major\n", "page faults",
-		units_count(num(sum, "minflt"), a, sizeof a), units_count(num(sum, "majflt"), b, sizeof b));
-	fprintf(out, "  %-17s %s voluntary, %s involuntary\n", "context switches",
-		units_count(num(sum, "vcsw"), a, sizeof a), units_count(num(sum, "ivcsw"), b, sizeof b));
+	if (daemon) {
+		costs_table(sum, daemon, out);
+	} else {
+		fprintf(out, "  %-17s %s minor, %s major\n", "page faults",
+			units_count(num(sum, "minflt"), a, sizeof a), units_count(num(sum, "majflt"), b, sizeof b));
+		fprintf(out, "  %-17s %s voluntary, %s involuntary\n", "context switches",
+			units_count(num(sum, "vcsw"), a, sizeof a), units_count(num(sum, "ivcsw"), b, sizeof b));
+		fprintf(out, "  %-17s %s read, %s written\n", "I/O",
+			units_kb(num(sum, "read_bytes") / 1024, a, sizeof a),
+			units_kb(num(sum, "write_bytes") / 1024, b, sizeof b));
+		history_line("before attach", json_object_get(sum, "at_attach"), out);
+	}
 	fprintf(out, "  %-17s %.0f processes, %.0f threads at most\n", "tree", num(sum, "max_procs"),
 		num(sum, "max_threads"));
-	fprintf(out, "  %-17s %s read, %s written\n", "I/O",
-		units_kb(num(sum, "read_bytes") / 1024, a, sizeof a),
-		units_kb(num(sum, "write_bytes") / 1024, b, sizeof b));
 	double samples = num(sum, "samples");
 	fprintf(out, "  %-17s %s CPU for %.0f samples (%s per sample)\n", "monitor",
 		units_ms(num(sum, "monitor_cpu_s") * 1000, a, sizeof a), samples,
 		units_ms(samples > 0 ? num(sum, "monitor_cpu_s") * 1000 / samples : 0, b, sizeof b));
 
-	const char *name;
-	json_t *cv;
-	int shown = 0;
-	json_object_foreach((json_t *)json_object_get(rec, "counters"), name, cv) {
-		const char *status = str(cv, "status");
-		fprintf(out, "%s%s ", shown++ ? ", " : "  counters          ", quote_pool_c(&q, name));
-		if (!strcmp(status, "counted")) {
-			if (!strcmp(str(cv, "unit"), "ns"))
-				fputs(units_ms(num(cv, "value") / 1e6, a, sizeof a), out);
-			else
-				fputs(units_count(num(cv, "value"), a, sizeof a), out);
-			if (json_is_true(json_object_get(cv, "scaled")))
-				fputs(" (scaled)", out);
-		} else {
-			fprintf(out, "<%s>", quote_pool_c(&q, status));
-		}
-	}
-	if (shown)
-		fputc('\n', out);
+	counters_line(daemon ? "counters (client)" : "counters", json_object_get(rec, "counters"), &q, out);
+	if (daemon)
+		counters_line("counters (daemon)", json_object_get(daemon, "counters"), &q, out);
 	char note[400];
 	if (summary_fault_note(rec, note, sizeof(note)))
 		fprintf(out, "  note: %s\n", note);
@@ -205,6 +314,33 @@ void summary_print(const json_t *rec, FILE *out)
 	phases_text_print(rec, out, NULL);
 	warn_unparsed(rec, out);
 	quote_pool_release(&q);
+}
+
+static void counters_line(const char *label, const json_t *counters, struct quote_pool *q, FILE *out)
+{
+	char a[48];
+	const char *name;
+	json_t *cv;
+	int shown = 0;
+	json_object_foreach((json_t *)counters, name, cv) {
+		const char *status = str(cv, "status");
+		if (shown++)
+			fprintf(out, ", %s ", quote_pool_c(q, name));
+		else
+			fprintf(out, "  %-17s %s ", label, quote_pool_c(q, name));
+		if (!strcmp(status, "counted")) {
+			if (!strcmp(str(cv, "unit"), "ns"))
+				fputs(units_ms(num(cv, "value") / 1e6, a, sizeof a), out);
+			else
+				fputs(units_count(num(cv, "value"), a, sizeof a), out);
+			if (json_is_true(json_object_get(cv, "scaled")))
+				fputs(" (scaled)", out);
+		} else {
+			fprintf(out, "<%s>", quote_pool_c(q, status));
+		}
+	}
+	if (shown)
+		fputc('\n', out);
 }
 
 void summary_print_sparkline(const json_t *rec, FILE *out)

@@ -19,11 +19,17 @@
 
 struct proctree_proc;
 
+/* Counters a process had accumulated before it was measured: its history. */
+struct proctree_counts {
+	uint64_t utime_ticks, stime_ticks, minflt, majflt, vcsw, ivcsw, rchar, wchar;
+};
+
 struct proctree_totals {
 	/* instantaneous, summed over live members */
 	uint64_t rss_kb, anon_kb, file_kb, shmem_kb, swap_kb, pss_kb;
 	uint32_t procs, threads;
-	/* cumulative over live and exited members */
+	/* cumulative over live and exited members, since each was first read
+	 * (processes with a history count from that reading: see history_before_ticks) */
 	uint64_t utime_ticks, stime_ticks, minflt, majflt, vcsw, ivcsw, rchar, wchar;
 	/* largest VmHWM seen of any single member */
 	uint64_t hwm_kb;
@@ -53,6 +59,12 @@ struct proctree {
 	int loadavg_fd;            /* /proc/loadavg: its last PID tells whether anything forked */
 	uint64_t last_pid_seen;    /* at the previous pull discovery (0: never) */
 	uint64_t scans, scans_skipped;
+	/* A member that started before this instant (stat's starttime, clock
+	 * ticks since boot) has a history: its first reading is its baseline and
+	 * only what it does after counts. 0: every member counts from its start
+	 * (a command perfhunt launched). See proctree_history_from_now(). */
+	uint64_t history_before_ticks;
+	struct proctree_counts history;  /* the baselines of every member so far */
 };
 
 /* procfs_root: "/proc" normally; a fixture tree in tests. */
@@ -61,6 +73,9 @@ void proctree_release(struct proctree *t);
 /* Adds PID as a member (no-op if known). Returns 1 added, 0 known, -1 gone/unreadable. */
 int proctree_add(struct proctree *t, pid_t pid, struct err *e);
 bool proctree_has(const struct proctree *t, pid_t pid);
+/* Members that started before now have a history: their counters count from
+ * their first reading (an attached or watched tree). */
+void proctree_history_from_now(struct proctree *t);
 /* Pulls discovery: adds every descendant reachable through children files.
  * Skipped when no process was created since the last scan. Returns new count. */
 int proctree_scan(struct proctree *t);

@@ -41,6 +41,17 @@ void bench_record_add_run(json_t *rec, size_t i, json_t *run)
 	json_array_append_new(json_object_get(cmd, "runs"), run);
 }
 
+void bench_record_add_failed(json_t *rec, size_t i, json_t *run)
+{
+	json_t *cmd = json_array_get(json_object_get(rec, "commands"), i);
+	json_t *failed = json_object_get(cmd, "failed");
+	if (!failed) {
+		failed = json_array();
+		json_object_set_new(cmd, "failed", failed);
+	}
+	json_array_append_new(failed, run);
+}
+
 static json_t *summary_json(const struct stats_summary *s)
 {
 	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:I}", "median", s->median, "mean", s->mean, "stddev",

@@ -2,7 +2,8 @@
  *
  * JSON is parsed by jansson only; this file walks the parsed tree. Summary
  * fields are read in a fixed order so every table lists wall_s first; counters
- * follow, then phases, whose per-run totals are zero-padded so that every
+ * follow, then an attached daemon's figures ("daemon.user_s", "daemon.peak_rss_kb",
+ * "daemon.<event>": trees.daemon of the record under one prefix), then phases, whose per-run totals are zero-padded so that every
  * phase series has exactly one value per run.
  */
 #include "stats/metrics.h"
@@ -19,6 +20,12 @@
 static const char *const summary_fields[] = {
 	"wall_s", "user_s", "sys_s", "peak_rss_kb", "peak_tree_rss_kb",
 	"cgroup_peak_kb", "minflt", "majflt", "gpu_peak_mib",
+};
+
+/* An attached daemon's figures (trees.daemon), named "daemon.FIELD". */
+static const char *const daemon_fields[] = {
+	"user_s", "sys_s", "peak_rss_kb", "peak_above_idle_kb", "idle_rss_kb", "hwm_kb",
+	"minflt", "majflt", "vcsw", "ivcsw", "read_bytes", "write_bytes", "gpu_peak_mib",
 };
 
 void metrics_set_init(struct metrics_set *s)
@@ -100,13 +107,14 @@ static int add_summary(struct metrics_set *s, json_t *rec, size_t run, struct er
 	return 0;
 }
 
-static int add_counters(struct metrics_set *s, json_t *rec, size_t run, struct err *e)
+/* The counters object at where (prefix "" for the run's, "daemon." for the daemon's). */
+static int add_counter_set(struct metrics_set *s, json_t *counters, const char *prefix, size_t run,
+			   struct err *e)
 {
-	json_t *counters = json_object_get(rec, "counters");
 	if (!counters || json_is_null(counters))
 		return 0;
 	if (!json_is_object(counters))
-		return err_set(e, "run %zu: \"counters\" must be an object", run);
+		return err_set(e, "run %zu: \"%scounters\" must be an object", run, prefix);
 	const char *name;
 	json_t *c;
 	json_object_foreach(counters, name, c) {
@@ -115,15 +123,39 @@ static int add_counters(struct metrics_set *s, json_t *rec, size_t run, struct e
 		if (json_is_false(json_object_get(c, "supported")))
 			continue;
 		double v = 0;
-		char where[160];
-		snprintf(where, sizeof(where), "counters.%.128s.", name);
+		char where[200];
+		snprintf(where, sizeof(where), "%scounters.%.128s.", prefix, name);
 		int r = read_number(c, "value", &v, run, where, e);
 		if (r < 0)
 			return r;
 		if (r && *name)
-			series_push(series_get(s, xstrdup(name), false), v);
+			series_push(series_get(s, xasprintf("%s%s", prefix, name), false), v);
 	}
 	return 0;
+}
+
+static int add_counters(struct metrics_set *s, json_t *rec, size_t run, struct err *e)
+{
+	return add_counter_set(s, json_object_get(rec, "counters"), "", run, e);
+}
+
+/* run --attach: the daemon's tree under "daemon.", its counters too. */
+static int add_daemon(struct metrics_set *s, json_t *rec, size_t run, struct err *e)
+{
+	json_t *d = json_object_get(json_object_get(rec, "trees"), "daemon");
+	if (!d || json_is_null(d))
+		return 0;
+	if (!json_is_object(d))
+		return err_set(e, "run %zu: \"trees.daemon\" must be an object", run);
+	for (size_t i = 0; i < sizeof(daemon_fields) / sizeof(daemon_fields[0]); i++) {
+		double v = 0;
+		int r = read_number(d, daemon_fields[i], &v, run, "trees.daemon.", e);
+		if (r < 0)
+			return r;
+		if (r)
+			series_push(series_get(s, xasprintf("daemon.%s", daemon_fields[i]), false), v);
+	}
+	return add_counter_set(s, json_object_get(d, "counters"), "daemon.", run, e);
 }
 
 /* Per-phase resources as metrics: "phase:NAME.KEY", summed over the phase's
@@ -260,7 +292,8 @@ int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n,
 		json_t *schema = json_object_get(rec, "schema");
 		if (schema && (!json_is_string(schema) || strcmp(json_string_value(schema), "perfhunt.run/1")))
 			return err_set(e, "run %zu: schema is not perfhunt.run/1", i + 1);
-		if (add_summary(s, rec, i + 1, e) < 0 || add_counters(s, rec, i + 1, e) < 0)
+		if (add_summary(s, rec, i + 1, e) < 0 || add_counters(s, rec, i + 1, e) < 0 ||
+		    add_daemon(s, rec, i + 1, e) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < n; i++)
