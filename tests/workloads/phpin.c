@@ -125,15 +125,18 @@ static void end(struct mark *m)
 		probe("end=%s", m->name);
 }
 
+static volatile unsigned long spun; /* the loop's result, so it is not optimised away */
+
 static void spin(long ms)
 {
-	volatile unsigned long x = 0;
+	unsigned long x = 0;
 	struct rusage ru0, ru;
 	getrusage(RUSAGE_SELF, &ru0);
 	do {
 		for (int i = 0; i < 100000; i++)
 			x += (unsigned long)i;
 		getrusage(RUSAGE_SELF, &ru);
+		spun = x;
 	} while (tv_ms(ru.ru_utime) - tv_ms(ru0.ru_utime) < (double)ms);
 }
 
