@@ -39,3 +39,6 @@ echo "## stats: exact Mann-Whitney p, cost and distance to the normal approximat
 "$here/stats/run.sh" "$build"
 echo "## history detect: 20 series by number of runs"
 $py "$here/detect/run.py" --perfhunt "$ph"
+echo
+echo "## phases: per-phase attribution against ground truth, by phase length / interval"
+$py "$here/phases/run.py" --perfhunt "$ph" --phpin "$build/tests/workloads/phpin"
