@@ -62,7 +62,7 @@ static char *duration(double ms, char *buf, size_t n)
 
 /* The name that encloses every instance of name in time (the innermost such
  * name), or NULL: nested phases are shown under the phase that holds them. */
-static const char *enclosing(const json_t *phases, const char *name)
+const char *phases_text_parent(const json_t *phases, const char *name)
 {
 	const char *best = NULL;
 	double best_total = 0;
@@ -102,8 +102,7 @@ static const char *enclosing(const json_t *phases, const char *name)
 	return best;
 }
 
-/* A signed size: "+200 MiB", "-1.50 MiB", "0 KiB". */
-static char *growth(double kb, char *buf, size_t n)
+char *phases_text_growth(double kb, char *buf, size_t n)
 {
 	char u[24];
 	units_kb(kb < 0 ? -kb : kb, u, sizeof(u));
@@ -129,9 +128,9 @@ static void print_resources(const json_t *r, bool gpu, FILE *out)
 	else
 		fprintf(out, " %5s", "-");
 	fprintf(out, " %s", cell(units_count(num(r, "minflt"), u, sizeof(u)), 9, c, sizeof(c)));
-	fprintf(out, " %s", cell(growth(num(r, "rss_growth_kb"), u, sizeof(u)), 11, c, sizeof(c)));
+	fprintf(out, " %s", cell(phases_text_growth(num(r, "rss_growth_kb"), u, sizeof(u)), 11, c, sizeof(c)));
 	if (gpu)
-		fprintf(out, " %s", cell(growth(num(r, "gpu_growth_mib") * 1024, u, sizeof(u)), 11, c, sizeof(c)));
+		fprintf(out, " %s", cell(phases_text_growth(num(r, "gpu_growth_mib") * 1024, u, sizeof(u)), 11, c, sizeof(c)));
 }
 
 static void print_row(const struct row *rows, size_t n, size_t at, int w, bool res, bool gpu, FILE *out,
@@ -177,7 +176,7 @@ static void print_stats(const json_t *stats, const json_t *phases, FILE *out, st
 		res |= r != NULL;
 		gpu |= json_object_get(json_object_get(r, "total"), "gpu_growth_mib") != NULL;
 		rows[m++] = (struct row){ .stat = o,
-					  .parent = n <= 256 ? enclosing(phases, str(o, "name")) : NULL };
+					  .parent = n <= 256 ? phases_text_parent(phases, str(o, "name")) : NULL };
 	}
 	/* a parent not in the table shows its child at the top level */
 	for (size_t k = 0; k < m; k++) {

@@ -413,8 +413,21 @@ void report_chart_lanes(struct svg *s, const struct report_bar *bars, size_t n, 
 		report_chart_clamp(bars[i].end_ms, &clamped);
 	}
 	t_max_ms = report_chart_t_max(t_max_ms, &clamped);
+	/* each lane takes a row, and one more per nesting depth it holds */
+	int *rows_of = xcalloc(REPORT_CHART_LANES_MAX, sizeof(*rows_of)), *row0 = xcalloc(REPORT_CHART_LANES_MAX, sizeof(*row0));
+	for (size_t i = 0; i < n; i++) {
+		size_t j = report_chart_intern(lanes, &nl, REPORT_CHART_LANES_MAX, bars[i].lane);
+		int d = bars[i].depth < 0 ? 0 : bars[i].depth > 3 ? 3 : bars[i].depth;
+		if (j < REPORT_CHART_LANES_MAX && d + 1 > rows_of[j])
+			rows_of[j] = d + 1;
+	}
+	int nrows = 0;
+	for (size_t j = 0; j < nl; j++) {
+		row0[j] = nrows;
+		nrows += rows_of[j] ? rows_of[j] : 1;
+	}
 	const int row_h = 26, top = 30;
-	double y_axis = top + (double)nl * row_h + 4;
+	double y_axis = top + (double)nrows * row_h + 4;
 	int h = (int)y_axis + 24;
 	svg_printf(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart lanes\" id=\"lanes\" "
 		   "viewBox=\"0 0 %d %d\" role=\"img\" data-tmax=\"%.3f\">\n"
@@ -427,13 +440,15 @@ void report_chart_lanes(struct svg *s, const struct report_bar *bars, size_t n, 
 			   hidden, hidden == 1 ? "" : "s", REPORT_CHART_LANES_MAX);
 	report_chart_time_axis(s, t_max_ms, top, y_axis);
 	for (size_t j = 0; j < nl; j++) {
-		double y = top + (double)j * row_h;
-		svg_printf(s, "<text class=\"lane\" x=\"%d\" y=\"%.1f\">", REPORT_CHART_LEFT - 6, y + 17);
+		double y_lane = top + (double)row0[j] * row_h;
+		svg_printf(s, "<text class=\"lane\" x=\"%d\" y=\"%.1f\">", REPORT_CHART_LEFT - 6, y_lane + 17);
 		svg_text(s, lanes[j][0] ? lanes[j] : "main");
 		svg_raw(s, "</text>\n");
 		for (size_t i = 0; i < n; i++) {
 			if (strcmp(bars[i].lane, lanes[j]))
 				continue;
+			int depth = bars[i].depth < 0 ? 0 : bars[i].depth > 3 ? 3 : bars[i].depth;
+			double y = y_lane + (double)depth * row_h;
 			/* one colour per phase name, whatever its lane (past the cap: the last) */
 			size_t c = report_chart_intern(names, &nn, REPORT_CHART_LANES_MAX, bars[i].name);
 			const char *const *col = report_chart_bar_colors[c % 7];
@@ -457,6 +472,8 @@ void report_chart_lanes(struct svg *s, const struct report_bar *bars, size_t n, 
 		}
 	}
 	svg_raw(s, "</svg>\n");
+	free(rows_of);
+	free(row0);
 	free(lanes);
 	free(names);
 }

@@ -94,8 +94,10 @@ void report_chart_draw(struct svg *s, const struct report_chart *c);
 struct report_bar {
 	const char *name, *lane;  /* lane "" = the main row */
 	double start_ms, end_ms;
+	int depth;                /* nesting inside the lane's other bars: 0 outermost */
 };
-/* Appends the Gantt strip: one row per distinct lane, in first-seen order. */
+/* Appends the Gantt strip: one row per distinct lane, in first-seen order,
+ * and a sub-row under it per nesting depth of its bars (at most 3). */
 void report_chart_lanes(struct svg *s, const struct report_bar *bars, size_t n, double t_max_ms);
 
 struct report_strip {

@@ -37,6 +37,9 @@ static const char report_page_css[] =
 	"svg.chart{width:100%;height:auto;display:block}figure{margin:14px 0}"
 	".regressed{color:#B34700;font-weight:600}.improved{color:#00755A;font-weight:600}"
 	".note{color:#444;font-size:13px}"
+	/* nested phases, indented under the phase that holds them */
+	"tr.depth1 td:first-child{padding-left:2em}tr.depth2 td:first-child{padding-left:3.5em}"
+	"tr.depth3 td:first-child{padding-left:5em}"
 	"#tip{position:fixed;pointer-events:none;background:#fff;border:1px solid #888;padding:4px 8px;"
 	"font-size:12px;display:none;box-shadow:0 1px 4px rgba(0,0,0,.2);z-index:2}"
 	"@page{margin:12mm}"
