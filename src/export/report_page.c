@@ -40,6 +40,7 @@ static const char report_page_css[] =
 	/* nested phases, indented under the phase that holds them */
 	"tr.depth1 td:first-child{padding-left:2em}tr.depth2 td:first-child{padding-left:3.5em}"
 	"tr.depth3 td:first-child{padding-left:5em}"
+	".pbar{height:7px;margin:2px 0;min-width:1px}.pbar.base{background:#999}.pbar.new{background:#D55E00}"
 	"#tip{position:fixed;pointer-events:none;background:#fff;border:1px solid #888;padding:4px 8px;"
 	"font-size:12px;display:none;box-shadow:0 1px 4px rgba(0,0,0,.2);z-index:2}"
 	"@page{margin:12mm}"
