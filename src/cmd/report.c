@@ -14,6 +14,7 @@
 #include "export/svg.h"
 #include "record/jsonio.h"
 #include "record/recshape.h"
+#include "store/store_ref.h"
 #include "util/xalloc.h"
 
 static const char report_usage[] =
@@ -61,7 +62,7 @@ int cmd_report(int argc, char **argv)
 	svg_init(&page);
 	svg_init(&chart);
 	char *html_path = NULL;
-	if (jsonio_read(in, "perfhunt.", &rec, &e) < 0)
+	if (store_ref_record(in, &rec, &e) < 0)
 		goto out;
 	if (recshape_check(rec, 0, &e) < 0) {
 		err_wrap(&e, "cannot read '%s'", in);
@@ -72,7 +73,8 @@ int cmd_report(int argc, char **argv)
 			goto out;
 	}
 	if (out || !svg_out) {
-		html_path = out ? xstrdup(out) : report_default_output(strcmp(in, "-") ? in : "report.json");
+		html_path = out ? xstrdup(out)
+			: report_default_output(strcmp(in, "-") && !store_ref_is_history(in) ? in : "report.json");
 		if (report_html(rec, &page, &e) < 0 || svg_save(&page, html_path, &e) < 0)
 			goto out;
 		if (strcmp(html_path, "-"))

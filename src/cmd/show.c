@@ -3,40 +3,29 @@
  * The same summary `run` prints at exit (one printer for both), then a
  * sparkline of the tree's RSS over time from the record's samples.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "export/bench_text.h"
 #include "export/summary.h"
 #include "record/jsonio.h"
 #include "record/recshape.h"
 #include "store/store_ref.h"
 #include "store/store.h"
 
-static int load_record(const char *arg, json_t **out, struct err *e)
-{
-	if (!store_ref_is_history(arg))
-		return jsonio_read(arg, "perfhunt.run/", out, e);
-	json_t **recs;
-	size_t n;
-	int rc = store_resolve_default(arg, &recs, &n, e);
-	if (rc == 0 && n == 0)
-		rc = err_set(e, "'%s' names no run", arg);
-	if (rc == 0)
-		*out = json_incref(recs[n - 1]); /* of a bench: its last run */
-	store_records_free(recs, n);
-	return rc;
-}
-
 int cmd_show(int argc, char **argv)
 {
 	static const struct parseopt table[] = { PARSEOPT_END() };
 	const struct cmd_options opts = {
 		.name = "show", .table = table,
-		.usage = "usage: perfhunt show RUN.json | REF\n\n"
+		.usage = "usage: perfhunt show RECORD.json | REF\n\n"
 			 "Prints a recorded run's summary (as 'perfhunt run' does at exit), its phase\n"
-			 "and lane tables, and a sparkline of the tree's RSS over time. REF is a history\n"
-			 "reference: a run ID, @last, @tag:NAME, ...\n\n",
+			 "and lane tables, and a sparkline of the tree's RSS over time; a bench record\n"
+			 "as 'perfhunt bench' prints it. REF is a history reference: a run ID, @last,\n"
+			 "@tag:NAME, @bench:ID, ... (several runs are shown as a bench).\n\n",
 	};
 	int status;
 	int n = cmd_parse_options(&opts, argc, argv, &status);
@@ -46,15 +35,26 @@ int cmd_show(int argc, char **argv)
 		return cmd_usage_error("show", "expected one run record or history reference");
 	json_t *rec;
 	struct err e;
-	if (load_record(argv[0], &rec, &e) < 0)
+	if (store_ref_record(argv[0], &rec, &e) < 0)
 		return cmd_fail(PH_EXIT_FAIL, &e);
-	if (recshape_check(rec, RECSHAPE_SUMMARY, &e) < 0) {
-		err_wrap(&e, "cannot read '%s'", argv[1]);
+	const char *schema = json_string_value(json_object_get(rec, "schema"));
+	bool bench = schema && !strcmp(schema, "perfhunt.bench/1");
+	if ((schema && !bench && strcmp(schema, "perfhunt.run/1")) ||
+	    recshape_check(rec, bench ? 0 : RECSHAPE_SUMMARY, &e) < 0) {
+		if (schema && !bench && strcmp(schema, "perfhunt.run/1"))
+			err_set(&e, "schema is '%s', expected perfhunt.run/1 or perfhunt.bench/1", schema);
+		err_wrap(&e, "cannot read '%s'", argv[0]);
 		json_decref(rec);
 		return cmd_fail(PH_EXIT_FAIL, &e);
 	}
-	summary_print(rec, stdout);
-	summary_print_sparkline(rec, stdout);
+	status = PH_EXIT_OK;
+	if (bench) {
+		if (bench_text_write(rec, cmd_use_color(STDOUT_FILENO), stdout) < 0)
+			status = PH_EXIT_FAIL;
+	} else {
+		summary_print(rec, stdout);
+		summary_print_sparkline(rec, stdout);
+	}
 	json_decref(rec);
-	return cmd_finish_stdout(PH_EXIT_OK);
+	return cmd_finish_stdout(status);
 }

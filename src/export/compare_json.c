@@ -7,8 +7,10 @@
 #include "export/compare_json.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "export/compare_text.h"
+#include "record/command.h"
 
 static json_t *num(double v)
 {
@@ -43,17 +45,24 @@ json_t *compare_json_record(const struct comparison *c, const char *base_label, 
 			"verdict", stats_verdict_name(p->verdict), "changed", p->changed, "reasons", reasons));
 	}
 	json_t *families = json_object();
+	char *bc = c->base_command ? command_text(c->base_command) : NULL;
+	char *nc = c->new_command ? command_text(c->new_command) : NULL;
 	for (int f = 0; f < COMPARISON_FAMILIES; f++)
 		json_object_set_new(families, comparison_family_name((enum comparison_family)f),
 				    json_pack("{s:s, s:s, s:I}", "metrics", compare_text_family_what((enum comparison_family)f),
 					      "correction", "holm", "tests", (json_int_t)c->family_tests[f]));
-	return json_pack("{s:s, s:{s:s, s:I}, s:{s:s, s:I}, s:f, s:f, s:o, s:o, s:o, s:{s:o}, s:o, s:I, s:I}",
+	json_t *rec = json_pack("{s:s, s:{s:s, s:I, s:o}, s:{s:s, s:I, s:o}, s:f, s:f, s:o, s:o, s:o, s:{s:o}, s:o, s:I, s:I}",
 		"schema", "perfhunt.compare/1",
 		"base", "label", base_label, "n", (json_int_t)c->base_runs,
+		"command", bc ? json_string(bc) : json_null(),
 		"new", "label", new_label, "n", (json_int_t)c->new_runs,
+		"command", nc ? json_string(nc) : json_null(),
 		"threshold_pct", c->threshold * 100, "alpha", c->alpha,
 		"families", families, "metrics", metrics, "phases", phases,
 		"geomean", "ratio", num(c->geomean),
 		"wall_delta_ms", num(c->wall_delta_ms),
 		"regressed", (json_int_t)c->regressed, "improved", (json_int_t)c->improved);
+	free(bc);
+	free(nc);
+	return rec;
 }

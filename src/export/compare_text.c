@@ -10,8 +10,10 @@
 #include "export/compare_text.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "record/command.h"
 #include "stats/metrics.h"
 #include "util/quote.h"
 #include "util/units.h"
@@ -242,6 +244,13 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 	fprintf(out, "base: %s (%zu run%s)\nnew:  %s (%zu run%s)\nthreshold %g %%, alpha %g\n\n",
 		quote_pool_c(&q, base_label), c->base_runs, c->base_runs == 1 ? "" : "s",
 		quote_pool_c(&q, new_label), c->new_runs, c->new_runs == 1 ? "" : "s", c->threshold * 100, c->alpha);
+	if (c->base_command && c->new_command && !json_equal(c->base_command, c->new_command)) {
+		char *a = command_text(c->base_command), *b = command_text(c->new_command);
+		fprintf(out, "note: BASE and NEW ran different commands:\n  base: %s\n  new:  %s\n\n",
+			quote_pool_c(&q, a ? a : "?"), quote_pool_c(&q, b ? b : "?"));
+		free(a);
+		free(b);
+	}
 	for (int k = 0; k < COMPARE_TEXT_COLS; k++) {
 		pad(out, compare_text_titles[k], k == COMPARE_TEXT_COLS - 1 ? 0 : width[k], k > 0 && k < 6);
 		fputs(k == COMPARE_TEXT_COLS - 1 ? "\n" : "  ", out);

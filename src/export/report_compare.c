@@ -138,6 +138,13 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 	report_page_row(s, "base", line);
 	snprintf(line, sizeof(line), "%s (n=%.0f)", report_page_str(nw, "label"), report_page_num(nw, "n"));
 	report_page_row(s, "new", line);
+	const char *bc = report_page_str(base, "command"), *nc = report_page_str(nw, "command");
+	if (*bc || *nc) {
+		report_page_row(s, "base command", *bc ? bc : "?");
+		report_page_row(s, "new command", *nc ? nc : "?");
+		if (strcmp(bc, nc))
+			svg_raw(s, "<tr><th></th><td class=\"regressed\">BASE and NEW ran different commands</td></tr>\n");
+	}
 	snprintf(line, sizeof(line), "\u00b1%.4g %% \u00b7 \u03b1 = %.4g", threshold, report_page_num(rec, "alpha"));
 	report_page_row(s, "threshold", line);
 	double g = report_page_num(json_object_get(rec, "geomean"), "ratio");

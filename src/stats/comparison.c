@@ -341,6 +341,8 @@ int comparison_run(struct metrics_set *base, struct metrics_set *nw,
 	free(p);
 	free(ratios);
 	attribute_phases(out, base, nw);
+	out->base_command = json_incref(base->command);
+	out->new_command = json_incref(nw->command);
 	return 0;
 }
 
@@ -354,5 +356,7 @@ void comparison_release(struct comparison *c)
 	}
 	free(c->metrics);
 	free(c->phases);
+	json_decref(c->base_command);
+	json_decref(c->new_command);
 	memset(c, 0, sizeof(*c));
 }

@@ -9,6 +9,7 @@
 #ifndef PERFHUNT_COMPARISON_H
 #define PERFHUNT_COMPARISON_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,6 +92,7 @@ struct comparison {
 	size_t n_phases;
 	double geomean;         /* of the metrics' median ratios */
 	double wall_delta_ms;   /* NAN without wall_s on both sides */
+	json_t *base_command, *new_command; /* each side's first command (references), or NULL */
 	size_t regressed, improved;
 };
 

@@ -42,6 +42,7 @@ void metrics_set_release(struct metrics_set *s)
 		free(s->items[i].parent);
 	}
 	free(s->items);
+	json_decref(s->command);
 	metrics_set_init(s);
 }
 
@@ -292,6 +293,11 @@ int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n,
 		json_t *schema = json_object_get(rec, "schema");
 		if (schema && (!json_is_string(schema) || strcmp(json_string_value(schema), "perfhunt.run/1")))
 			return err_set(e, "run %zu: schema is not perfhunt.run/1", i + 1);
+		json_t *cmd = json_object_get(rec, "command");
+		if (cmd && !s->command)
+			s->command = json_incref(cmd);
+		else if (cmd && !json_equal(cmd, s->command))
+			s->mixed_commands = true;
 		if (add_summary(s, rec, i + 1, e) < 0 || add_counters(s, rec, i + 1, e) < 0 ||
 		    add_daemon(s, rec, i + 1, e) < 0)
 			return -1;

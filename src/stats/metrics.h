@@ -40,6 +40,8 @@ struct metrics_set {
 	struct metrics_series *items;
 	size_t n, cap;
 	size_t runs; /* run records added */
+	json_t *command;     /* the first run's "command" (a reference), or NULL */
+	bool mixed_commands; /* a later run ran another command */
 };
 
 void metrics_set_init(struct metrics_set *s);

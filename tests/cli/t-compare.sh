@@ -225,4 +225,20 @@ t "--metric naming an unknown metric fails"
 "$PERFHUNT" compare --metric nope $D/bench-base.json $D/bench-new.json 2>"$TMP/err"; st=$?
 expect_status 1 $st && expect_grep "metric 'nope' is not in both BASE and NEW" "$TMP/err" && ok
 
+t "compare names both commands when BASE and NEW ran different ones (text and JSON)"
+"$PERFHUNT" run -q --no-save -o "$TMP/cmd-a.json" -- "$WORKLOADS/phwork" sleep:5 >/dev/null 2>&1
+"$PERFHUNT" run -q --no-save -o "$TMP/cmd-b.json" -- "$WORKLOADS/phwork" sleep:6 >/dev/null 2>&1
+"$PERFHUNT" compare --export-json "$TMP/cmd.json" "$TMP/cmd-a.json" "$TMP/cmd-b.json" >"$TMP/out" 2>&1
+expect_grep '^note: BASE and NEW ran different commands:$' "$TMP/out" && expect_grep '^  base: .*phwork sleep:5$' "$TMP/out" &&
+	expect_grep '^  new:  .*phwork sleep:6$' "$TMP/out" &&
+	check "commands in JSON" [ "$(jget "$TMP/cmd.json" new.command)" = "$WORKLOADS/phwork sleep:6" ] &&
+	"$PERFHUNT" compare "$TMP/cmd-a.json" "$TMP/cmd-a.json" >"$TMP/out" 2>&1 && expect_no_grep 'different commands' "$TMP/out" && ok
+
+t "show reads a bench record; show and report read history references"
+PERFHUNT_DB="$TMP/ref.db" "$PERFHUNT" bench -q -n 2 --export-json "$TMP/b2.json" -- "$WORKLOADS/phwork" sleep:5 >/dev/null 2>&1
+"$PERFHUNT" show "$TMP/b2.json" >"$TMP/out" 2>&1 && expect_grep '^Benchmark 1: .*phwork sleep:5' "$TMP/out" &&
+	PERFHUNT_DB="$TMP/ref.db" "$PERFHUNT" show @last >"$TMP/out" 2>&1 && expect_grep '^Benchmark 1: ' "$TMP/out" &&
+	PERFHUNT_DB="$TMP/ref.db" "$PERFHUNT" report @last -o "$TMP/ref.html" >/dev/null 2>&1 &&
+	expect_grep 'perfhunt bench report|Benchmark|bench' "$TMP/ref.html" && ok
+
 done_testing
