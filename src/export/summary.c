@@ -110,6 +110,11 @@ static void peak_line(const json_t *pk, const json_t *sum, struct quote_pool *q,
 		return;
 	}
 	units_ms(num(pk, "at_ms"), b, sizeof b);
+	if (json_is_false(json_object_get(pk, "inside"))) {
+		fprintf(out, "  %-17s %-12s no sample inside the run: --interval %.0f ms is longer than it (the "
+			"exact peaks above hold)\n", "sampled peak", "-", num(sum, "interval_ms"));
+		return;
+	}
 	if (!strcmp(scope, "daemon")) {
 		fprintf(out, "  %-17s %-12s the attached daemon's tree at %s, %s above its idle %s", "daemon peak", a, b,
 			units_kb(num(pk, "above_idle_kb"), c, sizeof c), units_kb(num(pk, "idle_kb"), d, sizeof d));
@@ -136,7 +141,7 @@ static void cgroup_why(const json_t *rec, FILE *out)
 	size_t i;
 	json_t *pk;
 	json_array_foreach(json_object_get(rec, "peaks"), i, pk)
-		if (!json_is_true(json_object_get(pk, "exact")) &&
+		if (!json_is_true(json_object_get(pk, "exact")) && !json_is_false(json_object_get(pk, "inside")) &&
 		    (!strcmp(str(pk, "scope"), "tree") || !strcmp(str(pk, "scope"), "client")))
 			sampled = num(pk, "kb");
 	if (!json_object_get(sum, "cgroup_peak_kb"))
@@ -295,8 +300,12 @@ void summary_print(const json_t *rec, FILE *out)
 			units_kb(num(sum, "write_bytes") / 1024, b, sizeof b));
 		history_line("before attach", json_object_get(sum, "at_attach"), out);
 	}
-	fprintf(out, "  %-17s %.0f processes, %.0f threads at most\n", "tree", num(sum, "max_procs"),
-		num(sum, "max_threads"));
+	if (num(sum, "procs_seen") > 0)
+		fprintf(out, "  %-17s %.0f processes in all; at most %.0f processes and %.0f threads at once\n",
+			"tree", num(sum, "procs_seen"), num(sum, "max_procs"), num(sum, "max_threads"));
+	else
+		fprintf(out, "  %-17s %.0f processes, %.0f threads at most\n", "tree", num(sum, "max_procs"),
+			num(sum, "max_threads"));
 	double samples = num(sum, "samples");
 	fprintf(out, "  %-17s %s CPU for %.0f samples (%s per sample)\n", "monitor",
 		units_ms(num(sum, "monitor_cpu_s") * 1000, a, sizeof a), samples,

@@ -864,6 +864,8 @@ static void loop_finish(struct loop *l)
 		}
 	}
 	r->vanished = l->main.tree.vanished;
+	r->tree.procs_seen = l->main.tree.seen;
+	r->daemon.procs_seen = l->daemon.tree.seen;
 	r->unreadable = l->main.tree.unreadable;
 }
 

@@ -82,6 +82,7 @@ struct tree_result {
 	struct proctree_counts at_attach, joined_history;
 	bool has_history;            /* the tree existed before the recording */
 	uint32_t max_procs, max_threads;
+	uint64_t procs_seen;         /* processes that were members at some time */
 	uint64_t samples;
 	struct timeline tl;
 };

@@ -148,6 +148,7 @@ int proctree_add(struct proctree *t, pid_t pid, struct err *e)
 		p->fd[i] = -1;
 	xgrow((void **)&t->procs, &t->cap, t->nprocs + 1, sizeof(*t->procs));
 	t->procs[t->nprocs++] = p;
+	t->seen++;
 	if (t->nprocs * 2 > t->index_cap)
 		index_rebuild(t, t->index_cap * 2);
 	else {

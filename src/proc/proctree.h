@@ -53,6 +53,7 @@ struct proctree {
 	char exited_hwm_comm[64];
 	size_t fd_budget;          /* kept-open file fds allowed (RLIMIT_NOFILE share) */
 	size_t fds_kept;
+	uint64_t seen;             /* members added over the run */
 	uint64_t vanished;         /* members that exited between reads */
 	uint64_t unreadable;       /* members whose files could not be read (EACCES) */
 	size_t pss_rr;             /* round-robin start for the PSS budget */

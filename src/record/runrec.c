@@ -308,6 +308,7 @@ json_t *runrec_build(const struct runrec_input *in)
 		"max_procs", (int)r->tree.max_procs, "max_threads", (int)r->tree.max_threads, "samples",
 		(json_int_t)r->samples, "interval_ms", in->opts->interval_ms, "monitor_cpu_s",
 		r->monitor_cpu_ms / 1000.0));
+	json_object_set_new(summary, "procs_seen", json_integer((json_int_t)r->tree.procs_seen));
 	if (r->tree.has_history) {
 		json_object_set_new(summary, "at_attach", history_json(&r->tree.at_attach));
 		if (history_any(&r->tree.joined_history))
@@ -336,8 +337,13 @@ json_t *runrec_build(const struct runrec_input *in)
 						       r->cgroup_method, "exact", 1, "note",
 						       "includes page cache; excludes shared pages first charged elsewhere"));
 	/* with a daemon, the command's own tree is the "client" */
-	json_array_append_new(peaks, sampled_peak_json(r->daemon_attached ? "client" : "tree", r->tree.peak_rss_kb,
-						       r->tree.peak_at_ms, in->peak_phase, &r->tree.tl));
+	json_t *sp = sampled_peak_json(r->daemon_attached ? "client" : "tree", r->tree.peak_rss_kb,
+				       r->tree.peak_at_ms, in->peak_phase, &r->tree.tl);
+	/* --interval longer than the run: the samples are the start-up one and the
+	 * one after the exit, and neither saw the command at work */
+	if (run && r->tree.samples <= 2 && (double)in->opts->interval_ms > r->wall_ms)
+		json_object_set_new(sp, "inside", json_false());
+	json_array_append_new(peaks, sp);
 
 	json_t *notes = json_array();
 	for (int i = 0; i < r->nnotes; i++)
