@@ -34,3 +34,11 @@ echo "## passthrough: latency added to the child's output lines"
 echo
 echo "## peak: perfhunt peak vs sort | tail and awk"
 "$here/peak/run.sh" "$build"
+echo
+echo "## stats: exact Mann-Whitney p, cost and distance to the normal approximation"
+"$here/stats/run.sh" "$build"
+echo "## history detect: 20 series by number of runs"
+$py "$here/detect/run.py" --perfhunt "$ph"
+echo
+echo "## phases: per-phase attribution against ground truth, by phase length / interval"
+$py "$here/phases/run.py" --perfhunt "$ph" --phpin "$build/tests/workloads/phpin"

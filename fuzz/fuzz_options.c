@@ -1,11 +1,13 @@
 /* fuzz_options: libFuzzer target for option parsing, without running anything.
  *
- * The command functions spawn and record, so this target fuzzes the parse-only
- * layer they are built on: record_opts_parse (every shared option of run and
- * watch, called with arbitrary option codes and values) and the strict number
- * and duration parsers behind every other option. The input is a list of
- * lines, each one byte choosing the option code and the rest its value; no
- * process is spawned and no file is opened. Accepted values must be in range.
+ * The command functions spawn and record, so this target fuzzes the layer
+ * they all parse with: parseopt_parse over a table holding the shared
+ * recording options of run (record_opts_rows, every callback) and one row of
+ * each other type, and the strict number and duration parsers behind the
+ * values. The input is a command line, one word a line; it is parsed twice
+ * (options anywhere, and stopping at the first operand). No process is
+ * spawned and no file is opened. Checked: an error is one non-empty line;
+ * the operands are input words, in order; accepted values are in range.
  */
 #include <math.h>
 #include <stddef.h>
@@ -15,22 +17,17 @@
 
 #include "cmd/record_opts.h"
 #include "util/parse.h"
+#include "util/parseopt.h"
 #include "util/xalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum { MAX_WORDS = 64 };
 
 static void check(int ok)
 {
 	if (!ok)
 		abort();
-}
-
-/* A byte below 128 is that character as a short option ('o', 'q', 'e', or
- * none of ours); above, one of the long-option codes (500 onwards) and a few
- * past them, so unknown codes are exercised too. */
-static int option_code(uint8_t b)
-{
-	return b < 128 ? b : 500 + (b - 128) % 20;
 }
 
 static void parse_numbers(const char *arg)
@@ -56,35 +53,87 @@ static void parse_numbers(const char *arg)
 		check(p == arg);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* A callback that takes a second word, as bench -L does. */
+static int pair_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	if (!strchr(arg, '=') && !parseopt_take_word(st))
+		return err_set(e, "-L %s: no values", arg);
+	(*(int *)row->value)++;
+	return 0;
+}
+
+static void parse_once(char **words, int nwords, unsigned flags)
 {
 	struct record_opts o;
 	record_opts_init(&o);
-	/* Values outlive the parse: --tag and --output keep pointers to them. */
-	char **args = NULL;
-	size_t nargs = 0;
+	struct parseopt shared[RECORD_OPTS_NROWS];
+	record_opts_rows(&o, RECORD_OPTS_FOR_RUN, shared);
+	struct parseopt_list metrics = { 0 };
+	int64_t runs = 10;
+	int pairs = 0;
+	bool shell = false;
+	const char *name = NULL;
+	const struct parseopt table[] = {
+		PARSEOPT_INCLUDE(shared),
+		PARSEOPT_I64('n', "runs", &runs, "N", "runs", 1, 1000000),
+		PARSEOPT_LIST(0, "metric", &metrics, "NAME", "a metric"),
+		PARSEOPT_CALLBACK('L', "parameter-list", &pairs, "NAME V1,V2", "a list", pair_opt),
+		PARSEOPT_FLAG(0, "shell", &shell, "a shell"),
+		{ .type = PARSEOPT_TYPE_STRING, .long_name = "name", .value = &name, .argh = "S",
+		  .flags = PARSEOPT_NONEMPTY | PARSEOPT_HIDDEN },
+		PARSEOPT_END(),
+	};
+	struct err e;
+	check(parseopt_check(table, &e) == 0);
+
+	char *argv[MAX_WORDS + 2];
+	argv[0] = "fuzz";
+	memcpy(argv + 1, words, (size_t)nwords * sizeof(*words));
+	argv[nwords + 1] = NULL;
+	e.msg[0] = 0;
+	int n = -1;
+	enum parseopt_result rc = parseopt_parse(table, nwords + 1, argv, flags, &n, &e);
+	check(rc == PARSEOPT_OK || rc == PARSEOPT_ERROR || rc == PARSEOPT_HELP || rc == PARSEOPT_HELP_OPTIONS);
+	if (rc == PARSEOPT_ERROR)
+		check(e.msg[0] != 0 && !strchr(e.msg, '\n'));
+	if (rc == PARSEOPT_OK) {
+		check(n >= 0 && n <= nwords && argv[n] == NULL);
+		/* the operands are input words, in their order */
+		int k = 0;
+		for (int i = 0; i < n; i++) {
+			while (k < nwords && words[k] != argv[i])
+				k++;
+			check(k < nwords);
+			k++;
+		}
+	}
+	check(o.interval_ms >= 1 && o.interval_ms <= 3600000);
+	check(runs >= 1 && runs <= 1000000);
+	check(o.tags[o.ntags] == NULL && o.probe_logs[o.nlogs] == NULL);
+	check(o.push_labels[o.npush_labels] == NULL && o.npush_labels % 2 == 0);
+	check(!metrics.items || metrics.items[metrics.n] == NULL);
+	check(!name || *name);
+	parseopt_list_release(&metrics);
+	record_opts_release(&o);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* The words outlive the parse: options keep pointers to them. */
+	char *words[MAX_WORDS];
+	int nwords = 0;
 	const char *p = (const char *)data, *end = p + size;
-	while (p < end && nargs < 64) {
+	while (p < end && nwords < MAX_WORDS) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *line_end = nl ? nl : end;
-		int c = option_code((uint8_t)*p);
-		char *arg = xstrndup(p + 1, (size_t)(line_end - p - 1 < 0 ? 0 : line_end - p - 1));
-		args = xrealloc(args, (nargs + 1) * sizeof(*args));
-		args[nargs++] = arg;
-		struct err e;
-		e.msg[0] = 0;
-		int rc = record_opts_parse(&o, c, arg, &e);
-		check(rc >= -1 && rc <= 1);
-		if (rc < 0)
-			check(e.msg[0] != 0);
-		check(o.interval_ms >= 1 && o.interval_ms <= 3600000);
-		check(o.tags[o.ntags] == NULL);
-		parse_numbers(arg);
+		words[nwords] = xstrndup(p, (size_t)(line_end - p));
+		parse_numbers(words[nwords]);
+		nwords++;
 		p = nl ? nl + 1 : end;
 	}
-	record_opts_release(&o);
-	for (size_t i = 0; i < nargs; i++)
-		free(args[i]);
-	free(args);
+	parse_once(words, nwords, 0);
+	parse_once(words, nwords, PARSEOPT_STOP_AT_OPERAND);
+	for (int i = 0; i < nwords; i++)
+		free(words[i]);
 	return 0;
 }

@@ -1,4 +1,6 @@
-/* fuzz_proc: libFuzzer target for the /proc parsers (proc/procfs).
+/* fuzz_proc: libFuzzer target for the /proc parsers (proc/procfs), and the
+ * reader of perfhunt's own cgroup names (proc/cgroup), which reads whatever
+ * directory names a cgroup hierarchy holds.
  *
  * The sampler hands these parsers whatever one pread returned: a file cut
  * short by a process exiting, a comm full of ')' and newlines, a kernel
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc/cgroup.h"
 #include "proc/procfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -60,5 +63,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct seen s = { 0 };
 	rc = procfs_parse_children(buf, size, on_child, &s);
 	check(rc == -1 || rc == s.count);
+
+	/* a directory name: at most 255 bytes, no NUL */
+	char name[256];
+	size_t n = size < sizeof(name) - 1 ? size : sizeof(name) - 1;
+	memcpy(name, buf, n);
+	name[n] = 0;
+	pid_t pid;
+	uint64_t start;
+	bool has_start;
+	if (cgroup_parse_name(name, &pid, &start, &has_start) == 0) {
+		/* what it read is what the name says: decimal fields after the prefix */
+		check(pid > 0 && strncmp(name, "perfhunt-", 9) == 0);
+		check(strspn(name + 9, "0123456789-") == strlen(name + 9));
+		char *end;
+		check(strtoull(name + 9, &end, 10) == (unsigned long long)pid && *end == '-');
+		if (has_start)
+			check(strtoull(end + 1, &end, 10) == start && *end == '-');
+	}
 	return 0;
 }

@@ -3,7 +3,9 @@
  * Built with the normal compiler for each target, so `make check` replays the
  * seeds and every committed regression case without clang or libFuzzer (as
  * SQLite's fuzzcheck does). Arguments are files or directories; a crash or
- * sanitizer report fails the test, an unreadable corpus fails it too.
+ * sanitizer report fails the test, an unreadable corpus fails it too, and so
+ * does an input that runs past REPLAY_LIMIT_S seconds (a hang, named, as
+ * libFuzzer's -timeout names it).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -11,7 +13,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+enum { REPLAY_LIMIT_S = 10 }; /* -timeout=10 in fuzz/run.sh */
+
+static const char *replay_current; /* the input being run, for the alarm */
+
+static void replay_alarm(int sig)
+{
+	(void)sig;
+	static const char a[] = "replay: '", b[] = "' ran past the time limit (a hang)\n";
+	if (write(STDERR_FILENO, a, sizeof(a) - 1) < 0 ||
+	    write(STDERR_FILENO, replay_current, strlen(replay_current)) < 0 ||
+	    write(STDERR_FILENO, b, sizeof(b) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,7 +54,10 @@ static int replay_file(const char *path)
 		/* An exact-size copy, so reading one byte too far is caught by ASan. */
 		uint8_t *exact = malloc(n ? n : 1);
 		memcpy(exact, buf, n);
+		replay_current = path;
+		alarm(REPLAY_LIMIT_S);
 		LLVMFuzzerTestOneInput(exact, n);
+		alarm(0);
 		free(exact);
 	} else {
 		fprintf(stderr, "replay: cannot read '%s'\n", path);
@@ -48,6 +70,7 @@ int main(int argc, char **argv)
 {
 	size_t files = 0;
 	int status = 0;
+	signal(SIGALRM, replay_alarm);
 	for (int i = 1; i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) < 0) {

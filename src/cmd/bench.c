@@ -9,7 +9,6 @@
 #include "cmd/cmd.h"
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -46,41 +45,12 @@ static const char usage_text[] =
 	"fastest ran. Several commands run interleaved in shuffled blocks, so drift\n"
 	"hits each alike. The command's output is discarded; its probes are parsed.\n"
 	"\n"
-	"options:\n"
-	"  -n, --runs N           timed runs per command (default 10)\n"
-	"  -w, --warmup N         untimed runs per command first (default 0)\n"
-	"  -L, --parameter-list NAME V1,V2,...\n"
-	"                         run once per value with {NAME} replaced in every\n"
-	"                         argument (also NAME=V1,V2); repeatable: every combination\n"
-	"      --prepare CMD      shell command before every run (not measured)\n"
-	"      --conclude CMD     shell command after every run (not measured)\n"
-	"      --setup CMD        shell command once before the bench\n"
-	"      --cleanup CMD      shell command once after the bench\n"
-	"      --shell            commands are shell strings: each argument one command\n"
-	"                         (or the words between ::: joined)\n"
-	"  -i, --ignore-failure   keep going when a command exits non-zero\n"
-	"      --no-interleave    all runs of the first command, then the next\n"
-	"      --seed N           seed of the interleaved order (default: random, recorded)\n"
-	"      --export-json FILE    perfhunt.bench/1 record with every run\n"
-	"      --export-csv FILE     one row per run: parameters and every metric\n"
-	"      --export-markdown FILE  the results table in markdown\n"
-	"      --export-gobench FILE   Go benchmark format, for benchstat\n"
-	"  -q, --quiet            no progress bar and no notes on stderr\n"
-	"      --interval MS      sampling interval (default 100, minimum 1)\n"
-	"      --pss, --cgroup MODE, --gpu MODE, --counters, -e LIST, --probe PREFIX,\n"
-	"      --lane-key KEY, --no-probes   as for `perfhunt run`\n"
-	"      --tag NAME         tag the runs in the history (repeatable)\n"
-	"      --no-save          do not store the bench in the history\n"
-	"  -h, --help             show this help\n"
-	"\n"
-	"Exit status: 0; 1 when a command exits non-zero (without -i) or a file or\n"
-	"the history cannot be written; 126/127 when a command cannot be started;\n"
-	"2 on a usage error.\n";
+	"options:\n";
 
-enum {
-	OPT_PREPARE = 1000, OPT_CONCLUDE, OPT_SETUP, OPT_CLEANUP, OPT_SHELL, OPT_NO_INTERLEAVE, OPT_SEED,
-	OPT_JSON, OPT_CSV_EXPORT, OPT_MARKDOWN, OPT_GOBENCH,
-};
+static const char usage_footer[] =
+	"Exit status: 0; 1 when a command exits non-zero or a run times out (without\n"
+	"-i), or a file or the history cannot be written; 126/127 when a command\n"
+	"cannot be started; 2 on a usage error.\n";
 
 struct bench_cli {
 	struct record_opts ro;
@@ -89,135 +59,89 @@ struct bench_cli {
 	uint64_t seed;
 	const char *prepare, *conclude, *setup, *cleanup;
 	const char *json_path, *csv_path, *md_path, *go_path;
+	const char *attach_name, *attach_pidfile;
+	size_t timed_out;             /* runs killed at --timeout */
 	struct bench_params params;
 };
 
-/* Parses the options; returns -1 after printing a usage error, 1 after --help, 0 to go on. */
+/* -L NAME V1,V2,... (two words) or -L NAME=V1,V2,... */
+static int parameter_list_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg,
+			      struct err *e)
+{
+	const char *eq = strchr(arg, '=');
+	const char *list = eq ? eq + 1 : parseopt_take_word(st);
+	if (!list)
+		return err_set(e, "-L %s: no values (-L NAME V1,V2,...)", arg);
+	char *name = eq ? xstrndup(arg, (size_t)(eq - arg)) : xstrdup(arg);
+	int rc = bench_params_add(row->value, name, list, e);
+	free(name);
+	return rc;
+}
+
+/* Parses the options; returns the number of command words (moved to
+ * argv[0..n)), or -1 when cmd_bench is done with *status. */
 static int parse_options(struct bench_cli *b, int argc, char **argv, int *status)
 {
-	static const struct option extra[] = {
-		{ "runs", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "parameter-list", required_argument, NULL, 'L' },
-		{ "prepare", required_argument, NULL, OPT_PREPARE },
-		{ "conclude", required_argument, NULL, OPT_CONCLUDE },
-		{ "setup", required_argument, NULL, OPT_SETUP },
-		{ "cleanup", required_argument, NULL, OPT_CLEANUP },
-		{ "shell", no_argument, NULL, OPT_SHELL },
-		{ "ignore-failure", no_argument, NULL, 'i' },
-		{ "no-interleave", no_argument, NULL, OPT_NO_INTERLEAVE },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "export-json", required_argument, NULL, OPT_JSON },
-		{ "export-csv", required_argument, NULL, OPT_CSV_EXPORT },
-		{ "export-markdown", required_argument, NULL, OPT_MARKDOWN },
-		{ "export-gobench", required_argument, NULL, OPT_GOBENCH },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	int64_t seed = -1, attach = 0, idle_ms = (int64_t)b->ro.idle_ms;
+	struct parseopt shared[RECORD_OPTS_NROWS];
+	record_opts_rows(&b->ro, RECORD_OPTS_FOR_BENCH, shared);
+	const struct parseopt table[] = {
+		PARSEOPT_I64('n', "runs", &b->runs, "N", "timed runs per command (default 10)", 1, 1000000),
+		PARSEOPT_I64('w', "warmup", &b->warmup, "N", "untimed runs per command first (default 0)", 0, 1000000),
+		PARSEOPT_CALLBACK('L', "parameter-list", &b->params, "NAME V1,V2,...",
+				  "run once per value with {NAME} replaced in every\n"
+				  "argument (also NAME=V1,V2); repeatable: every\ncombination", parameter_list_opt),
+		PARSEOPT_STRING(0, "prepare", &b->prepare, "CMD", "shell command before every run (not measured)"),
+		PARSEOPT_STRING(0, "conclude", &b->conclude, "CMD", "shell command after every run (not measured)"),
+		PARSEOPT_STRING(0, "setup", &b->setup, "CMD", "shell command once before the bench"),
+		PARSEOPT_STRING(0, "cleanup", &b->cleanup, "CMD", "shell command once after the bench"),
+		PARSEOPT_FLAG(0, "shell", &b->shell, "commands are shell strings: each argument one command\n"
+			      "(or the words between ::: joined)"),
+		PARSEOPT_FLAG('i', "ignore-failure", &b->ignore_failure, "keep going when a command exits non-zero"),
+		PARSEOPT_CLEAR(0, "no-interleave", &b->interleave, "all runs of the first command, then the next"),
+		PARSEOPT_I64(0, "seed", &seed, "N", "seed of the interleaved order (default: random,\nrecorded)", 0,
+			     INT64_MAX),
+		PARSEOPT_STRING(0, "export-json", &b->json_path, "FILE", "perfhunt.bench/1 record with every run"),
+		PARSEOPT_STRING(0, "export-csv", &b->csv_path, "FILE", "one row per run: parameters and every metric"),
+		PARSEOPT_STRING(0, "export-markdown", &b->md_path, "FILE", "the results table in markdown"),
+		PARSEOPT_STRING(0, "export-gobench", &b->go_path, "FILE", "Go benchmark format, for benchstat"),
+		PARSEOPT_I64(0, "attach", &attach, "PID", "also record this daemon's tree for each run's lifetime",
+			     1, 0x7fffffff),
+		PARSEOPT_STRING(0, "attach-name", &b->attach_name, "NAME", "the daemon by process name"),
+		PARSEOPT_STRING(0, "attach-pidfile", &b->attach_pidfile, "FILE", "the daemon by pidfile"),
+		PARSEOPT_I64(0, "idle-ms", &idle_ms, "MS", "sample the daemon this long before each run\n(default 500)",
+			     0, 3600000),
+		PARSEOPT_CALLBACK(0, "timeout", &b->ro.timeout_ms, "TIME",
+				  "kill a run's tree after TIME (e.g. 30s): recorded as\nfailed, with its partial timeline; the bench goes on",
+				  cmd_opt_duration),
+		PARSEOPT_GROUP("recording options, as for 'perfhunt run':"),
+		PARSEOPT_INCLUDE(shared),
+		PARSEOPT_END(),
 	};
-	struct option *longopts = record_opts_longopts(extra);
-	struct err e;
-	int c, rc = -1;
-	int64_t v;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "+" RECORD_OPTS_SHORT "n:w:L:ih", longopts, NULL)) != -1) {
-		int r = record_opts_parse(&b->ro, c, optarg, &e);
-		if (r < 0)
-			goto usage;
-		if (r > 0)
-			continue;
-		switch (c) {
-		case 'n':
-			if (parse_i64(optarg, 1, 1000000, &b->runs, "--runs", &e) < 0)
-				goto usage;
-			break;
-		case 'w':
-			if (parse_i64(optarg, 0, 1000000, &b->warmup, "--warmup", &e) < 0)
-				goto usage;
-			break;
-		case 'L': {
-			const char *eq = strchr(optarg, '=');
-			char *name;
-			const char *list;
-			if (eq) {
-				name = xstrndup(optarg, (size_t)(eq - optarg));
-				list = eq + 1;
-			} else if (optind < argc && strcmp(argv[optind], "--")) {
-				name = xstrdup(optarg);
-				list = argv[optind++];
-			} else {
-				err_set(&e, "-L %s: no values (-L NAME V1,V2,...)", optarg);
-				goto usage;
-			}
-			r = bench_params_add(&b->params, name, list, &e);
-			free(name);
-			if (r < 0)
-				goto usage;
-			break;
-		}
-		case OPT_PREPARE:
-			b->prepare = optarg;
-			break;
-		case OPT_CONCLUDE:
-			b->conclude = optarg;
-			break;
-		case OPT_SETUP:
-			b->setup = optarg;
-			break;
-		case OPT_CLEANUP:
-			b->cleanup = optarg;
-			break;
-		case OPT_SHELL:
-			b->shell = true;
-			break;
-		case 'i':
-			b->ignore_failure = true;
-			break;
-		case OPT_NO_INTERLEAVE:
-			b->interleave = false;
-			break;
-		case OPT_SEED:
-			if (parse_i64(optarg, 0, INT64_MAX, &v, "--seed", &e) < 0)
-				goto usage;
-			b->seed = (uint64_t)v;
-			break;
-		case OPT_JSON:
-			b->json_path = optarg;
-			break;
-		case OPT_CSV_EXPORT:
-			b->csv_path = optarg;
-			break;
-		case OPT_MARKDOWN:
-			b->md_path = optarg;
-			break;
-		case OPT_GOBENCH:
-			b->go_path = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			*status = cmd_finish_stdout(PH_EXIT_OK);
-			rc = 1;
-			goto out;
-		default:
-			fprintf(stderr, "(see 'perfhunt bench --help')\n");
-			*status = PH_EXIT_USAGE;
-			goto out;
-		}
-	}
+	const struct cmd_options opts = { .name = "bench", .usage = usage_text, .footer = usage_footer,
+					  .table = table, .flags = PARSEOPT_STOP_AT_OPERAND };
+	int n = cmd_parse_options(&opts, argc, argv, status);
+	if (n < 0)
+		return -1;
+	if (seed >= 0)
+		b->seed = (uint64_t)seed;
+	b->ro.daemon_pid = (pid_t)attach;
+	b->ro.idle_ms = (double)idle_ms;
 	if (b->ro.json_path || b->ro.csv_path) {
-		err_set(&e, "%s is per run; use --export-json or --export-csv", b->ro.json_path ? "--output" : "--csv");
-		goto usage;
+		*status = cmd_usage_error("bench", "%s is per run; use --export-json or --export-csv",
+					  b->ro.json_path ? "--output" : "--csv");
+		return -1;
+	}
+	if ((b->ro.daemon_pid > 0) + (b->attach_name != NULL) + (b->attach_pidfile != NULL) > 1) {
+		*status = cmd_usage_error("bench", "give one of --attach, --attach-name, --attach-pidfile");
+		return -1;
 	}
 	if (b->runs * (b->warmup + 1) > 10000000) {
-		err_set(&e, "--runs %lld with --warmup %lld is too many runs", (long long)b->runs, (long long)b->warmup);
-		goto usage;
+		*status = cmd_usage_error("bench", "--runs %lld with --warmup %lld is too many runs",
+					  (long long)b->runs, (long long)b->warmup);
+		return -1;
 	}
-	rc = 0;
-	goto out;
-usage:
-	*status = cmd_usage_error("bench", "%s", e.msg);
-out:
-	free(longopts);
-	return rc;
+	return n;
 }
 
 /* Splits the words after the options into command templates (NULL-terminated
@@ -355,6 +279,10 @@ static json_t *options_json(const struct bench_cli *b)
 	json_t *o = json_pack("{s:I, s:I, s:b, s:I, s:b, s:b, s:i}", "runs", (json_int_t)b->runs, "warmup",
 			      (json_int_t)b->warmup, "interleave", b->interleave, "seed", (json_int_t)b->seed, "shell",
 			      b->shell, "ignore_failure", b->ignore_failure, "interval_ms", b->ro.interval_ms);
+	if (b->ro.timeout_ms > 0)
+		json_object_set_new(o, "timeout_s", json_real(b->ro.timeout_ms / 1000));
+	if (b->ro.daemon_pid > 0) /* each run attaches to this daemon for the command's lifetime */
+		json_object_set_new(o, "attach_pid", json_integer(b->ro.daemon_pid));
 	const char *keys[] = { "prepare", "conclude", "setup", "cleanup" };
 	const char *vals[] = { b->prepare, b->conclude, b->setup, b->cleanup };
 	for (size_t i = 0; i < 4; i++)
@@ -416,6 +344,21 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 				status = PH_EXIT_FAIL;
 		}
 		bool interrupted = st == 128 + SIGINT || st == 128 + SIGTERM;
+		if (json_is_true(json_object_get(json_object_get(run, "exit"), "timed_out"))) {
+			/* killed at --timeout: kept apart with its timeline, and the bench goes on */
+			progress_clear(&pr);
+			if (!b->ro.quiet)
+				fprintf(stderr, "perfhunt bench: '%s' timed out (%s %zu of %lld): its tree was killed\n", name,
+					slots[s].warmup ? "warmup" : "run", done[2 * slots[s].cmd + slots[s].warmup] + 1,
+					(long long)(slots[s].warmup ? b->warmup : b->runs));
+			done[2 * slots[s].cmd + slots[s].warmup]++;
+			b->timed_out++;
+			if (slots[s].warmup)
+				json_decref(run);
+			else
+				bench_record_add_failed(rec, slots[s].cmd, run);
+			continue;
+		}
 		if (st != 0 && (!b->ignore_failure || interrupted)) {
 			progress_clear(&pr);
 			fprintf(stderr, "perfhunt bench: '%s' %s with status %d (%s %zu of %lld)%s\n", name,
@@ -475,14 +418,19 @@ int cmd_bench(int argc, char **argv)
 	struct err e;
 	int status = PH_EXIT_USAGE;
 
-	if (parse_options(&b, argc, argv, &status) != 0)
+	int nwords = parse_options(&b, argc, argv, &status);
+	if (nwords < 0)
 		goto out;
-	if (optind >= argc) {
+	if (nwords == 0) {
 		status = cmd_usage_error("bench", "no command given");
 		goto out;
 	}
-	if ((status = split_commands(&b, argv + optind, argc - optind, tmpl, &ntmpl)) != 0)
+	if ((status = split_commands(&b, argv, nwords, tmpl, &ntmpl)) != 0)
 		goto out;
+	if (cmd_find_daemon(b.attach_name, b.attach_pidfile, &b.ro.daemon_pid, &e) < 0) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
 	if (bench_plan_expand(tmpl, ntmpl, &b.params, &cmds, &ncmd, &e) < 0) {
 		status = cmd_usage_error("bench", "%s", e.msg);
 		goto out;
@@ -524,6 +472,8 @@ int cmd_bench(int argc, char **argv)
 		status = PH_EXIT_FAIL;
 	if (b.go_path && write_export(b.go_path, bench_gobench_write, rec))
 		status = PH_EXIT_FAIL;
+	if (b.timed_out && !b.ignore_failure && status == PH_EXIT_OK)
+		status = PH_EXIT_FAIL; /* recorded and reported, but the bench did not run clean */
 	fflush(stdout);
 	if (b.ro.save && save(&b, rec) != PH_EXIT_OK)
 		status = PH_EXIT_FAIL;

@@ -10,7 +10,6 @@
  */
 #include "cmd/cmd.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,26 +37,13 @@ static const char usage_text[] =
 	"REF: a run or bench record file, or a history reference (@tag:NAME, @last,\n"
 	"@bench:ID, @commit:PREFIX, a run ID), as for 'perfhunt compare'.\n"
 	"\n"
-	"options:\n"
-	"      --baseline REF     what good looks like (required)\n"
-	"  -n, --runs N           runs of CMD (default 5)\n"
-	"      --metric NAME      metric to judge (default wall_s), e.g. peak_rss_kb,\n"
-	"                         user_s, phase:NAME, a counter with --counters\n"
-	"      --threshold PCT    smallest change that counts, in percent (default 2)\n"
-	"      --alpha A          significance level (default 0.05)\n"
-	"      --command NAME|INDEX  command of a bench baseline (default: the first)\n"
-	"      --shell            CMD is a shell command: sh -c \"CMD ARG...\"\n"
-	"      --interval MS, --pss, --cgroup MODE, --gpu MODE, --counters, -e LIST,\n"
-	"      --probe PREFIX, --lane-key KEY   as for 'perfhunt run'\n"
-	"      --save             also store the runs in the history (not by default)\n"
-	"  -h, --help             show this help\n"
-	"\n"
+	"options:\n";
+
+static const char usage_footer[] =
 	"The verdict is compare's: regressed when the whole 95 % CI of the ratio\n"
 	"NEW/BASE lies above 1 + threshold and the p-value is below alpha; with one\n"
 	"run on a side, when the delta alone exceeds the threshold. Same and\n"
 	"inconclusive count as good (raise -n when unsure).\n";
-
-enum { OPT_BASELINE = 1000, OPT_METRIC, OPT_THRESHOLD, OPT_ALPHA, OPT_COMMAND, OPT_SHELL, OPT_SAVE };
 
 /* Runs CMD n times into *set; PH_EXIT_OK, or PH_EXIT_BISECT_SKIP after saying why. */
 static int run_new(struct record_opts *ro, const struct launch_opts *lo, char *const *record_argv,
@@ -119,30 +105,17 @@ static int decide(const struct comparison *c, const char *baseline)
 
 int cmd_bisect_check(int argc, char **argv)
 {
-	static const struct option extra[] = {
-		{ "baseline", required_argument, NULL, OPT_BASELINE },
-		{ "runs", required_argument, NULL, 'n' },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "command", required_argument, NULL, OPT_COMMAND },
-		{ "shell", no_argument, NULL, OPT_SHELL },
-		{ "save", no_argument, NULL, OPT_SAVE },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct record_opts ro;
 	struct comparison_opts co;
 	struct metrics_set base, nw;
 	struct comparison c;
-	struct option *longopts = record_opts_longopts(extra);
 	const char *baseline = NULL, *metric = "wall_s", *command = NULL;
+	const char *attach_name = NULL, *attach_pidfile = NULL;
 	char *script = NULL;
 	bool shell = false;
 	int64_t runs = 5;
-	double v;
 	struct err e;
-	int status = PH_EXIT_BISECT_ABORT, opt;
+	int status = PH_EXIT_BISECT_ABORT;
 
 	record_opts_init(&ro);
 	ro.discard_output = true;
@@ -152,65 +125,58 @@ int cmd_bisect_check(int argc, char **argv)
 	metrics_set_init(&base);
 	metrics_set_init(&nw);
 	memset(&c, 0, sizeof(c));
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+" RECORD_OPTS_SHORT "n:h", longopts, NULL)) != -1) {
-		int r = record_opts_parse(&ro, opt, optarg, &e);
-		if (r < 0)
-			goto usage;
-		if (r > 0)
-			continue;
-		switch (opt) {
-		case OPT_BASELINE:
-			baseline = optarg;
-			break;
-		case 'n':
-			if (parse_i64(optarg, 1, 100000, &runs, "--runs", &e) < 0)
-				goto usage;
-			break;
-		case OPT_METRIC:
-			metric = optarg;
-			break;
-		case OPT_THRESHOLD:
-			if (parse_double(optarg, 0, 100, &v, "--threshold", &e) < 0)
-				goto usage;
-			co.threshold = v / 100;
-			break;
-		case OPT_ALPHA:
-			if (parse_double(optarg, 0, 1, &v, "--alpha", &e) < 0 || v == 0) {
-				err_set(&e, "--alpha: expected a number in (0, 1], got '%s'", optarg);
-				goto usage;
-			}
-			co.alpha = v;
-			break;
-		case OPT_COMMAND:
-			command = optarg;
-			break;
-		case OPT_SHELL:
-			shell = true;
-			break;
-		case OPT_SAVE:
-			ro.save = true;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			status = cmd_finish_stdout(PH_EXIT_OK);
-			goto out;
-		default:
-			fprintf(stderr, "(see 'perfhunt bisect-check --help'; exit 128 aborts git bisect run)\n");
-			goto out;
-		}
-	}
+	int64_t attach = 0, idle_ms = (int64_t)ro.idle_ms;
+	struct parseopt shared[RECORD_OPTS_NROWS];
+	record_opts_rows(&ro, RECORD_OPTS_FOR_BISECT, shared);
+	const struct parseopt table[] = {
+		PARSEOPT_STRING(0, "baseline", &baseline, "REF", "what good looks like (required)"),
+		PARSEOPT_I64('n', "runs", &runs, "N", "runs of CMD (default 5)", 1, 100000),
+		PARSEOPT_STRING(0, "metric", &metric, "NAME", "metric to judge (default wall_s), e.g. peak_rss_kb,\n"
+				"user_s, phase:NAME, a counter with --counters,\ndaemon.peak_rss_kb with --attach"),
+		PARSEOPT_CALLBACK(0, "threshold", &co.threshold, "PCT",
+				  "smallest change that counts, in percent (default 2)", cmd_opt_threshold),
+		PARSEOPT_CALLBACK(0, "alpha", &co.alpha, "A", "significance level (default 0.05)", cmd_opt_alpha),
+		PARSEOPT_STRING(0, "command", &command, "NAME|INDEX", "command of a bench baseline (default: the first)"),
+		PARSEOPT_FLAG(0, "shell", &shell, "CMD is a shell command: sh -c \"CMD ARG...\""),
+		PARSEOPT_FLAG(0, "save", &ro.save, "also store the runs in the history (not by default)"),
+		PARSEOPT_I64(0, "attach", &attach, "PID", "each run also records this daemon (metrics\ndaemon.*), as for 'perfhunt bench'",
+			     1, 0x7fffffff),
+		PARSEOPT_STRING(0, "attach-name", &attach_name, "NAME", "the daemon by process name"),
+		PARSEOPT_STRING(0, "attach-pidfile", &attach_pidfile, "FILE", "the daemon by pidfile"),
+		PARSEOPT_I64(0, "idle-ms", &idle_ms, "MS", "sample the daemon this long before each run\n(default 500)",
+			     0, 3600000),
+		PARSEOPT_GROUP("recording options, as for 'perfhunt run':"),
+		PARSEOPT_INCLUDE(shared),
+		PARSEOPT_END(),
+	};
+	const struct cmd_options opts = { .name = "bisect-check", .usage = usage_text, .footer = usage_footer,
+					  .table = table, .flags = PARSEOPT_STOP_AT_OPERAND,
+					  .usage_status = PH_EXIT_BISECT_ABORT,
+					  .usage_note = "exit 128 aborts git bisect run" };
+	int n = cmd_parse_options(&opts, argc, argv, &status);
+	if (n < 0)
+		goto out;
+	ro.daemon_pid = (pid_t)attach;
+	ro.idle_ms = (double)idle_ms;
 	if (!baseline) {
 		err_set(&e, "--baseline REF is required");
 		goto usage;
 	}
-	if (optind >= argc) {
+	if (n == 0) {
 		err_set(&e, "no command given");
 		goto usage;
 	}
 	if (ro.json_path || ro.csv_path) {
 		err_set(&e, "%s is not available here", ro.json_path ? "--output" : "--csv");
 		goto usage;
+	}
+	if ((ro.daemon_pid > 0) + (attach_name != NULL) + (attach_pidfile != NULL) > 1) {
+		err_set(&e, "give one of --attach, --attach-name, --attach-pidfile");
+		goto usage;
+	}
+	if (cmd_find_daemon(attach_name, attach_pidfile, &ro.daemon_pid, &e) < 0) {
+		fprintf(stderr, "perfhunt bisect-check: %s (exit 128 aborts git bisect run)\n", e.msg);
+		goto out;
 	}
 	/* The baseline first: a wrong reference must stop the bisect before any run. */
 	if (store_ref_load(baseline, command, &base, &e) < 0) {
@@ -222,10 +188,10 @@ int cmd_bisect_check(int argc, char **argv)
 			metric);
 		goto out;
 	}
-	char **cmd = argv + optind;
+	char **cmd = argv;
 	char *shell_argv[2] = { NULL, NULL };
 	if (shell)
-		shell_argv[0] = script = xjoin(cmd, (size_t)(argc - optind), " ");
+		shell_argv[0] = script = xjoin(cmd, (size_t)n, " ");
 	char *const *record_argv = shell ? shell_argv : cmd;
 	struct launch_opts lo = { .argv = record_argv, .shell = shell, .capture = true, .probe_fd = ro.probes };
 	json_t *jargv = json_array();
@@ -255,7 +221,6 @@ out:
 	metrics_set_release(&base);
 	metrics_set_release(&nw);
 	free(script);
-	free(longopts);
 	record_opts_release(&ro);
 	return status;
 }

@@ -10,7 +10,10 @@
 #ifndef PERFHUNT_CMD_H
 #define PERFHUNT_CMD_H
 
+#include <sys/types.h>
+
 #include "util/err.h"
+#include "util/parseopt.h"
 
 /* Exit statuses, documented in docs/perfhunt.1 "EXIT STATUS". */
 enum ph_exit {
@@ -27,10 +30,35 @@ enum ph_exit {
 int cmd_fail(int status, const struct err *e);
 /* Prints "perfhunt <cmd>: <formatted>" and a hint to --help, returns PH_EXIT_USAGE. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A command's options: its table, and the help text around the option list
+ * that parseopt writes from the table. */
+struct cmd_options {
+	const char *name;       /* in errors: "perfhunt NAME: ..." */
+	const char *help_name;  /* in the hint "(see 'perfhunt HELP_NAME --help')"; NULL: name */
+	const char *usage;      /* the help before the option list */
+	const char *footer;     /* the help after it, after a blank line; NULL: none */
+	const struct parseopt *table;
+	unsigned flags;         /* PARSEOPT_STOP_AT_OPERAND for a command that runs a CMD */
+	int usage_status;       /* exit status of a usage error; 0: PH_EXIT_USAGE */
+	const char *usage_note; /* added to the hint: "exit 128 aborts git bisect run" */
+};
+/* Parses argv (argv[0] the command's name) with o->table. Returns the number
+ * of operands, moved to argv[0..n); or -1 when the command is done and must
+ * return *status: the help was printed (0), or a one-line usage error. */
+int cmd_parse_options(const struct cmd_options *o, int argc, char **argv, int *status);
+/* Option callbacks of compare and bisect-check: value is a double *.
+ * --threshold PCT in [0, 100], stored as a fraction; --alpha A in (0, 1]. */
+int cmd_opt_threshold(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e);
+int cmd_opt_alpha(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e);
+/* --duration, --timeout TIME: positive; a bare number is seconds; value is a double * (ms). */
+int cmd_opt_duration(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e);
 /* Flushes stdout and reports a write error (closed pipe, full disk); returns status or PH_EXIT_FAIL. */
 int cmd_finish_stdout(int status);
 /* True when colour may be used on the stream (a tty and NO_COLOR unset). */
 int cmd_use_color(int fd);
+/* The daemon of --attach PID (*pid > 0, checked), --attach-name NAME or
+ * --attach-pidfile FILE (looked up into *pid); 0, or -1 with e filled. */
+int cmd_find_daemon(const char *name, const char *pidfile, pid_t *pid, struct err *e);
 
 int cmd_run(int argc, char **argv);
 int cmd_watch(int argc, char **argv);

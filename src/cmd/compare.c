@@ -8,7 +8,6 @@
  */
 #include "cmd/cmd.h"
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,26 +28,21 @@ static const char usage_text[] =
 	"\n"
 	"Compares two sets of runs metric by metric (wall, user and sys time, peaks,\n"
 	"faults, counters, each phase's total): medians, delta, 95 % bootstrap CI of\n"
-	"the ratio NEW/BASE, Mann-Whitney U p-value (Holm-adjusted) and a verdict;\n"
-	"then the phases ranked by the share of the wall-time delta they explain.\n"
+	"the ratio NEW/BASE, Mann-Whitney U p-value and a verdict; then the phases\n"
+	"ranked by the share of the wall-time delta they explain.\n"
+	"p is exact (permutation distribution, ties included) up to 50 runs a side,\n"
+	"else the normal approximation; the test column says which. Holm's correction\n"
+	"is applied within two families: primary (wall_s and phase durations) and\n"
+	"secondary (resources and counters).\n"
 	"\n"
 	"BASE and NEW are run records (perfhunt.run/1), bench records\n"
 	"(perfhunt.bench/1), or comma-separated lists of record files (a,b,c).\n"
 	"They may also be history references: @last, @last~N, @tag:NAME,\n"
 	"@bench:ID, @commit:PREFIX or a run ID (see 'perfhunt history').\n"
 	"\n"
-	"options:\n"
-	"      --threshold PCT       smallest change that matters, in percent (default 2)\n"
-	"      --alpha A             significance level (default 0.05)\n"
-	"      --metric NAME         compare only this metric (repeatable), e.g.\n"
-	"                            wall_s, peak_rss_kb, phase:pin_abc\n"
-	"      --command NAME|INDEX  command of a bench record (default: the first)\n"
-	"      --export-json FILE    write a perfhunt.compare/1 record\n"
-	"      --export-markdown FILE  write a markdown table\n"
-	"      --fail-on-regression  exit 1 when any metric regressed\n"
-	"  -q, --quiet               print no table (exports are still written)\n"
-	"  -h, --help                show this help\n"
-	"\n"
+	"options:\n";
+
+static const char usage_footer[] =
 	"Verdicts: regressed / improved (the whole CI beyond the threshold and the\n"
 	"adjusted p below alpha), same (the CI within the threshold), inconclusive\n"
 	"(run more). With one run on a side only deltas are shown.\n"
@@ -93,91 +87,44 @@ static int write_json_file(const char *path, const struct comparison *c, const c
 
 int cmd_compare(int argc, char **argv)
 {
-	enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_METRIC, OPT_COMMAND, OPT_JSON, OPT_MARKDOWN, OPT_FAIL };
-	static const struct option longopts[] = {
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "command", required_argument, NULL, OPT_COMMAND },
-		{ "export-json", required_argument, NULL, OPT_JSON },
-		{ "export-markdown", required_argument, NULL, OPT_MARKDOWN },
-		{ "fail-on-regression", no_argument, NULL, OPT_FAIL },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct comparison_opts o;
 	comparison_opts_init(&o);
-	const char **only = xcalloc((size_t)argc + 1, sizeof(*only));
+	struct parseopt_list only = { 0 };
 	const char *command = NULL, *json_path = NULL, *md_path = NULL;
 	bool fail_on_regression = false, quiet = false;
 	struct err e = { 0 };
 	struct metrics_set base, nw;
 	struct comparison c;
-	int status = PH_EXIT_OK, opt;
-	double v;
+	int status = PH_EXIT_OK;
 
 	metrics_set_init(&base);
 	metrics_set_init(&nw);
 	memset(&c, 0, sizeof(c));
-	o.only = only;
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_THRESHOLD:
-			if (parse_double(optarg, 0, 100, &v, "--threshold", &e) < 0) {
-				status = cmd_usage_error("compare", "%s", e.msg);
-				goto out;
-			}
-			o.threshold = v / 100;
-			break;
-		case OPT_ALPHA:
-			if (parse_double(optarg, 0, 1, &v, "--alpha", &e) < 0 || v == 0) {
-				status = cmd_usage_error("compare", "--alpha: expected a number in (0, 1], got '%s'", optarg);
-				goto out;
-			}
-			o.alpha = v;
-			break;
-		case OPT_METRIC:
-			only[o.n_only++] = optarg;
-			break;
-		case OPT_COMMAND:
-			command = optarg;
-			break;
-		case OPT_JSON:
-			json_path = optarg;
-			break;
-		case OPT_MARKDOWN:
-			md_path = optarg;
-			break;
-		case OPT_FAIL:
-			fail_on_regression = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			status = cmd_finish_stdout(PH_EXIT_OK);
-			goto out;
-		case ':':
-			status = cmd_usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
-			goto out;
-		default:
-			if (optopt)
-				status = cmd_usage_error("compare", "unknown option '-%c'", optopt);
-			else
-				status = cmd_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
-			goto out;
-		}
-	}
-	if (argc - optind != 2) {
-		status = cmd_usage_error("compare", "expected BASE and NEW, got %d argument%s",
-					 argc - optind, argc - optind == 1 ? "" : "s");
+	const struct parseopt table[] = {
+		PARSEOPT_CALLBACK(0, "threshold", &o.threshold, "PCT",
+				  "smallest change that matters, in percent (default 2)", cmd_opt_threshold),
+		PARSEOPT_CALLBACK(0, "alpha", &o.alpha, "A", "significance level (default 0.05)", cmd_opt_alpha),
+		PARSEOPT_LIST(0, "metric", &only, "NAME", "compare only this metric (repeatable), e.g.\n"
+			      "wall_s, peak_rss_kb, phase:pin_abc"),
+		PARSEOPT_STRING(0, "command", &command, "NAME|INDEX", "command of a bench record (default: the first)"),
+		PARSEOPT_STRING(0, "export-json", &json_path, "FILE", "write a perfhunt.compare/1 record"),
+		PARSEOPT_STRING(0, "export-markdown", &md_path, "FILE", "write a markdown table"),
+		PARSEOPT_FLAG(0, "fail-on-regression", &fail_on_regression, "exit 1 when any metric regressed"),
+		PARSEOPT_FLAG('q', "quiet", &quiet, "print no table (exports are still written)"),
+		PARSEOPT_END(),
+	};
+	const struct cmd_options opts = { .name = "compare", .usage = usage_text, .footer = usage_footer,
+					  .table = table };
+	int n = cmd_parse_options(&opts, argc, argv, &status);
+	if (n < 0)
+		goto out;
+	o.only = only.items;
+	o.n_only = only.n;
+	if (n != 2) {
+		status = cmd_usage_error("compare", "expected BASE and NEW, got %d argument%s", n, n == 1 ? "" : "s");
 		goto out;
 	}
-	const char *base_arg = argv[optind], *new_arg = argv[optind + 1];
+	const char *base_arg = argv[0], *new_arg = argv[1];
 	if (store_ref_load(base_arg, command, &base, &e) < 0 || store_ref_load(new_arg, command, &nw, &e) < 0 ||
 	    comparison_run(&base, &nw, &o, &c, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
@@ -196,6 +143,6 @@ out:
 	comparison_release(&c);
 	metrics_set_release(&base);
 	metrics_set_release(&nw);
-	free(only);
+	parseopt_list_release(&only);
 	return status;
 }

@@ -1,69 +1,82 @@
-/* history: perfhunt history [list|show|trend|import] — the stored runs.
+/* history: perfhunt history [list|show|trend|import|export|detect|site] — the stored runs.
  *
  * The database and its queries are src/store; this file parses options,
  * picks the subcommand (list when none is named), and prints: a table of
  * runs, one run's key figures (or its JSON record), a metric's median per
- * commit with a sparkline, or what an import added.
+ * commit with a sparkline, what an import added, the change points of every
+ * series (src/stats/changepoint), or writes the trend site (src/export).
  */
 #include "cmd/cmd.h"
+#include "export/detect_json.h"
+#include "export/detect_markdown.h"
+#include "export/detect_text.h"
+#include "export/report.h"
+#include "export/report_site.h"
 #include "export/sparkline.h"
 #include "export/summary.h"
 
-#include <getopt.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "record/command.h"
+#include "record/git.h"
 #include "record/jsonio.h"
 #include "stats/metrics.h"
 #include "stats/stats.h"
 #include "store/store.h"
+#include "store/store_series.h"
 #include "util/parse.h"
+#include "util/quote.h"
 #include "util/units.h"
+#include "util/url.h"
 #include "util/xalloc.h"
 
 static const char usage_text[] =
 	"usage: perfhunt history [list] [--command S] [--tag T] [--commit C] [-n N]\n"
+	"       perfhunt history --path\n"
 	"       perfhunt history show [--json] ID|REF\n"
 	"       perfhunt history trend [--command S] METRIC\n"
 	"       perfhunt history import [--tag T]... FILE.json...\n"
 	"       perfhunt history export [--out FILE]\n"
+	"       perfhunt history detect [--metric M] [--phase P] [--bench S] [--since REF] ...\n"
+	"       perfhunt history site [options] DIR\n"
 	"\n"
 	"The runs that 'run' and 'bench' stored, newest first. The database is\n"
-	"$PERFHUNT_DB, else .perfhunt/history.db at the git top level (or in the\n"
-	"current directory); it is plain SQLite (tables runs, metrics, phases, tags,\n"
-	"benches), or a team's PostgreSQL when $PERFHUNT_DB is a postgresql:// URL.\n"
+	"$PERFHUNT_DB, else .perfhunt/history.db at the git top level, else (outside\n"
+	"a work tree) the per-user $XDG_DATA_HOME/perfhunt/history.db (default\n"
+	"~/.local/share/perfhunt/); '--path' prints which, and why. It is plain SQLite\n"
+	"(tables runs, metrics, phases, tags, benches), or a team's PostgreSQL when\n"
+	"$PERFHUNT_DB is a postgresql:// URL. A database or directory that another\n"
+	"user owns or may write is refused ($PERFHUNT_SAFE_DIRECTORY=DIR trusts DIR).\n"
 	"'perfhunt history SUBCOMMAND --help' describes each subcommand.\n"
 	"\n"
 	"REF: @last (newest run, or the whole newest bench), @last~N, @tag:NAME,\n"
 	"@bench:ID, @commit:PREFIX, or a run ID.\n"
 	"\n"
 	"Exit status: 0 on success, 1 when the database cannot be read or written\n"
-	"(missing, locked, corrupt, read-only) or nothing matches, 2 on a usage error.\n";
+	"(missing, locked, corrupt, read-only) or nothing matches, 2 on a usage error.\n"
+	"\n"
+	"The options of list, the default:\n";
 
 static const char list_usage[] =
 	"usage: perfhunt history [list] [--command S] [--tag T] [--commit C] [-n N]\n"
 	"\n"
 	"Lists stored runs, newest (last stored) first.\n"
-	"\n"
-	"  -c, --command S   runs whose command contains S\n"
-	"  -t, --tag T       runs tagged T\n"
-	"      --commit C    runs recorded at a commit starting with C\n"
-	"  -n, --runs N      at most N runs (default 20; 0 = all)\n"
-	"  -h, --help        show this help\n";
+	"\n";
 
 static const char show_usage[] =
 	"usage: perfhunt history show [--json] ID|REF\n"
 	"\n"
 	"Prints the key figures of a stored run (every run, for a REF naming several).\n"
 	"REF: @last, @last~N, @tag:NAME, @bench:ID, @commit:PREFIX.\n"
-	"\n"
-	"  -j, --json        print the stored perfhunt.run/1 record (an array for several)\n"
-	"  -h, --help        show this help\n";
+	"\n";
 
 static const char trend_usage[] =
 	"usage: perfhunt history trend [--command S] METRIC\n"
@@ -72,9 +85,7 @@ static const char trend_usage[] =
 	"the number of runs, the median of METRIC over them, and a sparkline across\n"
 	"commits. METRIC is a name in the metrics table: wall_s, user_s, sys_s,\n"
 	"peak_rss_kb, minflt, a counter name, phase:NAME (total ms per run), ...\n"
-	"\n"
-	"  -c, --command S   only runs whose command contains S\n"
-	"  -h, --help        show this help\n";
+	"\n";
 
 static const char import_usage[] =
 	"usage: perfhunt history import [--tag T]... FILE.json...\n"
@@ -82,9 +93,37 @@ static const char import_usage[] =
 	"Adds perfhunt.run/1 and perfhunt.bench/1 records to the history, each record\n"
 	"in one transaction. A file holds one record, or many, one per line, as\n"
 	"'history export' writes them (or a JSON array of records). FILE '-' is stdin.\n"
+	"\n";
+
+static const char detect_usage[] =
+	"usage: perfhunt history detect [options]\n"
 	"\n"
-	"  -t, --tag T       tag every imported run T (repeatable)\n"
-	"  -h, --help        show this help\n";
+	"Finds where each series shifted: one series per benchmark (command) and\n"
+	"metric, one point per commit (the median of its runs), in the first-parent\n"
+	"order of HEAD when run in the repository (else by recording time); change\n"
+	"points by E-Divisive means with a seeded permutation test, so the same\n"
+	"history always gives the same answer. Each change: the first commit of the\n"
+	"new segment and the last of the old, median and spread (MAD) on both sides,\n"
+	"the relative change, the p-value and whether it is a regression; where\n"
+	"commits between the two have no runs, the git bisect lines that find it.\n"
+	"\n";
+
+static const char detect_footer[] =
+	"Runs in a dirty work tree, runs at commits off the first-parent history and\n"
+	"non-finite values are left out (and counted). Exit status: 0, 1 when the\n"
+	"history cannot be read, no series matches, or (with --fail-on-regression) a\n"
+	"regression was found, 2 on a usage error.\n";
+
+static const char site_usage[] =
+	"usage: perfhunt history site [options] DIR\n"
+	"\n"
+	"Writes a static, self-contained trend site into DIR (created if missing):\n"
+	"index.html lists the benchmarks and every change point; bench-N.html has a\n"
+	"chart per metric and phase over the commits (each point the median of its\n"
+	"runs, min-max whiskers, segment medians, change points marked and labelled);\n"
+	"each point links to runs/ID.html, the report of its run. No server, no\n"
+	"network: open DIR/index.html or publish DIR as it is.\n"
+	"\n";
 
 static const char export_usage[] =
 	"usage: perfhunt history export [--out FILE]\n"
@@ -94,34 +133,18 @@ static const char export_usage[] =
 	"each on one line, tags included — what 'history import' reads, to move runs\n"
 	"between a laptop's SQLite and a team's PostgreSQL:\n"
 	"  PERFHUNT_DB=postgresql://... perfhunt history import runs.jsonl\n"
-	"\n"
-	"  -o, --out FILE    write to FILE, atomically (default: stdout)\n"
-	"  -h, --help        show this help\n";
+	"\n";
 
-/* getopt_long over argv with the conventions of every command; returns the
- * option, -1 at the end, or -2 after printing a usage error into *status. */
-static int history_getopt(int argc, char **argv, const char *shortopts,
-			  const struct option *longopts, int *status)
+/* Parses a subcommand's options (argv[0] its name, or "history" for the
+ * default list); returns the number of operands, or -1 with *status. */
+static int history_options(const char *usage, const struct parseopt *table, int argc, char **argv, int *status)
 {
-	int c = getopt_long(argc, argv, shortopts, longopts, NULL);
-	if (c == ':') {
-		*status = cmd_usage_error("history", "option '%s' needs a value", argv[optind - 1]);
-		return -2;
-	}
-	if (c == '?') {
-		if (optopt)
-			*status = cmd_usage_error("history", "unknown option '-%c'", optopt);
-		else
-			*status = cmd_usage_error("history", "unknown option '%s'", argv[optind - 1]);
-		return -2;
-	}
-	return c;
-}
-
-static int history_help(const char *text)
-{
-	fputs(text, stdout);
-	return cmd_finish_stdout(PH_EXIT_OK);
+	char help_name[32];
+	snprintf(help_name, sizeof(help_name), "history%s%s", strcmp(argv[0], "history") ? " " : "",
+		 strcmp(argv[0], "history") ? argv[0] : "");
+	const struct cmd_options opts = { .name = "history", .help_name = help_name, .usage = usage,
+					  .table = table };
+	return cmd_parse_options(&opts, argc, argv, status);
 }
 
 /* "2026-11-30T08:12:31.123Z" -> "2026-11-30 08:12:31" */
@@ -138,7 +161,11 @@ static void history_commit(const char *commit, int dirty, char *buf, size_t n)
 {
 	if (!commit || !*commit)
 		snprintf(buf, n, "-");
-	else
+	else if (quote_needed(commit)) { /* not hex: an imported record's, shown quoted */
+		char *q = quote_c(commit);
+		snprintf(buf, n, "%.10s%s", q, dirty ? "+" : "");
+		free(q);
+	} else
 		snprintf(buf, n, "%.10s%s", commit, dirty ? "+" : "");
 }
 
@@ -158,42 +185,48 @@ static void history_value(const char *metric, double v, char *buf, size_t n)
 		snprintf(buf, n, "%.6g", v);
 }
 
+/* history --path: the database the other subcommands use (stdout, for
+ * scripts), why that one (stderr), and whether perfhunt may write it. */
+/* history --path: the database every subcommand uses, and why (on stderr). */
+static int history_path(void)
+{
+	char path[PATH_MAX];
+	enum store_origin origin;
+	struct err e = { 0 };
+	if (store_locate(NULL, path, sizeof(path), &origin, &e))
+		return cmd_fail(PH_EXIT_FAIL, &e);
+	char *shown = url_redact(path);
+	printf("%s\n", shown);
+	free(shown);
+	int status = cmd_finish_stdout(PH_EXIT_OK);
+	fprintf(stderr, "(%s)\n", store_origin_text(origin));
+	if (status == PH_EXIT_OK && store_check_location(path, &e))
+		return cmd_fail(PH_EXIT_FAIL, &e);
+	return status;
+}
+
 static int history_list(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "command", required_argument, NULL, 'c' },
-		{ "tag", required_argument, NULL, 't' },
-		{ "commit", required_argument, NULL, 'C' },
-		{ "runs", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct store_filter f = { .limit = 20 };
 	struct err e = { 0 };
-	int c, status = 0;
-	while ((c = history_getopt(argc, argv, "+:c:t:n:h", longopts, &status)) != -1) {
-		switch (c) {
-		case -2:
-			return status;
-		case 'c':
-			f.command = optarg;
-			break;
-		case 't':
-			f.tag = optarg;
-			break;
-		case 'C':
-			f.commit = optarg;
-			break;
-		case 'n':
-			if (parse_i64(optarg, 0, INT64_MAX, &f.limit, "-n", &e))
-				return cmd_usage_error("history", "%s", e.msg);
-			break;
-		case 'h':
-			return history_help(list_usage);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error("history", "unexpected argument '%s'", argv[optind]);
+	int status = 0;
+	bool path = false;
+	const struct parseopt table[] = {
+		PARSEOPT_FLAG(0, "path", &path, "print which history database is used, and why"),
+		PARSEOPT_STRING('c', "command", &f.command, "S", "runs whose command contains S"),
+		PARSEOPT_STRING('t', "tag", &f.tag, "T", "runs tagged T"),
+		PARSEOPT_STRING(0, "commit", &f.commit, "C", "runs recorded at a commit starting with C"),
+		PARSEOPT_I64('n', "runs", &f.limit, "N", "at most N runs (default 20; 0 = all)", 0, INT64_MAX),
+		PARSEOPT_END(),
+	};
+	/* "perfhunt history --help" is the overview, with the options of list */
+	int nargs = history_options(strcmp(argv[0], "list") ? usage_text : list_usage, table, argc, argv, &status);
+	if (nargs < 0)
+		return status;
+	if (nargs > 0)
+		return cmd_usage_error("history", "unexpected argument '%s'", argv[0]);
+	if (path)
+		return history_path();
 	struct store *s = NULL;
 	struct store_row *rows = NULL;
 	size_t n = 0;
@@ -206,6 +239,7 @@ static int history_list(int argc, char **argv)
 	else
 		printf("%5s  %-19s  %-11s  %4s  %9s  %10s  %5s  %-12s  %s\n", "ID", "STARTED",
 		       "COMMIT", "EXIT", "WALL", "PEAK RSS", "BENCH", "TAGS", "COMMAND");
+	struct quote_pool q = { 0 }; /* user text reaches the terminal quoted */
 	for (size_t i = 0; i < n; i++) {
 		const struct store_row *r = &rows[i];
 		char when[32], commit[16], wall[32] = "-", peak[32] = "-", bench[24] = "-";
@@ -217,10 +251,11 @@ static int history_list(int argc, char **argv)
 			units_kb((double)r->peak_rss_kb, peak, sizeof(peak));
 		if (r->bench_id)
 			snprintf(bench, sizeof(bench), "%" PRId64, r->bench_id);
-		printf("%5" PRId64 "  %-19s  %-11s  %4d  %9s  %10s  %5s  %-12s  %s\n", r->id, when,
-		       commit, r->exit_status, wall, peak, bench, *r->tags ? r->tags : "-",
-		       r->command);
+		printf("%5" PRId64 "  %-19s  %-11s  %4d  %9s  %10s  %5s  %-12s  %s\n", r->id,
+		       quote_pool_c(&q, when), commit, r->exit_status, wall, peak, bench,
+		       *r->tags ? quote_pool_c(&q, r->tags) : "-", quote_pool_c(&q, r->command));
 	}
+	quote_pool_release(&q);
 	store_rows_free(rows, n);
 	store_close(s);
 	return cmd_finish_stdout(PH_EXIT_OK);
@@ -236,6 +271,7 @@ static json_t *history_get(json_t *obj, const char *key)
 static void history_show_one(json_t *rec)
 {
 	json_t *git = history_get(rec, "git");
+	struct quote_pool q = { 0 }; /* user text reaches the terminal quoted */
 	printf("run %" JSON_INTEGER_FORMAT, json_integer_value(history_get(rec, "history_id")));
 	if (history_get(rec, "history_bench_id"))
 		printf(" (bench %" JSON_INTEGER_FORMAT ")",
@@ -243,10 +279,11 @@ static void history_show_one(json_t *rec)
 	putchar('\n');
 	const char *host = json_string_value(history_get(history_get(rec, "host"), "hostname"));
 	const char *started = json_string_value(history_get(rec, "started_at"));
-	printf("  %-17s %s%s%s\n", "started", started ? started : "?", host ? " on " : "", host ? host : "");
+	printf("  %-17s %s%s%s\n", "started", started ? quote_pool_c(&q, started) : "?", host ? " on " : "",
+	       host ? quote_pool_c(&q, host) : "");
 	const char *commit = json_string_value(history_get(git, "commit"));
 	if (commit)
-		printf("  %-17s %s%s\n", "commit", commit, json_is_true(history_get(git, "dirty")) ? " (dirty)" : "");
+		printf("  %-17s %s%s\n", "commit", quote_pool_c(&q, commit), json_is_true(history_get(git, "dirty")) ? " (dirty)" : "");
 	json_t *tags = history_get(rec, "tags");
 	if (json_array_size(tags)) {
 		printf("  %-17s", "tags");
@@ -258,88 +295,70 @@ static void history_show_one(json_t *rec)
 			for (size_t k = 0; k < i && tag && !again; k++)
 				again = json_equal(t, json_array_get(tags, k));
 			if (tag && !again)
-				printf("%s%s", shown++ ? ", " : " ", tag);
+				printf("%s%s", shown++ ? ", " : " ", quote_pool_c(&q, tag));
 		}
 		putchar('\n');
 	}
+	quote_pool_release(&q);
 	summary_print(rec, stdout);
 }
 
 static int history_show(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	bool json = false;
-	int c, status = 0;
-	while ((c = history_getopt(argc, argv, ":jh", longopts, &status)) != -1) {
-		switch (c) {
-		case -2:
-			return status;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			return history_help(show_usage);
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("history", argc == optind ? "show needs a run ID or reference"
-								 : "show takes one run ID or reference");
+	int status = 0;
+	const struct parseopt table[] = {
+		PARSEOPT_FLAG('j', "json", &json, "print the stored perfhunt.run/1 record (an array for several)"),
+		PARSEOPT_END(),
+	};
+	int n = history_options(show_usage, table, argc, argv, &status);
+	if (n < 0)
+		return status;
+	if (n != 1)
+		return cmd_usage_error("history", n == 0 ? "show needs a run ID or reference"
+						       : "show takes one run ID or reference");
 	struct store *s = NULL;
 	struct err e = { 0 };
 	json_t **recs = NULL;
-	size_t n = 0;
-	if (store_open_existing(&s, NULL, &e) || store_resolve(s, argv[optind], &recs, &n, &e)) {
+	size_t nrecs = 0;
+	if (store_open_existing(&s, NULL, &e) || store_resolve(s, argv[0], &recs, &nrecs, &e)) {
 		store_close(s);
 		return cmd_fail(PH_EXIT_FAIL, &e);
 	}
 	store_close(s);
 	if (json) {
 		json_t *out = json_array();
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < nrecs; i++)
 			json_array_append(out, recs[i]);
-		json_dumpf(n == 1 ? recs[0] : out, stdout, JSON_INDENT(2));
+		json_dumpf(nrecs == 1 ? recs[0] : out, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(out);
 	} else {
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < nrecs; i++) {
 			if (i)
 				putchar('\n');
 			history_show_one(recs[i]);
 		}
 	}
-	store_records_free(recs, n);
+	store_records_free(recs, nrecs);
 	return cmd_finish_stdout(PH_EXIT_OK);
 }
 
 /* One block character per value, ▁ (lowest) to █ (highest). */
 static int history_trend(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "command", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *command = NULL;
-	int c, status = 0;
-	while ((c = history_getopt(argc, argv, ":c:h", longopts, &status)) != -1) {
-		switch (c) {
-		case -2:
-			return status;
-		case 'c':
-			command = optarg;
-			break;
-		case 'h':
-			return history_help(trend_usage);
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("history", argc == optind ? "trend needs a METRIC"
-								 : "trend takes one METRIC");
-	const char *metric = argv[optind];
+	int status = 0;
+	const struct parseopt table[] = {
+		PARSEOPT_STRING('c', "command", &command, "S", "only runs whose command contains S"),
+		PARSEOPT_END(),
+	};
+	int nargs = history_options(trend_usage, table, argc, argv, &status);
+	if (nargs < 0)
+		return status;
+	if (nargs != 1)
+		return cmd_usage_error("history", nargs == 0 ? "trend needs a METRIC" : "trend takes one METRIC");
+	const char *metric = argv[0];
 	struct store *s = NULL;
 	struct err e = { 0 };
 	struct store_trend_point *p = NULL;
@@ -372,43 +391,30 @@ static int history_trend(int argc, char **argv)
 
 static int history_import(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "tag", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	struct parseopt_list tags = { 0 };
+	int status = 0;
+	const struct parseopt table[] = {
+		{ .type = PARSEOPT_TYPE_LIST, .short_name = 't', .long_name = "tag", .value = &tags, .argh = "T",
+		  .help = "tag every imported run T (repeatable)", .flags = PARSEOPT_NONEMPTY },
+		PARSEOPT_END(),
 	};
-	const char **tags = xcalloc((size_t)argc + 1, sizeof(*tags));
-	size_t ntags = 0;
-	int c, status = 0;
-	while ((c = history_getopt(argc, argv, ":t:h", longopts, &status)) != -1) {
-		switch (c) {
-		case -2:
-			free(tags);
-			return status;
-		case 't':
-			if (!*optarg) {
-				free(tags);
-				return cmd_usage_error("history", "--tag needs a non-empty name");
-			}
-			tags[ntags++] = optarg;
-			break;
-		case 'h':
-			free(tags);
-			return history_help(import_usage);
-		}
+	int nfiles = history_options(import_usage, table, argc, argv, &status);
+	if (nfiles < 0) {
+		parseopt_list_release(&tags);
+		return status;
 	}
-	if (optind >= argc) {
-		free(tags);
+	if (nfiles == 0) {
+		parseopt_list_release(&tags);
 		return cmd_usage_error("history", "import needs at least one FILE.json");
 	}
 	struct store *s = NULL;
 	struct err e = { 0 };
 	if (store_open(&s, NULL, &e)) {
-		free(tags);
+		parseopt_list_release(&tags);
 		return cmd_fail(PH_EXIT_FAIL, &e);
 	}
 	status = PH_EXIT_OK;
-	for (int i = optind; i < argc; i++) {
+	for (int i = 0; i < nfiles; i++) {
 		json_t **recs = NULL;
 		size_t nrecs = 0;
 		if (jsonio_read_many(argv[i], &recs, &nrecs, &e)) {
@@ -421,9 +427,9 @@ static int history_import(int argc, char **argv)
 			const char *schema = json_string_value(json_object_get(rec, "schema"));
 			int rc;
 			if (schema && !strcmp(schema, "perfhunt.bench/1"))
-				rc = store_add_bench(s, rec, tags, &id, &e);
+				rc = store_add_bench(s, rec, tags.items, &id, &e);
 			else
-				rc = store_add_run(s, rec, tags, 0, &id, &e);
+				rc = store_add_run(s, rec, tags.items, 0, &id, &e);
 			if (rc && nrecs > 1) {
 				err_wrap(&e, "%s: record %zu", argv[i], k + 1);
 				status = cmd_fail(PH_EXIT_FAIL, &e);
@@ -438,7 +444,7 @@ static int history_import(int argc, char **argv)
 		jsonio_values_free(recs, nrecs);
 	}
 	store_close(s);
-	free(tags);
+	parseopt_list_release(&tags);
 	return cmd_finish_stdout(status);
 }
 
@@ -466,26 +472,17 @@ static int history_export_one(json_t *rec, void *arg)
 
 static int history_export(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *out = "-";
-	int c, status = 0;
-	while ((c = history_getopt(argc, argv, ":o:h", longopts, &status)) != -1) {
-		switch (c) {
-		case -2:
-			return status;
-		case 'o':
-			out = optarg;
-			break;
-		case 'h':
-			return history_help(export_usage);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error("history", "unexpected argument '%s'", argv[optind]);
+	int status = 0;
+	const struct parseopt table[] = {
+		PARSEOPT_STRING('o', "out", &out, "FILE", "write to FILE, atomically (default: stdout)"),
+		PARSEOPT_END(),
+	};
+	int n = history_options(export_usage, table, argc, argv, &status);
+	if (n < 0)
+		return status;
+	if (n > 0)
+		return cmd_usage_error("history", "unexpected argument '%s'", argv[0]);
 	struct store *s = NULL;
 	struct err e = { 0 };
 	if (store_open_existing(&s, NULL, &e))
@@ -516,6 +513,352 @@ static int history_export(int argc, char **argv)
 	return cmd_finish_stdout(PH_EXIT_OK);
 }
 
+/* Options shared by detect and site: which series, and how to detect. */
+struct history_detect_opts {
+	struct store_series_filter filter;
+	struct changepoint_opts cp;
+	const char *since;
+};
+
+/* The options detect and site share: which series, and how to detect. */
+struct history_detect_args {
+	struct history_detect_opts o;
+	struct parseopt_list metrics, phases;
+	int64_t min_segment;
+};
+
+static void history_detect_args_init(struct history_detect_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	changepoint_opts_init(&a->o.cp);
+	a->min_segment = (int64_t)a->o.cp.min_segment;
+}
+
+/* After the parse: the lists and numbers where the detector reads them. */
+static void history_detect_args_finish(struct history_detect_args *a)
+{
+	a->o.filter.metrics = a->metrics.items;
+	a->o.filter.n_metrics = a->metrics.n;
+	a->o.filter.phases = a->phases.items;
+	a->o.filter.n_phases = a->phases.n;
+	a->o.cp.min_segment = (size_t)a->min_segment;
+}
+
+static void history_detect_args_release(struct history_detect_args *a)
+{
+	parseopt_list_release(&a->metrics);
+	parseopt_list_release(&a->phases);
+}
+
+#define HISTORY_DETECT_ROWS(a) \
+	PARSEOPT_LIST('m', "metric", &(a)->metrics, "NAME", \
+		      "only this metric (repeatable; NAME* a prefix), e.g.\nwall_s, peak_rss_kb, 'phase:*'"), \
+	PARSEOPT_LIST('p', "phase", &(a)->phases, "NAME", "phase:NAME and its per-phase metrics (repeatable)"), \
+	PARSEOPT_STRING('b', "bench", &(a)->o.filter.bench, "S", "only benchmarks whose command contains S"), \
+	PARSEOPT_STRING(0, "since", &(a)->o.since, "REF", \
+			"report only changes after commit REF (the history\nbefore it is still the baseline)"), \
+	PARSEOPT_CALLBACK(0, "alpha", &(a)->o.cp.alpha, "A", "significance level of each split (default 0.01)", \
+			  cmd_opt_alpha), \
+	PARSEOPT_CALLBACK(0, "min-magnitude", &(a)->o.cp.min_magnitude, "PCT", \
+			  "ignore shifts of the median under PCT percent (default 1)", cmd_opt_threshold), \
+	PARSEOPT_I64(0, "min-segment", &(a)->min_segment, "N", "fewest commits on each side of a change (default 5)", \
+		     2, 1000000)
+
+/* The index of the first point after commit since (full hex): by
+ * first-parent position, else by recording time (after the last run of
+ * since anywhere in the history, last_ref_at). */
+static size_t history_since_index(const struct detect_series *s, int64_t since_pos, const char *last_ref_at)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		if (since_pos >= 0 ? s->points[i].position > since_pos
+				   : strcmp(s->points[i].started_at, last_ref_at) > 0)
+			return i;
+	}
+	return s->n;
+}
+
+/* Reads the series of o from s and runs the detector on each; fills ctx.
+ * Errors are printed; returns PH_EXIT_OK or the exit status. */
+static int history_detect_load(struct store *st, struct history_detect_opts *o, struct detect_series **out,
+			       size_t *n, struct detect_context *ctx, char *since_buf, size_t since_len)
+{
+	struct err e = { 0 };
+	char top[4096];
+	char **order = NULL;
+	size_t norder = 0;
+	int in_repo = git_toplevel(top, sizeof(top)) == 0;
+	if (in_repo && git_first_parent(top, &order, &norder))
+		norder = 0;
+	o->filter.order = (const char *const *)order;
+	o->filter.n_order = norder;
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->opts = o->cp;
+	int status = PH_EXIT_OK;
+	if (store_series_load(st, &o->filter, out, n, ctx, &e)) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	if (*n == 0) {
+		err_set(&e, "no stored run has %s%s%s in '%s'",
+			o->filter.n_metrics || o->filter.n_phases ? "the selected metrics" : "any metric",
+			o->filter.bench ? " for that benchmark" : "", "", store_path(st));
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	int64_t since_pos = -1;
+	const char *last_ref_at = NULL;
+	if (o->since) {
+		/* git names it when it can; else a commit prefix among the stored runs */
+		if (!(in_repo && git_resolve_commit(top, o->since, since_buf, since_len) == 0))
+			snprintf(since_buf, since_len, "%s", o->since);
+		for (size_t i = 0; i < norder && ctx->first_parent; i++)
+			if (!strcmp(order[i], since_buf))
+				since_pos = (int64_t)i;
+		for (size_t i = 0; i < *n; i++)
+			for (size_t p = 0; p < (*out)[i].n; p++) {
+				const struct detect_point *pt = &(*out)[i].points[p];
+				if (*pt->commit && !strncmp(pt->commit, since_buf, strlen(since_buf)) &&
+				    (!last_ref_at || strcmp(pt->started_at, last_ref_at) > 0))
+					last_ref_at = pt->started_at;
+			}
+		if (ctx->first_parent ? since_pos < 0 : !last_ref_at) {
+			err_set(&e, "--since: '%s' is %s", o->since,
+				ctx->first_parent ? "not a commit on the first-parent history of HEAD"
+						  : "no commit of a stored run");
+			status = cmd_fail(PH_EXIT_FAIL, &e);
+			goto out;
+		}
+		ctx->since = since_buf;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		if (detect_series_run(&(*out)[i], &o->cp, &e)) {
+			status = cmd_fail(PH_EXIT_FAIL, &e);
+			goto out;
+		}
+		if (o->since)
+			(*out)[i].report_from = history_since_index(&(*out)[i], since_pos, last_ref_at);
+	}
+out:
+	for (size_t i = 0; i < norder; i++)
+		free(order[i]);
+	free(order);
+	o->filter.order = NULL;
+	o->filter.n_order = 0;
+	return status;
+}
+
+static int history_write_export(const char *path, int json, const struct detect_series *s, size_t n,
+				const struct detect_context *ctx, struct err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = 0;
+	if (json) {
+		json_t *rec = detect_json_record(s, n, ctx);
+		char *text = rec ? json_dumps(rec, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : NULL;
+		json_decref(rec);
+		if (!text)
+			return err_set(e, "cannot write '%s': a name is not valid UTF-8", path);
+		buf = xasprintf("%s\n", text);
+		free(text);
+		len = strlen(buf);
+	} else {
+		FILE *f = open_memstream(&buf, &len);
+		if (!f)
+			return err_sys(e, "cannot write '%s'", path);
+		rc = detect_markdown_write(s, n, ctx, f);
+		if (fclose(f) != 0 || rc < 0) {
+			free(buf);
+			return err_sys(e, "cannot write '%s'", path);
+		}
+	}
+	rc = jsonio_write_bytes(path, buf, len, e); /* atomic */
+	free(buf);
+	return rc;
+}
+
+static int history_detect(int argc, char **argv)
+{
+	struct history_detect_args a;
+	history_detect_args_init(&a);
+	struct history_detect_opts *o = &a.o;
+	const char *json_path = NULL, *md_path = NULL;
+	bool fail_on_regression = false, quiet = false;
+	struct detect_series *series = NULL;
+	size_t n = 0;
+	struct store *st = NULL;
+	struct err e = { 0 };
+	int status = 0;
+	const struct parseopt table[] = {
+		HISTORY_DETECT_ROWS(&a),
+		PARSEOPT_STRING(0, "export-json", &json_path, "FILE", "write a perfhunt.detect/1 record"),
+		PARSEOPT_STRING(0, "export-markdown", &md_path, "FILE", "write a markdown table"),
+		PARSEOPT_FLAG(0, "fail-on-regression", &fail_on_regression, "exit 1 when a regression is reported"),
+		PARSEOPT_FLAG('q', "quiet", &quiet, "print nothing (exports are still written)"),
+		PARSEOPT_END(),
+	};
+	const struct cmd_options opts = { .name = "history", .help_name = "history detect", .usage = detect_usage,
+					  .footer = detect_footer, .table = table };
+	int nargs = cmd_parse_options(&opts, argc, argv, &status);
+	if (nargs < 0)
+		goto out;
+	if (nargs > 0) {
+		status = cmd_usage_error("history", "unexpected argument '%s'", argv[0]);
+		goto out;
+	}
+	history_detect_args_finish(&a);
+	if (store_open_existing(&st, NULL, &e)) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	struct detect_context ctx;
+	char since[128];
+	if ((status = history_detect_load(st, o, &series, &n, &ctx, since, sizeof(since))) != PH_EXIT_OK)
+		goto out;
+	if (!quiet && detect_text_write(series, n, &ctx, cmd_use_color(1), stdout) < 0)
+		status = PH_EXIT_FAIL;
+	if (json_path && history_write_export(json_path, 1, series, n, &ctx, &e))
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+	if (md_path && history_write_export(md_path, 0, series, n, &ctx, &e))
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+	size_t changes, regressions;
+	detect_text_count(series, n, &changes, &regressions);
+	if (status == PH_EXIT_OK && fail_on_regression && regressions > 0)
+		status = PH_EXIT_FAIL;
+	status = cmd_finish_stdout(status);
+out:
+	detect_series_free(series, n);
+	store_close(st);
+	history_detect_args_release(&a);
+	return status;
+}
+
+/* Writes one page of the site; 0 or -1. */
+static int history_site_page(const char *dir, const char *name, const struct svg *page, struct err *e)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int rc = svg_save(page, path, e);
+	free(path);
+	return rc;
+}
+
+static int history_site_mkdir(const char *path, struct err *e)
+{
+	if (mkdir(path, 0755) == 0 || errno == EEXIST) {
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return 0;
+		return err_set(e, "cannot write the site: '%s' is not a directory", path);
+	}
+	return err_sys(e, "cannot create '%s'", path);
+}
+
+/* The report of every run a point links to: runs/ID.html. */
+static int history_site_runs(struct store *st, const char *dir, const struct detect_series *s, size_t n,
+			     size_t *written, struct err *e)
+{
+	int64_t *done = NULL;
+	size_t ndone = 0, cap = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		for (size_t p = 0; p < s[i].n && rc == 0; p++) {
+			int64_t id = s[i].points[p].run_ids[0];
+			int seen = 0;
+			for (size_t k = ndone; k-- > 0 && !seen;)
+				seen = done[k] == id;
+			if (seen)
+				continue;
+			xgrow((void **)&done, &cap, ndone + 1, sizeof(*done));
+			done[ndone++] = id;
+			json_t *rec = NULL;
+			struct svg page;
+			svg_init(&page);
+			char name[48];
+			snprintf(name, sizeof(name), "runs/%" PRId64 ".html", id);
+			rc = store_get_run(st, id, &rec, e);
+			if (rc == 0 && report_html(rec, &page, e) == 0)
+				rc = history_site_page(dir, name, &page, e);
+			else if (rc == 0)
+				rc = err_wrap(e, "run %" PRId64, id);
+			json_decref(rec);
+			svg_release(&page);
+		}
+	}
+	free(done);
+	*written = ndone;
+	return rc;
+}
+
+static int history_site(int argc, char **argv)
+{
+	struct history_detect_args a;
+	history_detect_args_init(&a);
+	struct history_detect_opts *o = &a.o;
+	struct detect_series *series = NULL;
+	size_t n = 0, *starts = NULL;
+	struct store *st = NULL;
+	struct err e = { 0 };
+	int status = 0;
+	const struct parseopt table[] = {
+		HISTORY_DETECT_ROWS(&a),
+		PARSEOPT_END(),
+	};
+	int nargs = history_options(site_usage, table, argc, argv, &status);
+	if (nargs < 0)
+		goto out;
+	if (nargs != 1) {
+		status = cmd_usage_error("history", nargs == 0 ? "site needs a DIR" : "site takes one DIR");
+		goto out;
+	}
+	history_detect_args_finish(&a);
+	const char *dir = argv[0];
+	if (store_open_existing(&st, NULL, &e)) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	struct detect_context ctx;
+	char since[128];
+	if ((status = history_detect_load(st, o, &series, &n, &ctx, since, sizeof(since))) != PH_EXIT_OK)
+		goto out;
+	char *runs_dir = xasprintf("%s/runs", dir);
+	int rc = history_site_mkdir(dir, &e) || history_site_mkdir(runs_dir, &e) ? -1 : 0;
+	free(runs_dir);
+	starts = xcalloc(n + 1, sizeof(*starts));
+	size_t nbench = report_site_benches(series, n, starts), reports = 0;
+	struct svg page;
+	svg_init(&page);
+	for (size_t b = 0; b < nbench && rc == 0; b++) {
+		char name[48];
+		snprintf(name, sizeof(name), "bench-%zu.html", b + 1);
+		page.len = 0;
+		page.buf[0] = 0;
+		report_site_bench(series, starts[b], starts[b + 1], &ctx, &page);
+		rc = history_site_page(dir, name, &page, &e);
+	}
+	if (rc == 0)
+		rc = history_site_runs(st, dir, series, n, &reports, &e);
+	if (rc == 0) {
+		page.len = 0;
+		page.buf[0] = 0;
+		report_site_index(series, &ctx, starts, nbench, &page);
+		rc = history_site_page(dir, "index.html", &page, &e); /* last: a complete site when it appears */
+	}
+	svg_release(&page);
+	if (rc) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	fprintf(stderr, "perfhunt: wrote %s/index.html: %zu benchmark%s, %zu series, %zu run report%s\n", dir,
+		nbench, nbench == 1 ? "" : "s", n, reports, reports == 1 ? "" : "s");
+	status = cmd_finish_stdout(PH_EXIT_OK);
+out:
+	free(starts);
+	detect_series_free(series, n);
+	store_close(st);
+	history_detect_args_release(&a);
+	return status;
+}
+
 int cmd_history(int argc, char **argv)
 {
 	static const struct {
@@ -527,11 +870,9 @@ int cmd_history(int argc, char **argv)
 		{ "trend", history_trend },
 		{ "import", history_import },
 		{ "export", history_export },
+		{ "detect", history_detect },
+		{ "site", history_site },
 	};
-	opterr = 0;
-	optind = 1;
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
-		return history_help(usage_text);
 	if (argc > 1 && argv[1][0] != '-') {
 		for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
 			if (!strcmp(argv[1], subs[i].name))

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -29,12 +28,9 @@ static const char usage_text[] =
 	"Prints the peak row of each timeline CSV (perfhunt's, or the headerless\n"
 	"epoch_ms,rss_kb,rss_gib of a 1 s sampler) in one pass. FILE '-' is stdin.\n"
 	"Malformed lines are skipped and reported on stderr.\n"
-	"\n"
-	"  -c, --column NAME|N  the column to maximise, by header name or 1-based\n"
-	"                       index (default 2, rss_kb)\n"
-	"  -j, --json           one JSON object per file, one per line\n"
-	"  -h, --help           show this help\n"
-	"\n"
+	"\n";
+
+static const char usage_footer[] =
 	"Exit status: 0 when every file had a peak, 1 when a file could not be read\n"
 	"or had no valid row, 2 on a usage error.\n";
 
@@ -188,57 +184,51 @@ out:
 	return status;
 }
 
+struct column {
+	size_t index; /* 1-based; 0: by name */
+	const char *name;
+};
+
+/* --column NAME|N: a 1-based index when it starts with a digit, else a header name. */
+static int column_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	(void)st;
+	struct column *c = row->value;
+	int64_t n;
+	if (arg[0] >= '0' && arg[0] <= '9') {
+		if (parse_i64(arg, 1, INT32_MAX, &n, "--column", e) < 0)
+			return -1;
+		c->index = (size_t)n;
+		c->name = NULL;
+	} else if (!arg[0]) {
+		return err_set(e, "--column: expected a name or a 1-based index");
+	} else {
+		c->name = arg;
+		c->index = 0;
+	}
+	return 0;
+}
+
 int cmd_peak(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "column", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	size_t column = 0;
-	const char *name = NULL;
+	struct column col = { 0 };
 	bool json = false;
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:c:jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': {
-			int64_t n;
-			if (optarg[0] >= '0' && optarg[0] <= '9') {
-				struct err e = { 0 };
-				if (parse_i64(optarg, 1, INT32_MAX, &n, "--column", &e) < 0)
-					return cmd_usage_error("peak", "%s", e.msg);
-				column = (size_t)n;
-				name = NULL;
-			} else if (!optarg[0]) {
-				return cmd_usage_error("peak", "--column: expected a name or a 1-based index");
-			} else {
-				name = optarg;
-				column = 0;
-			}
-			break;
-		}
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return cmd_finish_stdout(PH_EXIT_OK);
-		case ':':
-			return cmd_usage_error("peak", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				return cmd_usage_error("peak", "unknown option '-%c'", optopt);
-			return cmd_usage_error("peak", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return cmd_usage_error("peak", "expected at least one FILE");
+	const struct parseopt table[] = {
+		PARSEOPT_CALLBACK('c', "column", &col, "NAME|N", "the column to maximise, by header name or 1-based\n"
+				  "index (default 2, rss_kb)", column_opt),
+		PARSEOPT_FLAG('j', "json", &json, "one JSON object per file, one per line"),
+		PARSEOPT_END(),
+	};
+	const struct cmd_options opts = { .name = "peak", .usage = usage_text, .footer = usage_footer,
+					  .table = table };
 	int status = PH_EXIT_OK;
-	for (int i = optind; i < argc; i++) {
-		int rc = peak_file(argv[i], column, name, json);
+	int n = cmd_parse_options(&opts, argc, argv, &status);
+	if (n < 0)
+		return status;
+	if (n == 0)
+		return cmd_usage_error("peak", "expected at least one FILE");
+	for (int i = 0; i < n; i++) {
+		int rc = peak_file(argv[i], col.index, col.name, json);
 		if (rc != PH_EXIT_OK)
 			status = rc;
 		/* Each line is whole before the next file's messages reach stderr. */

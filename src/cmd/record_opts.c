@@ -15,36 +15,6 @@
 #include "export/summary.h"
 #include "util/xalloc.h"
 
-enum {
-	OPT_INTERVAL = 500, OPT_CSV, OPT_CSV_FORMAT, OPT_PSS, OPT_CGROUP, OPT_PROBE, OPT_LANE_KEY,
-	OPT_NO_PROBES, OPT_TAG, OPT_NO_SAVE, OPT_GPU, OPT_COUNTERS, OPT_PROBE_LOG, OPT_PROBE_TIME,
-	OPT_OPENMETRICS, OPT_PUSH, OPT_PUSH_JOB, OPT_PUSH_LABEL,
-};
-
-static const struct option shared[] = {
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "output", required_argument, NULL, 'o' },
-	{ "csv", required_argument, NULL, OPT_CSV },
-	{ "csv-format", required_argument, NULL, OPT_CSV_FORMAT },
-	{ "pss", no_argument, NULL, OPT_PSS },
-	{ "cgroup", required_argument, NULL, OPT_CGROUP },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "probe", required_argument, NULL, OPT_PROBE },
-	{ "lane-key", required_argument, NULL, OPT_LANE_KEY },
-	{ "no-probes", no_argument, NULL, OPT_NO_PROBES },
-	{ "tag", required_argument, NULL, OPT_TAG },
-	{ "no-save", no_argument, NULL, OPT_NO_SAVE },
-	{ "gpu", required_argument, NULL, OPT_GPU },
-	{ "counters", no_argument, NULL, OPT_COUNTERS },
-	{ "events", required_argument, NULL, 'e' },
-	{ "probe-log", required_argument, NULL, OPT_PROBE_LOG },
-	{ "probe-time", required_argument, NULL, OPT_PROBE_TIME },
-	{ "export-openmetrics", required_argument, NULL, OPT_OPENMETRICS },
-	{ "push", required_argument, NULL, OPT_PUSH },
-	{ "push-job", required_argument, NULL, OPT_PUSH_JOB },
-	{ "push-label", required_argument, NULL, OPT_PUSH_LABEL },
-};
-
 void record_opts_init(struct record_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -73,103 +43,64 @@ void record_opts_release(struct record_opts *o)
 	probe_config_release(&o->probe_cfg);
 }
 
-struct option *record_opts_longopts(const struct option *extra)
+enum {
+	OPT_CSV_FORMAT = 1, OPT_CGROUP, OPT_PROBE, OPT_LANE_KEY, OPT_TAG, OPT_GPU, OPT_PROBE_LOG, OPT_PROBE_TIME,
+	OPT_PUSH, OPT_PUSH_LABEL, OPT_EVENTS,
+};
+
+/* arg is one of two words: *second = whether it is the second; else an error naming opt. */
+static int two_words(const char *opt, const char *arg, const char *first, const char *second, bool *is_second,
+		     struct err *e)
 {
-	size_t ne = 0;
-	while (extra[ne].name)
-		ne++;
-	size_t ns = sizeof(shared) / sizeof(shared[0]);
-	struct option *all = xcalloc(ns + ne + 1, sizeof(*all));
-	memcpy(all, shared, sizeof(shared));
-	memcpy(all + ns, extra, ne * sizeof(*extra));
-	return all;
+	if (strcmp(arg, first) && strcmp(arg, second))
+		return err_set(e, "%s: expected %s or %s, got '%s'", opt, first, second, arg);
+	*is_second = !strcmp(arg, second);
+	return 0;
 }
 
-int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err *e)
+/* The shared options with more to do than store a value: row->defval says which. */
+static int record_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
 {
-	int64_t v;
-	switch (c) {
-	case OPT_INTERVAL:
-		if (parse_i64(arg, 1, 3600000, &v, "--interval", e) < 0)
-			return -1;
-		o->interval_ms = (int)v;
-		return 1;
-	case 'o':
-		o->json_path = arg;
-		return 1;
-	case OPT_CSV:
-		o->csv_path = arg;
-		return 1;
+	(void)st;
+	struct record_opts *o = row->value;
+	bool b;
+	switch (row->defval) {
 	case OPT_CSV_FORMAT:
-		if (!strcmp(arg, "full"))
-			o->csv_format = CSV_FULL;
-		else if (!strcmp(arg, "seed"))
-			o->csv_format = CSV_SEED;
-		else
-			return err_set(e, "--csv-format: expected full or seed, got '%s'", arg);
-		return 1;
-	case OPT_PSS:
-		o->pss = true;
-		return 1;
+		if (two_words("--csv-format", arg, "full", "seed", &b, e) < 0)
+			return -1;
+		o->csv_format = b ? CSV_SEED : CSV_FULL;
+		return 0;
 	case OPT_CGROUP:
-		if (!strcmp(arg, "auto"))
-			o->cgroup = true;
-		else if (!strcmp(arg, "off"))
-			o->cgroup = false;
-		else
-			return err_set(e, "--cgroup: expected auto or off, got '%s'", arg);
-		return 1;
-	case 'q':
-		o->quiet = true;
-		return 1;
+		if (two_words("--cgroup", arg, "auto", "off", &b, e) < 0)
+			return -1;
+		o->cgroup = !b;
+		return 0;
+	case OPT_GPU:
+		if (two_words("--gpu", arg, "auto", "off", &b, e) < 0)
+			return -1;
+		o->gpu = !b;
+		return 0;
+	case OPT_PROBE_TIME:
+		return two_words("--probe-time", arg, "auto", "arrival", &o->probe_time_arrival, e);
 	case OPT_PROBE:
-		return probe_config_add_prefix(&o->probe_cfg, arg, e) < 0 ? -1 : 1;
+		return probe_config_add_prefix(&o->probe_cfg, arg, e);
 	case OPT_LANE_KEY:
-		return probe_config_add_lane_key(&o->probe_cfg, arg, e) < 0 ? -1 : 1;
-	case OPT_NO_PROBES:
-		o->probes = false;
-		return 1;
+		return probe_config_add_lane_key(&o->probe_cfg, arg, e);
 	case OPT_TAG:
-		if (!*arg)
-			return err_set(e, "--tag: empty tag");
 		o->tags = xrealloc(o->tags, (o->ntags + 2) * sizeof(*o->tags));
 		o->tags[o->ntags++] = arg;
 		o->tags[o->ntags] = NULL;
-		return 1;
-	case OPT_NO_SAVE:
-		o->save = false;
-		return 1;
-	case OPT_GPU:
-		if (!strcmp(arg, "auto"))
-			o->gpu = true;
-		else if (!strcmp(arg, "off"))
-			o->gpu = false;
-		else
-			return err_set(e, "--gpu: expected auto or off, got '%s'", arg);
-		return 1;
-	case OPT_COUNTERS:
-		o->counters = true;
-		return 1;
+		return 0;
 	case OPT_PROBE_LOG:
-		if (!*arg)
-			return err_set(e, "--probe-log: empty file name");
 		o->probe_logs = xrealloc(o->probe_logs, (o->nlogs + 2) * sizeof(*o->probe_logs));
 		o->probe_logs[o->nlogs++] = (char *)arg;
 		o->probe_logs[o->nlogs] = NULL;
-		return 1;
-	case OPT_OPENMETRICS:
-		o->fleet.openmetrics_path = arg;
-		return 1;
+		return 0;
 	case OPT_PUSH:
 		if (strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8))
 			return err_set(e, "--push: expected an http:// or https:// URL, got '%s'", arg);
 		o->fleet.push_url = arg;
-		return 1;
-	case OPT_PUSH_JOB:
-		if (!*arg)
-			return err_set(e, "--push-job: empty job name");
-		o->fleet.job = arg;
-		return 1;
+		return 0;
 	case OPT_PUSH_LABEL: {
 		char *name;
 		const char *value;
@@ -180,68 +111,79 @@ int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err 
 		o->push_labels[o->npush_labels++] = value;
 		o->push_labels[o->npush_labels] = NULL;
 		o->fleet.labels = o->push_labels;
-		return 1;
+		return 0;
 	}
-	case OPT_PROBE_TIME:
-		if (!strcmp(arg, "auto"))
-			o->probe_time_arrival = false;
-		else if (!strcmp(arg, "arrival"))
-			o->probe_time_arrival = true;
-		else
-			return err_set(e, "--probe-time: expected auto or arrival, got '%s'", arg);
-		return 1;
-	case 'e':
+	case OPT_EVENTS:
 		if (counters_check_events(arg, e) < 0)
 			return -1;
 		o->events = arg;
 		o->counters = true;
-		return 1;
+		return 0;
 	}
-	return 0;
+	return err_set(e, "unknown shared option %d", (int)row->defval);
 }
 
-int record_opts_getopt(struct record_opts *o, const char *cmd, int argc, char **argv,
-		       const char *extra_short, const struct option *longopts)
+#define ROW(s, l, a, h, code, fl) \
+	{ .type = PARSEOPT_TYPE_CALLBACK, .short_name = (s), .long_name = (l), .value = o, .argh = (a), \
+	  .help = (h), .flags = (fl), .defval = (code), .cb = record_opt }
+
+void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct parseopt rows[RECORD_OPTS_NROWS])
 {
-	char shortopts[64];
-	bool plus = extra_short[0] == '+';
-	snprintf(shortopts, sizeof(shortopts), "%s%s%s", plus ? "+" : "", RECORD_OPTS_SHORT,
-		 extra_short + plus);
-	opterr = 0; /* one line of our own instead of getopt's */
-	for (;;) {
-		optopt = 0;
-		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
-		if (c == -1)
-			return -1;
-		if (c == '?' || c == ':') {
-			if (optopt && optopt < 256) /* a short option */
-				cmd_usage_error(cmd, "unknown option or missing value: '-%c'", optopt);
-			else
-				cmd_usage_error(cmd, "unknown option or missing value: '%s'",
-						optind > 0 && optind <= argc ? argv[optind - 1] : "");
-			return -2;
-		}
-		struct err e;
-		int rc = record_opts_parse(o, c, optarg, &e);
-		if (rc < 0) {
-			cmd_usage_error(cmd, "%s", e.msg);
-			return -2;
-		}
-		if (rc == 0)
-			return c;
-	}
+	const bool bench = cmd == RECORD_OPTS_FOR_BENCH, bisect = cmd == RECORD_OPTS_FOR_BISECT;
+	/* -o and --csv are per run: bench and bisect-check refuse them after parsing */
+	const unsigned per_run = bench || bisect ? PARSEOPT_HIDDEN : 0;
+	const unsigned not_bisect = bisect ? PARSEOPT_HIDDEN : 0; /* quiet already, saved only with --save, no push */
+	/* a cgroup and counters need a command perfhunt starts: watch accepts and ignores them */
+	const unsigned launched = cmd == RECORD_OPTS_FOR_WATCH ? PARSEOPT_HIDDEN : 0;
+	const struct parseopt r[RECORD_OPTS_NROWS] = {
+		PARSEOPT_INT(0, "interval", &o->interval_ms, "MS", "sampling interval (default 100, minimum 1)", 1,
+			     3600000),
+		{ .type = PARSEOPT_TYPE_STRING, .short_name = 'o', .long_name = "output", .value = &o->json_path,
+		  .argh = "FILE", .help = "write the JSON run record to FILE", .flags = per_run },
+		{ .type = PARSEOPT_TYPE_STRING, .long_name = "csv", .value = &o->csv_path, .argh = "FILE",
+		  .help = "write the timeline CSV (every sample) to FILE", .flags = per_run },
+		ROW(0, "csv-format", "F", "full (default), or seed: epoch_ms,rss_kb,rss_gib\nwith no header",
+		    OPT_CSV_FORMAT, per_run),
+		PARSEOPT_FLAG(0, "pss", &o->pss, "also sample PSS (smaps_rollup; costlier,\ntime-budgeted)"),
+		ROW(0, "cgroup", "MODE", "auto (default): exact whole-tree peak from a\nmemory cgroup; off",
+		    OPT_CGROUP, launched),
+		{ .type = PARSEOPT_TYPE_FLAG, .short_name = 'q', .long_name = "quiet", .value = &o->quiet,
+		  .help = bench ? "no progress bar and no notes on stderr" : "no summary", .flags = not_bisect,
+		  .defval = 1 },
+		ROW(0, "probe", "PREFIX", "also parse lines holding 'PREFIX:'\n(default PERFHUNT, CUZK_TIMING)",
+		    OPT_PROBE, 0),
+		ROW(0, "lane-key", "KEY", "a probe key that names a lane\n(default gpu_tid, tid, worker)",
+		    OPT_LANE_KEY, 0),
+		PARSEOPT_CLEAR(0, "no-probes", &o->probes, "leave the command's stdout/stderr untouched,\n"
+			       "no probe parsing"),
+		ROW(0, "probe-log", "FILE", "follow FILE like tail -F and parse probe lines in it\n(repeatable)",
+		    OPT_PROBE_LOG, PARSEOPT_NONEMPTY),
+		ROW(0, "probe-time", "MODE", "auto (default): a log line's leading timestamp dates\n"
+		    "its probe; arrival: when it was read", OPT_PROBE_TIME, 0),
+		ROW(0, "tag", "NAME", bench || bisect ? "tag the runs in the history (repeatable)"
+					    : "tag the run in the history (repeatable)", OPT_TAG, PARSEOPT_NONEMPTY),
+		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "no-save", .value = &o->save,
+		  .help = bench ? "do not store the bench in the history" : "do not store the run in the history",
+		  .flags = not_bisect },
+		ROW(0, "gpu", "MODE", "auto (default): sample GPU memory when an NVIDIA\ndriver is present; off",
+		    OPT_GPU, 0),
+		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "counters", .value = &o->counters, .defval = 1,
+		  .help = "count perf events over the tree (software always,\nhardware where present)",
+		  .flags = launched },
+		ROW('e', "events", "LIST", "perf event names to count (implies --counters)", OPT_EVENTS, launched),
+		{ .type = PARSEOPT_TYPE_STRING, .long_name = "export-openmetrics", .value = &o->fleet.openmetrics_path,
+		  .argh = "FILE", .help = "the summary as OpenMetrics text\n(node_exporter textfile)",
+		  .flags = not_bisect },
+		ROW(0, "push", "URL", "push the summary to a Prometheus Pushgateway", OPT_PUSH, not_bisect),
+		{ .type = PARSEOPT_TYPE_STRING, .long_name = "push-job", .value = &o->fleet.job, .argh = "NAME",
+		  .help = "the gateway's job (default perfhunt)", .flags = PARSEOPT_NONEMPTY | not_bisect },
+		ROW(0, "push-label", "K=V", "a grouping label of the push (repeatable)", OPT_PUSH_LABEL, not_bisect),
+		PARSEOPT_END(),
+	};
+	memcpy(rows, r, sizeof(r));
 }
 
-int record_opts_number(const char *cmd, const char *opt, const char *arg, int64_t min, int64_t max,
-		       int64_t *out)
-{
-	struct err e;
-	if (parse_i64(arg, min, max, out, opt, &e) < 0) {
-		cmd_usage_error(cmd, "%s", e.msg);
-		return -1;
-	}
-	return 0;
-}
+#undef ROW
 
 void record_opts_session(const struct record_opts *o, const struct launch_opts *launch,
 			 uint64_t memory_limit_bytes, char *const *record_argv, struct session_config *c)
@@ -270,6 +212,7 @@ void record_opts_session(const struct record_opts *o, const struct launch_opts *
 		.duration_ms = o->duration_ms,
 		.daemon_pid = o->daemon_pid,
 		.idle_ms = o->idle_ms,
+		.timeout_ms = o->timeout_ms,
 		.tags = o->tags,
 		.save = o->save,
 		.fleet = &o->fleet,

@@ -5,7 +5,6 @@
 #ifndef PERFHUNT_RECORD_OPTS_H
 #define PERFHUNT_RECORD_OPTS_H
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,6 +17,7 @@
 #include "session/session.h"
 #include "util/err.h"
 #include "util/parse.h"
+#include "util/parseopt.h"
 
 struct record_opts {
 	int interval_ms;
@@ -41,6 +41,7 @@ struct record_opts {
 	bool discard_output; /* bench: parse the command's output, do not show it */
 	pid_t daemon_pid;    /* run --attach: also sample this tree for the command's lifetime */
 	double idle_ms;      /* run --attach: settle period before the command */
+	double timeout_ms;   /* bench --timeout: kill a run's tree after this long (0 = never) */
 	char **probe_logs;   /* --probe-log FILE... (NULL-terminated) */
 	size_t nlogs;
 	bool probe_time_arrival; /* --probe-time arrival: ignore log timestamps */
@@ -50,45 +51,18 @@ struct record_opts {
 	double push_every_ms;    /* watch --push-every: live samples to the gateway */
 };
 
-#define RECORD_OPTS_SHORT "o:qe:"
-#define RECORD_OPTS_HELP \
-	"      --interval MS      sampling interval (default 100, minimum 1)\n" \
-	"  -o, --output FILE      write the JSON run record to FILE\n" \
-	"      --csv FILE         write the timeline CSV (every sample) to FILE\n" \
-	"      --csv-format F     full (default) or seed (epoch_ms,rss_kb,rss_gib, no header)\n" \
-	"      --pss              also sample PSS (smaps_rollup; costlier, time-budgeted)\n" \
-	"      --cgroup MODE      auto (default): exact whole-tree peak from a memory cgroup; off\n" \
-	"  -q, --quiet            no summary\n" \
-	"      --probe PREFIX     also parse lines holding 'PREFIX:' (default PERFHUNT, CUZK_TIMING)\n" \
-	"      --lane-key KEY     a probe key that names a lane (default gpu_tid, tid, worker)\n" \
-	"      --no-probes        leave the command's stdout/stderr untouched, no probe parsing\n" \
-	"      --probe-log FILE   follow FILE like tail -F and parse probe lines in it (repeatable)\n" \
-	"      --probe-time MODE  auto (default): a log line's leading timestamp dates its probe; arrival\n" \
-	"      --tag NAME         tag the run in the history (repeatable)\n" \
-	"      --no-save          do not store the run in the history\n" \
-	"      --gpu MODE         auto (default): sample GPU memory when an NVIDIA driver is present; off\n" \
-	"      --counters         count perf events over the tree (software always, hardware where present)\n" \
-	"  -e, --events LIST      perf event names to count (implies --counters)\n" \
-	"      --export-openmetrics FILE  the summary as OpenMetrics text (node_exporter textfile)\n" \
-	"      --push URL         push the summary to a Prometheus Pushgateway\n" \
-	"      --push-job NAME    the gateway's job (default perfhunt); --push-label K=V adds a label\n"
+/* The command a table of the shared options is for: what it shows of them.
+ * bench and bisect-check accept but hide the per-run files (-o, --csv,
+ * refused after parsing); bisect-check also hides what it has no use for,
+ * watch the options that need a command perfhunt starts (--cgroup, counters). */
+enum record_opts_for { RECORD_OPTS_FOR_RUN, RECORD_OPTS_FOR_WATCH, RECORD_OPTS_FOR_BENCH, RECORD_OPTS_FOR_BISECT };
+#define RECORD_OPTS_NROWS 22
 
 void record_opts_init(struct record_opts *o);
 void record_opts_release(struct record_opts *o);
-/* getopt_long table: the shared options followed by extra (terminated); caller frees. */
-struct option *record_opts_longopts(const struct option *extra);
-/* getopt_long over the shared options and a command's own: returns the next
- * option that is not a shared one (for the command's switch), -1 at the end,
- * or -2 after printing a usage error. extra_short: the command's own short
- * options ("+" first to stop at the first operand). */
-int record_opts_getopt(struct record_opts *o, const char *cmd, int argc, char **argv,
-		       const char *extra_short, const struct option *longopts);
-/* A whole-number option value in [min, max]; prints the usage error and
- * returns -1 when it is not one. */
-int record_opts_number(const char *cmd, const char *opt, const char *arg, int64_t min, int64_t max,
-		       int64_t *out);
-/* Handles option c if it is a shared one: 1 handled, 0 not ours, -1 bad value (e filled). */
-int record_opts_parse(struct record_opts *o, int c, const char *arg, struct err *e);
+/* Fills rows with the shared options (END-terminated), their values written
+ * into o, for a command's table: PARSEOPT_INCLUDE(rows). */
+void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct parseopt rows[RECORD_OPTS_NROWS]);
 /* The session configuration of these options (borrowing from o). */
 void record_opts_session(const struct record_opts *o, const struct launch_opts *launch,
 			 uint64_t memory_limit_bytes, char *const *record_argv, struct session_config *c);

@@ -56,34 +56,39 @@ static int wait_gone(const struct monitor_state *s, int timeout_ms)
 	return -1;
 }
 
+static const struct parseopt no_options[] = { PARSEOPT_END() };
+
 int cmd_stop(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs("usage: perfhunt stop [ID]\n\n"
-		      "Stops a monitor started with 'perfhunt watch --detach', waits until it has\n"
-		      "written its records, and prints its summary. Without ID: the only running\n"
-		      "monitor; with several, lists them. A state file whose PID now belongs to\n"
-		      "another process (PID reuse) is removed and nothing is signalled.\n", stdout);
-		return cmd_finish_stdout(PH_EXIT_OK);
-	}
-	if (argc == 2 && argv[1][0] == '-')
-		return cmd_usage_error("stop", "unknown option '%s'", argv[1]);
-	if (argc > 2)
+	const struct cmd_options opts = {
+		.name = "stop", .table = no_options,
+		.usage = "usage: perfhunt stop [ID]\n\n"
+			 "Stops a monitor started with 'perfhunt watch --detach', waits until it has\n"
+			 "written its records, and prints its summary. Without ID: the only running\n"
+			 "monitor; with several, lists them. A state file whose PID now belongs to\n"
+			 "another process (PID reuse) is removed and nothing is signalled.\n\n",
+	};
+	int status;
+	int nargs = cmd_parse_options(&opts, argc, argv, &status);
+	if (nargs < 0)
+		return status;
+	if (nargs > 1)
 		return cmd_usage_error("stop", "expected at most one monitor ID");
+	const char *id = nargs ? argv[0] : NULL;
 	struct err e;
 	char dir[4096];
 	struct monitor_state *all = NULL;
 	size_t n = 0;
 	if (statefile_dir(dir, sizeof(dir), &e) < 0 || statefile_list(dir, &all, &n, &e) < 0)
 		return cmd_fail(PH_EXIT_FAIL, &e);
-	int status = PH_EXIT_FAIL;
+	status = PH_EXIT_FAIL;
 	struct monitor_state *m = NULL;
-	if (argc == 2) {
+	if (id) {
 		for (size_t i = 0; i < n; i++)
-			if (!strcmp(all[i].id, argv[1]))
+			if (!strcmp(all[i].id, id))
 				m = &all[i];
 		if (!m) {
-			fprintf(stderr, "perfhunt: no monitor with ID %s (see 'perfhunt ps')\n", argv[1]);
+			fprintf(stderr, "perfhunt: no monitor with ID %s (see 'perfhunt ps')\n", id);
 			goto out;
 		}
 	} else {
@@ -136,13 +141,16 @@ out:
 
 int cmd_ps(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs("usage: perfhunt ps\n\nLists background monitors: ID, state, PID, target, start.\n",
-		      stdout);
-		return cmd_finish_stdout(PH_EXIT_OK);
-	}
-	if (argc > 1)
-		return cmd_usage_error("ps", "unexpected argument '%s'", argv[1]);
+	const struct cmd_options opts = {
+		.name = "ps", .table = no_options,
+		.usage = "usage: perfhunt ps\n\nLists background monitors: ID, state, PID, target, start.\n\n",
+	};
+	int status;
+	int nargs = cmd_parse_options(&opts, argc, argv, &status);
+	if (nargs < 0)
+		return status;
+	if (nargs > 0)
+		return cmd_usage_error("ps", "unexpected argument '%s'", argv[0]);
 	struct err e;
 	char dir[4096];
 	struct monitor_state *all = NULL;

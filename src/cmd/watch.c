@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,14 +23,17 @@ static const char usage_text[] =
 	"\n"
 	"Records a running process and its descendants until they exit, --duration\n"
 	"passes, SIGINT/SIGTERM arrives, or 'perfhunt stop' ends a detached monitor.\n"
-	"\n"
-	"      --name NAME        the one process whose name (or argv[0] basename) is NAME\n"
-	"      --pidfile FILE     the process whose PID is in FILE\n"
-	"      --duration TIME    stop after TIME (e.g. 30s, 5m; a bare number is seconds)\n"
-	"      --detach           run in the background; prints the monitor's ID for 'perfhunt stop'\n"
-	"      --push-every TIME  with --push: push the latest sample to the gateway this often\n"
-	RECORD_OPTS_HELP
-	"  -h, --help             show this help\n";
+	"\n";
+
+/* --push-every TIME: at least 100 ms. */
+static int push_every_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	(void)st;
+	double *ms = row->value;
+	if (parse_duration_ms(arg, 1000, ms, "--push-every", e) < 0 || *ms < 100)
+		return err_set(e, "--push-every: expected a period of at least 100ms, got '%s'", arg);
+	return 0;
+}
 
 /* Puts the monitor in the background; returns 1 in the parent (done), 0 in
  * the monitor. The parent returns once the monitor samples (or says why it
@@ -129,58 +131,27 @@ int cmd_watch(int argc, char **argv)
 	ro.probes = false;
 	const char *name = NULL, *pidfile = NULL;
 	bool background = false;
-	enum { OPT_NAME = 1000, OPT_PIDFILE, OPT_DURATION, OPT_DETACH, OPT_PUSH_EVERY };
-	static const struct option extra[] = {
-		{ "name", required_argument, NULL, OPT_NAME },
-		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "detach", no_argument, NULL, OPT_DETACH },
-		{ "push-every", required_argument, NULL, OPT_PUSH_EVERY },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	struct parseopt shared[RECORD_OPTS_NROWS];
+	record_opts_rows(&ro, RECORD_OPTS_FOR_WATCH, shared);
+	const struct parseopt table[] = {
+		PARSEOPT_STRING(0, "name", &name, "NAME", "the one process whose name (or argv[0] basename)\nis NAME"),
+		PARSEOPT_STRING(0, "pidfile", &pidfile, "FILE", "the process whose PID is in FILE"),
+		PARSEOPT_CALLBACK(0, "duration", &ro.duration_ms, "TIME",
+				  "stop after TIME (e.g. 30s, 5m; a bare number\nis seconds)", cmd_opt_duration),
+		PARSEOPT_FLAG(0, "detach", &background, "run in the background; prints the monitor's ID\n"
+			      "for 'perfhunt stop'"),
+		PARSEOPT_CALLBACK(0, "push-every", &ro.push_every_ms, "TIME",
+				  "with --push: push the latest sample to the gateway\nthis often", push_every_opt),
+		PARSEOPT_GROUP("recording options, as for 'perfhunt run':"),
+		PARSEOPT_INCLUDE(shared),
+		PARSEOPT_END(),
 	};
-	struct option *longopts = record_opts_longopts(extra);
+	const struct cmd_options opts = { .name = "watch", .usage = usage_text, .table = table };
 	int status = PH_EXIT_USAGE;
 	char **target_argv = NULL;
 	struct err e;
-	optind = 0;
-	int c;
-	while ((c = record_opts_getopt(&ro, "watch", argc, argv, "h", longopts)) > 0) {
-		switch (c) {
-		case OPT_NAME:
-			name = optarg;
-			break;
-		case OPT_PIDFILE:
-			pidfile = optarg;
-			break;
-		case OPT_DURATION:
-			if (parse_duration_ms(optarg, 1000, &ro.duration_ms, "--duration", &e) < 0) {
-				cmd_usage_error("watch", "%s", e.msg);
-				goto out;
-			}
-			if (ro.duration_ms <= 0) {
-				cmd_usage_error("watch", "--duration must be positive, got '%s'", optarg);
-				goto out;
-			}
-			break;
-		case OPT_DETACH:
-			background = true;
-			break;
-		case OPT_PUSH_EVERY:
-			if (parse_duration_ms(optarg, 1000, &ro.push_every_ms, "--push-every", &e) < 0 ||
-			    ro.push_every_ms < 100) {
-				cmd_usage_error("watch", "--push-every: expected a period of at least 100ms, got '%s'",
-						optarg);
-				goto out;
-			}
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			status = cmd_finish_stdout(PH_EXIT_OK);
-			goto out;
-		}
-	}
-	if (c == -2)
+	int n = cmd_parse_options(&opts, argc, argv, &status);
+	if (n < 0)
 		goto out;
 	if (ro.push_every_ms > 0 && !ro.fleet.push_url) {
 		cmd_usage_error("watch", "--push-every needs --push URL");
@@ -193,16 +164,16 @@ int cmd_watch(int argc, char **argv)
 		ro.fleet.push.connect_timeout_ms = budget;
 		ro.fleet.push.retries = 0;
 	}
-	int given = (optind < argc) + (name != NULL) + (pidfile != NULL);
-	if (given != 1 || optind + 1 < argc) {
+	int given = (n > 0) + (name != NULL) + (pidfile != NULL);
+	if (given != 1 || n > 1) {
 		cmd_usage_error("watch", given ? "give one target: PID, --name or --pidfile"
 					       : "no process given (PID, --name NAME or --pidfile FILE)");
 		goto out;
 	}
 	pid_t pid = 0;
-	if (optind < argc) {
+	if (n > 0) {
 		int64_t v;
-		if (parse_i64(argv[optind], 1, 0x7fffffff, &v, "PID", &e) < 0) {
+		if (parse_i64(argv[0], 1, 0x7fffffff, &v, "PID", &e) < 0) {
 			cmd_usage_error("watch", "%s", e.msg);
 			goto out;
 		}
@@ -240,7 +211,6 @@ int cmd_watch(int argc, char **argv)
 	}
 out:
 	free(target_argv);
-	free(longopts);
 	record_opts_release(&ro);
 	return status;
 }

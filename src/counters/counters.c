@@ -6,11 +6,15 @@
  * (one syscall); kernels that refuse GROUP with inherit get the same events
  * read one by one. Events the machine lacks or forbids are kept in the list
  * with their status, never dropped, so the record says what was not counted.
+ * A running process (counters_attach) gets the same groups on each of its
+ * threads, enabled at once, chained through ->next and summed when read.
  */
 #include "counters/counters.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +74,8 @@ struct counters {
 	size_t ngroup;
 	size_t group_idx[COUNTERS_MAX];  /* ev[] index of each group member, in group order */
 	bool exclude_kernel;             /* learnt from EACCES: count user space only */
+	bool running;                    /* attached to a running task: count from the open, not an exec */
+	struct counters *next;           /* attached: the same events on the process's next thread */
 };
 
 static const struct event_def *find_event(const char *name, size_t len)
@@ -108,7 +114,7 @@ static int parse_events(struct counters *c, const char *list, struct err *e)
 }
 
 static int perf_open(const struct event_def *d, pid_t pid, int group_fd, uint64_t read_format,
-		     bool exclude_kernel)
+		     bool exclude_kernel, bool running)
 {
 	struct perf_event_attr attr;
 	memset(&attr, 0, sizeof(attr));
@@ -117,9 +123,10 @@ static int perf_open(const struct event_def *d, pid_t pid, int group_fd, uint64_
 	attr.config = d->config;
 	attr.read_format = read_format;
 	attr.inherit = 1;
-	/* Members follow their leader; only a leader waits for the exec. */
-	attr.disabled = group_fd < 0;
-	attr.enable_on_exec = group_fd < 0;
+	/* Members follow their leader; only a leader waits for the exec (a
+	 * running task has had its exec: it counts from now). */
+	attr.disabled = group_fd < 0 && !running;
+	attr.enable_on_exec = group_fd < 0 && !running;
 	attr.exclude_kernel = exclude_kernel;
 	attr.exclude_hv = exclude_kernel;
 	return (int)syscall(SYS_perf_event_open, &attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
@@ -130,11 +137,11 @@ static int perf_open(const struct event_def *d, pid_t pid, int group_fd, uint64_
 static int open_event(struct counters *c, struct event *ev, pid_t pid, int group_fd,
 		      uint64_t read_format, struct err *e)
 {
-	int fd = perf_open(ev->def, pid, group_fd, read_format, c->exclude_kernel);
+	int fd = perf_open(ev->def, pid, group_fd, read_format, c->exclude_kernel, c->running);
 	if (fd < 0 && (errno == EACCES || errno == EPERM) && !c->exclude_kernel) {
 		/* perf_event_paranoid >= 2 forbids kernel-mode counting to the
 		 * unprivileged: count user space only, as perf stat does. */
-		fd = perf_open(ev->def, pid, group_fd, read_format, true);
+		fd = perf_open(ev->def, pid, group_fd, read_format, true, c->running);
 		if (fd >= 0)
 			c->exclude_kernel = true;
 	}
@@ -195,11 +202,14 @@ int counters_check_events(const char *event_list, struct err *e)
 	return parse_events(&c, event_list ? event_list : COUNTERS_DEFAULT_EVENTS, e);
 }
 
-int counters_open(struct counters **out, pid_t pid, const char *event_list, struct err *e)
+/* Opens the event list on one task (a forked child, or a running thread). */
+static int open_task(struct counters **out, pid_t pid, const char *event_list, bool running,
+		     struct err *e)
 {
 	*out = NULL;
 	struct counters *c = xcalloc(1, sizeof(*c));
 	c->group_fd = -1;
+	c->running = running;
 	if (parse_events(c, event_list ? event_list : COUNTERS_DEFAULT_EVENTS, e) < 0)
 		goto fail;
 	if (open_software_group(c, pid, e) < 0)
@@ -216,6 +226,50 @@ int counters_open(struct counters **out, pid_t pid, const char *event_list, stru
 fail:
 	counters_close(c);
 	return -1;
+}
+
+int counters_open(struct counters **out, pid_t pid, const char *event_list, struct err *e)
+{
+	return open_task(out, pid, event_list, false, e);
+}
+
+int counters_attach(struct counters **out, pid_t pid, const char *event_list, struct err *e)
+{
+	*out = NULL;
+	char path[40];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return err_sys(e, "cannot count events of process %d", (int)pid);
+	struct counters *head = NULL, **tail = &head;
+	size_t tasks = 0;
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && tasks < COUNTERS_MAX_TASKS) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		struct err te;
+		struct counters *c;
+		if (open_task(&c, (pid_t)atoi(de->d_name), event_list, true, &te) < 0) {
+			if (errno == ESRCH && head) /* the thread ended meanwhile */
+				continue;
+			*e = te;
+			rc = -1;
+			break;
+		}
+		*tail = c;
+		tail = &c->next;
+		tasks++;
+	}
+	closedir(d);
+	if (rc == 0 && !head)
+		rc = err_set(e, "cannot count events of process %d: no threads left", (int)pid);
+	if (rc < 0) {
+		counters_close(head);
+		return -1;
+	}
+	*out = head;
+	return 0;
 }
 
 static void set_value(struct counter_value *v, uint64_t raw, uint64_t enabled_ns,
@@ -277,7 +331,45 @@ static int read_u64s(int fd, uint64_t *buf, size_t count, const char *name, stru
 	return 0;
 }
 
+/* Adds one thread's reading into the process's: counts and times add, a
+ * counted event stays counted. */
+static void add_values(struct counter_values *to, const struct counter_values *v)
+{
+	for (size_t i = 0; i < to->n && i < v->n; i++) {
+		struct counter_value *a = &to->v[i];
+		const struct counter_value *b = &v->v[i];
+		if (b->status != COUNTER_COUNTED)
+			continue;
+		if (a->status != COUNTER_COUNTED) {
+			*a = *b;
+			continue;
+		}
+		a->raw += b->raw;
+		a->value += b->value;
+		a->enabled_ns += b->enabled_ns;
+		a->running_ns += b->running_ns;
+		a->scaled = a->scaled || b->scaled;
+	}
+}
+
+static int read_task(struct counters *c, struct counter_values *out, struct err *e);
+
 int counters_read(struct counters *c, struct counter_values *out, struct err *e)
+{
+	if (read_task(c, out, e) < 0)
+		return -1;
+	for (struct counters *t = c->next; t; t = t->next) {
+		struct counter_values v;
+		if (read_task(t, &v, e) < 0)
+			return -1;
+		add_values(out, &v);
+	}
+	derive(out);
+	return 0;
+}
+
+/* One task's events, in event-list order. */
+static int read_task(struct counters *c, struct counter_values *out, struct err *e)
 {
 	uint64_t buf[3 + COUNTERS_MAX];
 	out->n = c->n;
@@ -388,10 +480,12 @@ json_t *counters_to_json(const struct counter_values *vs)
 
 void counters_close(struct counters *c)
 {
-	if (!c)
-		return;
-	for (size_t i = 0; i < c->n; i++)
-		if (c->ev[i].fd >= 0)
-			close(c->ev[i].fd);
-	free(c);
+	while (c) {
+		struct counters *next = c->next;
+		for (size_t i = 0; i < c->n; i++)
+			if (c->ev[i].fd >= 0)
+				close(c->ev[i].fd);
+		free(c);
+		c = next;
+	}
 }

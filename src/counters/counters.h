@@ -78,6 +78,15 @@ int counters_check_events(const char *event_list, struct err *e);
  * repeated event name, a vanished pid, or no fds left. *out is owned by the
  * caller: counters_close() it. */
 int counters_open(struct counters **out, pid_t pid, const char *event_list, struct err *e);
+/* Opens the events on a process that is already running (an attached daemon,
+ * a watched tree): on each of its threads now, counting from now, each
+ * inherited by what that thread forks or spawns from then on. A thread's own
+ * counts are read live; what its descendants count is folded in as they exit
+ * (the kernel's inherit), as for counters_open. At most COUNTERS_MAX_TASKS
+ * threads are counted. Returns 0, or -1 when the process is gone or nothing
+ * can be opened. */
+int counters_attach(struct counters **out, pid_t pid, const char *event_list, struct err *e);
+#define COUNTERS_MAX_TASKS 256
 /* Reads every event into *out (filled in event-list order). Returns 0 or -1. */
 int counters_read(struct counters *c, struct counter_values *out, struct err *e);
 /* out = end - begin, for one phase; scaled values subtract the scaled values. */

@@ -69,7 +69,7 @@ static void unit_of(const char *metric, char *unit, size_t n, double *factor)
 	if (!strcmp(metric, "wall_s")) {
 		snprintf(unit, n, "ns/op");
 		*factor = 1e9;
-	} else if (!strncmp(metric, "phase:", 6)) {
+	} else if (!strncmp(metric, "phase:", 6) && !metrics_phase_resource(metric)) {
 		snprintf(unit, n, "phase-%s-ns/op", metric + 6);
 		*factor = 1e6;
 	} else if (len > 2 && !strcmp(metric + len - 2, "_s")) {

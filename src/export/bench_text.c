@@ -3,7 +3,8 @@
  * Everything printed comes from the finished record (its "stats" and
  * "outliers"), values are formatted by compare_text_value so a figure reads
  * the same in bench and compare, and the relative line follows hyperfine's
- * wording so readers of either tool recognise it.
+ * wording so readers of either tool recognise it. Command and phase names
+ * are quoted (util/quote) when they hold control characters.
  */
 #include "export/bench_text.h"
 
@@ -13,6 +14,8 @@
 
 #include "export/compare_text.h"
 #include "stats/bench_record.h"
+#include "stats/metrics.h"
+#include "util/quote.h"
 
 #define TOP_PHASES 3
 
@@ -78,7 +81,7 @@ static void top_phases(const json_t *rec, size_t i, FILE *out)
 	const char *key;
 	json_t *v;
 	json_object_foreach(json_object_get(command_at(rec, i), "stats"), key, v) {
-		if (strncmp(key, "phase:", 6))
+		if (strncmp(key, "phase:", 6) || metrics_phase_resource(key))
 			continue;
 		double m = json_number_value(json_object_get(v, "median"));
 		size_t at = n;
@@ -98,9 +101,27 @@ static void top_phases(const json_t *rec, size_t i, FILE *out)
 	fprintf(out, "  %-12s", "phases");
 	for (size_t k = 0; k < n; k++) {
 		char buf[48];
-		fprintf(out, "%s%s %s", k ? ", " : " ", names[k] + 6, compare_text_value(names[k], medians[k], buf, sizeof(buf)));
+		char *name = quote_c(names[k] + 6);
+		fprintf(out, "%s%s %s", k ? ", " : " ", name, compare_text_value(names[k], medians[k], buf, sizeof(buf)));
+		free(name);
 	}
 	fputs("   (median total per run)\n", out);
+}
+
+/* bench --attach: the daemon's medians, under the names compare uses. */
+static void daemon_lines(const json_t *rec, size_t i, FILE *out)
+{
+	char a[48], b[48], c[48], d[48];
+	if (isnan(bench_record_stat(rec, i, "daemon.peak_rss_kb", "median")))
+		return;
+	fprintf(out, "  %-12s peak %s (%s above idle)   user / sys %s / %s   (medians)\n", "daemon",
+		stat_text(rec, i, "daemon.peak_rss_kb", "median", a, sizeof(a)),
+		stat_text(rec, i, "daemon.peak_above_idle_kb", "median", b, sizeof(b)),
+		stat_text(rec, i, "daemon.user_s", "median", c, sizeof(c)),
+		stat_text(rec, i, "daemon.sys_s", "median", d, sizeof(d)));
+	fprintf(out, "  %-12s %s minor faults, %s context switches   (medians)\n", "",
+		stat_text(rec, i, "daemon.minflt", "median", a, sizeof(a)),
+		stat_text(rec, i, "daemon.vcsw", "median", b, sizeof(b)));
 }
 
 static void command_block(const json_t *rec, size_t i, bool color, FILE *out)
@@ -108,9 +129,15 @@ static void command_block(const json_t *rec, size_t i, bool color, FILE *out)
 	const json_t *cmd = command_at(rec, i);
 	char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL], a[48], b[48];
 	size_t runs = json_array_size(json_object_get(cmd, "runs"));
-	fprintf(out, "%sBenchmark %zu: %s%s\n", color ? "\033[1m" : "", i + 1, command_name(rec, i), color ? "\033[0m" : "");
+	size_t timed_out = json_array_size(json_object_get(cmd, "failed"));
+	char *name = quote_c(command_name(rec, i));
+	fprintf(out, "%sBenchmark %zu: %s%s\n", color ? "\033[1m" : "", i + 1, name, color ? "\033[0m" : "");
+	free(name);
 	if (runs == 0) {
 		fputs("  no completed runs\n", out);
+		if (timed_out)
+			fprintf(out, "  %-12s %zu run%s timed out (--timeout): killed, kept apart with their timelines\n",
+				"failed", timed_out, timed_out == 1 ? "" : "s");
 		return;
 	}
 	bench_text_cells(rec, i, i, cells);
@@ -119,14 +146,18 @@ static void command_block(const json_t *rec, size_t i, bool color, FILE *out)
 	fprintf(out, "  %-12s %s   (median of the exact largest-process peak)\n", "peak RSS", cells[5]);
 	fprintf(out, "  %-12s %s / %s   (medians)\n", "user / sys", stat_text(rec, i, "user_s", "median", a, sizeof(a)),
 		stat_text(rec, i, "sys_s", "median", b, sizeof(b)));
+	daemon_lines(rec, i, out);
 	top_phases(rec, i, out);
 	size_t outliers = json_array_size(json_object_get(json_object_get(cmd, "outliers"), "runs"));
 	if (outliers)
-		fprintf(out, "  %-12s %zu outlier%s in wall time (|modified z| > 3.5): consider --warmup or a quieter machine\n",
+		fprintf(out, "  %-12s %zu outlier%s in wall time (|modified z| > 3.5, over 5 %% from the median): consider --warmup or a quieter machine\n",
 			"outliers", outliers, outliers == 1 ? "" : "s");
 	size_t failed = failed_runs(cmd);
 	if (failed)
 		fprintf(out, "  %-12s %zu of %zu runs exited non-zero (ignored with -i)\n", "failed", failed, runs);
+	if (timed_out)
+		fprintf(out, "  %-12s %zu of %zu runs timed out (--timeout): killed, kept apart with their timelines,\n"
+			     "  %-12s in no statistic above\n", "failed", timed_out, runs + timed_out, "");
 }
 
 int bench_text_write(const json_t *rec, bool color, FILE *out)
@@ -137,17 +168,23 @@ int bench_text_write(const json_t *rec, bool color, FILE *out)
 			fputc('\n', out);
 		command_block(rec, i, color, out);
 	}
+	struct quote_pool q = { 0 };
 	if (n > 1) {
 		size_t ref = bench_record_fastest(rec);
 		fprintf(out, "\n%sSummary%s (median wall time, ± from the MAD)\n  %s ran\n", color ? "\033[1m" : "", color ? "\033[0m" : "",
-			command_name(rec, ref));
+			quote_pool_c(&q, command_name(rec, ref)));
 		for (size_t i = 0; i < n; i++) {
 			char buf[64];
 			if (i == ref)
 				continue;
+			if (!json_array_size(json_object_get(command_at(rec, i), "runs"))) {
+				fprintf(out, "    (%s has no completed runs)\n", command_name(rec, i));
+				continue;
+			}
 			relative_text(rec, i, ref, buf, sizeof(buf));
-			fprintf(out, "    %s times faster than %s\n", buf, command_name(rec, i));
+			fprintf(out, "    %s times faster than %s\n", buf, quote_pool_c(&q, command_name(rec, i)));
 		}
 	}
+	quote_pool_release(&q);
 	return ferror(out) ? -1 : 0;
 }

@@ -7,6 +7,10 @@
 #include "export/compare_json.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+#include "export/compare_text.h"
+#include "record/command.h"
 
 static json_t *num(double v)
 {
@@ -18,26 +22,47 @@ json_t *compare_json_record(const struct comparison *c, const char *base_label, 
 	json_t *metrics = json_array(), *phases = json_array();
 	for (size_t i = 0; i < c->n_metrics; i++) {
 		const struct comparison_metric *m = &c->metrics[i];
-		json_array_append_new(metrics, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:b}",
+		json_array_append_new(metrics, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:b, s:o, s:s}",
 			"name", m->name, "base", num(m->base_median), "new", num(m->new_median),
 			"delta_pct", num(m->delta_pct), "ci_low", num(m->ci_low), "ci_high", num(m->ci_high),
 			"p_value", num(m->p_value), "p_adjusted", num(m->p_adjusted),
 			"verdict", stats_verdict_name(m->verdict),
-			"n_base", (json_int_t)m->n_base, "n_new", (json_int_t)m->n_new, "p_exact", m->exact_p));
+			"n_base", (json_int_t)m->n_base, "n_new", (json_int_t)m->n_new, "p_exact", m->test == STATS_MWU_EXACT,
+			"p_test", m->test == STATS_MWU_NONE ? json_null() : json_string(stats_mwu_method_name(m->test)),
+			"family", comparison_family_name(m->family)));
 	}
 	for (size_t i = 0; i < c->n_phases; i++) {
 		const struct comparison_phase *p = &c->phases[i];
-		json_array_append_new(phases, json_pack("{s:s, s:o, s:o, s:o, s:o}",
-			"name", p->name, "base_ms", num(p->base_ms), "new_ms", num(p->new_ms),
-			"delta_ms", num(p->delta_ms), "share_pct", num(p->share_pct)));
+		json_t *reasons = json_array();
+		for (size_t k = 0; k < p->n_reasons; k++)
+			json_array_append_new(reasons, json_pack("{s:s, s:o, s:o}", "metric", p->reasons[k].key,
+								 "base", num(p->reasons[k].base), "new",
+								 num(p->reasons[k].nw)));
+		json_array_append_new(phases, json_pack("{s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:o}",
+			"name", p->name, "parent", p->parent ? json_string(p->parent) : json_null(),
+			"depth", p->depth, "base_ms", num(p->base_ms), "new_ms", num(p->new_ms),
+			"delta_ms", num(p->delta_ms), "delta_pct", num(p->delta_pct), "share_pct", num(p->share_pct),
+			"verdict", stats_verdict_name(p->verdict), "changed", p->changed, "reasons", reasons));
 	}
-	return json_pack("{s:s, s:{s:s, s:I}, s:{s:s, s:I}, s:f, s:f, s:o, s:o, s:{s:o}, s:o, s:I, s:I}",
+	json_t *families = json_object();
+	char *bc = c->base_command ? command_text(c->base_command) : NULL;
+	char *nc = c->new_command ? command_text(c->new_command) : NULL;
+	for (int f = 0; f < COMPARISON_FAMILIES; f++)
+		json_object_set_new(families, comparison_family_name((enum comparison_family)f),
+				    json_pack("{s:s, s:s, s:I}", "metrics", compare_text_family_what((enum comparison_family)f),
+					      "correction", "holm", "tests", (json_int_t)c->family_tests[f]));
+	json_t *rec = json_pack("{s:s, s:{s:s, s:I, s:o}, s:{s:s, s:I, s:o}, s:f, s:f, s:o, s:o, s:o, s:{s:o}, s:o, s:I, s:I}",
 		"schema", "perfhunt.compare/1",
 		"base", "label", base_label, "n", (json_int_t)c->base_runs,
+		"command", bc ? json_string(bc) : json_null(),
 		"new", "label", new_label, "n", (json_int_t)c->new_runs,
+		"command", nc ? json_string(nc) : json_null(),
 		"threshold_pct", c->threshold * 100, "alpha", c->alpha,
-		"metrics", metrics, "phases", phases,
+		"families", families, "metrics", metrics, "phases", phases,
 		"geomean", "ratio", num(c->geomean),
 		"wall_delta_ms", num(c->wall_delta_ms),
 		"regressed", (json_int_t)c->regressed, "improved", (json_int_t)c->improved);
+	free(bc);
+	free(nc);
+	return rec;
 }

@@ -10,7 +10,7 @@
 
 #include "export/compare_text.h"
 
-static void cell(FILE *out, const char *s)
+void compare_markdown_cell(FILE *out, const char *s)
 {
 	fputs("| ", out);
 	for (; *s; s++) {
@@ -24,7 +24,7 @@ static void cell(FILE *out, const char *s)
 int compare_markdown_write(const struct comparison *c, const char *base_label, const char *new_label,
 			   FILE *out)
 {
-	char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL], buf[64], buf2[64];
+	char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL], buf[64], buf2[64], note[512];
 	fputs("## perfhunt compare\n\n", out);
 	fputs("Base: `", out);
 	fputs(base_label, out);
@@ -32,29 +32,38 @@ int compare_markdown_write(const struct comparison *c, const char *base_label, c
 	fputs(new_label, out);
 	fprintf(out, "` (%zu runs); threshold %g %%, alpha %g.\n\n", c->new_runs, c->threshold * 100, c->alpha);
 	for (int k = 0; k < COMPARE_TEXT_COLS; k++)
-		cell(out, compare_text_titles[k]);
-	fputs("|\n|:--|--:|--:|--:|--:|--:|:--|\n", out);
+		compare_markdown_cell(out, compare_text_titles[k]);
+	fputs("|\n|:--|--:|--:|--:|--:|--:|:--|:--|\n", out);
 	for (size_t i = 0; i < c->n_metrics; i++) {
-		compare_text_cells(&c->metrics[i], cells);
+		const struct comparison_metric *m = &c->metrics[i];
+		if (i == 0 || m->family != c->metrics[i - 1].family)
+			fprintf(out, "| **%s** (%s) | | | | | | | |\n", comparison_family_name(m->family),
+				compare_text_family_what(m->family));
+		compare_text_cells(m, cells);
 		for (int k = 0; k < COMPARE_TEXT_COLS; k++)
-			cell(out, cells[k]);
+			compare_markdown_cell(out, cells[k]);
 		fputs("|\n", out);
 	}
-	fprintf(out, "| **geomean** | | | %s | | | |\n", compare_text_pct(100 * (c->geomean - 1), buf, sizeof(buf)));
+	fprintf(out, "| **geomean** | | | %s | | | | |\n", compare_text_pct(100 * (c->geomean - 1), buf, sizeof(buf)));
+	fprintf(out, "\n%s\n", compare_text_method_note(c, note, sizeof(note)));
 	if (c->n_phases) {
-		fputs("\n### Phases\n\n| phase | base | new | delta | share of wall-time delta |\n"
-		      "|:--|--:|--:|--:|--:|\n", out);
+		fputs("\n### Phases\n\n| phase | base | new | delta | share of wall-time delta | why |\n"
+		      "|:--|--:|--:|--:|--:|:--|\n", out);
 		for (size_t i = 0; i < c->n_phases; i++) {
 			const struct comparison_phase *p = &c->phases[i];
-			cell(out, p->name);
-			cell(out, compare_text_value("phase:", p->base_ms, buf, sizeof(buf)));
-			cell(out, compare_text_value("phase:", p->new_ms, buf, sizeof(buf)));
-			cell(out, compare_text_delta_ms(p->delta_ms, buf, sizeof(buf)));
+			char name[300], why[512];
+			/* nested phases under the one that encloses them (U+00A0: markdown keeps it) */
+			snprintf(name, sizeof(name), "%.*s%s", 4 * p->depth, "\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0", p->name);
+			compare_markdown_cell(out, name);
+			compare_markdown_cell(out, compare_text_value("phase:", p->base_ms, buf, sizeof(buf)));
+			compare_markdown_cell(out, compare_text_value("phase:", p->new_ms, buf, sizeof(buf)));
+			compare_markdown_cell(out, compare_text_delta_ms(p->delta_ms, buf, sizeof(buf)));
 			if (isfinite(p->share_pct))
 				snprintf(buf2, sizeof(buf2), "%.0f %%", compare_text_round(p->share_pct));
 			else
 				snprintf(buf2, sizeof(buf2), "n/a");
-			cell(out, buf2);
+			compare_markdown_cell(out, buf2);
+			compare_markdown_cell(out, p->changed ? compare_text_reasons(p, why, sizeof(why)) : "");
 			fputs("|\n", out);
 		}
 	}

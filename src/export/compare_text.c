@@ -3,18 +3,94 @@
  * Columns are padded by display width (UTF-8 code points, since units print
  * "µs" and verdicts "—"), and colour codes are added after padding so they
  * never shift a column. Phases follow the table, largest delta first, each
- * with the share of the wall-time delta it explains.
+ * with the share of the wall-time delta it explains. Names and labels are
+ * quoted (util/quote) when they hold control characters; the markdown
+ * export, a file, keeps their bytes.
  */
 #include "export/compare_text.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "record/command.h"
+#include "stats/metrics.h"
+#include "util/quote.h"
 #include "util/units.h"
 
 const char *const compare_text_titles[COMPARE_TEXT_COLS] = {
-	"metric", "base", "new", "delta", "CI of ratio", "p (Holm)", "verdict",
+	"metric", "base", "new", "delta", "CI of ratio", "p (Holm)", "test", "verdict",
 };
+
+const char *compare_text_family_what(enum comparison_family f)
+{
+	return f == COMPARISON_PRIMARY ? "wall time and phase durations"
+		: f == COMPARISON_SECONDARY ? "resources and counters" : "what each phase consumed";
+}
+
+/* How a resource is named in a phase's line. */
+static const char *reason_label(const char *key)
+{
+	static const struct {
+		const char *key, *label;
+	} labels[] = {
+		{ "minflt", "minor faults" }, { "majflt", "major faults" }, { "user_s", "user" },
+		{ "sys_s", "sys" }, { "vcsw", "voluntary switches" }, { "ivcsw", "involuntary switches" },
+		{ "read_bytes", "read" }, { "write_bytes", "written" }, { "rss_growth_kb", "RSS growth" },
+		{ "gpu_growth_mib", "GPU growth" },
+	};
+	for (size_t i = 0; i < sizeof(labels) / sizeof(*labels); i++)
+		if (!strcmp(labels[i].key, key))
+			return labels[i].label;
+	return key;
+}
+
+char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->n_reasons && len < n; i++) {
+		const struct comparison_reason *r = &p->reasons[i];
+		char a[48], b[48], metric[64];
+		int w;
+		if (!strcmp(r->key, "user_s") || !strcmp(r->key, "sys_s")) {
+			w = snprintf(buf + len, n - len, "%s%s %s", i ? ", " : "", reason_label(r->key),
+				     compare_text_delta_ms(1000 * (r->nw - r->base), a, sizeof(a)));
+		} else {
+			snprintf(metric, sizeof(metric), "phase:.%s", r->key);
+			compare_text_value(metric, r->base, a, sizeof(a));
+			compare_text_value(metric, r->nw, b, sizeof(b));
+			w = snprintf(buf + len, n - len, "%s%s %s \u2192 %s", i ? ", " : "", reason_label(r->key), a, b);
+		}
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	return buf;
+}
+
+char *compare_text_method_note(const struct comparison *c, char *buf, size_t n)
+{
+	bool exact = false, normal = false;
+	for (size_t i = 0; i < c->n_metrics; i++) {
+		exact |= c->metrics[i].test == STATS_MWU_EXACT;
+		normal |= c->metrics[i].test == STATS_MWU_NORMAL;
+	}
+	char tests[240];
+	snprintf(tests, sizeof(tests), "%s%s%s",
+		 exact ? "exact = its exact permutation distribution, ties included" : "",
+		 exact && normal ? "; " : "",
+		 normal ? "normal = the normal approximation with tie correction (over "
+			  STATS_MWU_EXACT_MAX_STR " runs on a side)" : "");
+	char fam[3][160];
+	for (int f = 0; f < COMPARISON_FAMILIES; f++)
+		snprintf(fam[f], sizeof(fam[f]), "%s (%s), %zu test%s", comparison_family_name((enum comparison_family)f),
+			 compare_text_family_what((enum comparison_family)f), c->family_tests[f],
+			 c->family_tests[f] == 1 ? "" : "s");
+	snprintf(buf, n, "p: two-sided Mann\u2013Whitney U, Holm-adjusted within each family: "
+		 "%s; %s; %s.%s%s%s", fam[0], fam[1], fam[2], *tests ? " Test: " : "", tests, *tests ? "." : "");
+	return buf;
+}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -36,7 +112,7 @@ char *compare_text_value(const char *name, double v, char *buf, size_t n)
 {
 	if (isnan(v))
 		snprintf(buf, n, "n/a");
-	else if (!strncmp(name, "phase:", 6))
+	else if (!strncmp(name, "phase:", 6) && !metrics_phase_resource(name))
 		duration(v, buf, n);
 	else if (ends_with(name, "_s"))
 		duration(v * 1000, buf, n);
@@ -88,15 +164,18 @@ void compare_text_cells(const struct comparison_metric *m, char cells[COMPARE_TE
 	compare_text_pct(m->delta_pct, cells[3], COMPARE_TEXT_CELL);
 	if (isnan(m->ci_low)) {
 		snprintf(cells[4], COMPARE_TEXT_CELL, "-");
-		snprintf(cells[5], COMPARE_TEXT_CELL, "-");
 	} else {
 		char lo[24], hi[24];
 		ratio_str(m->ci_low, lo, sizeof(lo));
 		ratio_str(m->ci_high, hi, sizeof(hi));
 		snprintf(cells[4], COMPARE_TEXT_CELL, "%s..%s", lo, hi);
-		snprintf(cells[5], COMPARE_TEXT_CELL, "%.2g", m->p_adjusted);
 	}
-	snprintf(cells[6], COMPARE_TEXT_CELL, "%s", stats_verdict_label(m->verdict));
+	if (isnan(m->p_adjusted))
+		snprintf(cells[5], COMPARE_TEXT_CELL, "-");
+	else
+		snprintf(cells[5], COMPARE_TEXT_CELL, "%.2g", m->p_adjusted);
+	snprintf(cells[6], COMPARE_TEXT_CELL, "%s", m->test == STATS_MWU_NONE ? "-" : stats_mwu_method_name(m->test));
+	snprintf(cells[7], COMPARE_TEXT_CELL, "%s", stats_verdict_label(m->verdict));
 }
 
 /* Display width of UTF-8 text: one column per code point. */
@@ -117,22 +196,61 @@ static void pad(FILE *out, const char *s, size_t width, bool right)
 		fprintf(out, "%s%*s", s, (int)(width > w ? width - w : 0), "");
 }
 
+/* Prints s as lines of at most width columns, broken at spaces. */
+static void wrap(FILE *out, const char *s, size_t width)
+{
+	while (*s) {
+		const char *end = s, *brk = NULL;
+		size_t w = 0;
+		for (; *end && (w < width || !brk); end++) {
+			if (*end == ' ')
+				brk = end;
+			w += ((unsigned char)*end & 0xc0) != 0x80;
+		}
+		if (!*end)
+			brk = end;
+		fprintf(out, "%.*s\n", (int)(brk - s), s);
+		s = *brk ? brk + 1 : brk;
+	}
+}
+
+/* compare_text_cells with the name quoted for a terminal. */
+static void term_cells(const struct comparison_metric *m, char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL],
+		       struct quote_pool *q)
+{
+	compare_text_cells(m, cells);
+	snprintf(cells[0], COMPARE_TEXT_CELL, "%s", quote_pool_c(q, m->name));
+}
+
 int compare_text_write(const struct comparison *c, const char *base_label, const char *new_label,
 		       bool color, FILE *out)
 {
 	size_t width[COMPARE_TEXT_COLS];
 	char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL];
+	struct quote_pool q = { 0 };
 	for (int k = 0; k < COMPARE_TEXT_COLS; k++)
 		width[k] = display_width(compare_text_titles[k]);
+	size_t resources = 0;
 	for (size_t i = 0; i < c->n_metrics; i++) {
-		compare_text_cells(&c->metrics[i], cells);
+		if (c->metrics[i].family == COMPARISON_PHASE_RESOURCES) {
+			resources++;
+			continue;
+		}
+		term_cells(&c->metrics[i], cells, &q);
 		for (int k = 0; k < COMPARE_TEXT_COLS; k++)
 			if (display_width(cells[k]) > width[k])
 				width[k] = display_width(cells[k]);
 	}
 	fprintf(out, "base: %s (%zu run%s)\nnew:  %s (%zu run%s)\nthreshold %g %%, alpha %g\n\n",
-		base_label, c->base_runs, c->base_runs == 1 ? "" : "s",
-		new_label, c->new_runs, c->new_runs == 1 ? "" : "s", c->threshold * 100, c->alpha);
+		quote_pool_c(&q, base_label), c->base_runs, c->base_runs == 1 ? "" : "s",
+		quote_pool_c(&q, new_label), c->new_runs, c->new_runs == 1 ? "" : "s", c->threshold * 100, c->alpha);
+	if (c->base_command && c->new_command && !json_equal(c->base_command, c->new_command)) {
+		char *a = command_text(c->base_command), *b = command_text(c->new_command);
+		fprintf(out, "note: BASE and NEW ran different commands:\n  base: %s\n  new:  %s\n\n",
+			quote_pool_c(&q, a ? a : "?"), quote_pool_c(&q, b ? b : "?"));
+		free(a);
+		free(b);
+	}
 	for (int k = 0; k < COMPARE_TEXT_COLS; k++) {
 		pad(out, compare_text_titles[k], k == COMPARE_TEXT_COLS - 1 ? 0 : width[k], k > 0 && k < 6);
 		fputs(k == COMPARE_TEXT_COLS - 1 ? "\n" : "  ", out);
@@ -140,17 +258,23 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 	bool any_n1 = false;
 	for (size_t i = 0; i < c->n_metrics; i++) {
 		const struct comparison_metric *m = &c->metrics[i];
-		compare_text_cells(m, cells);
+		/* the per-phase resources speak in the phases' lines below (all of
+		 * them in --export-json and --export-markdown) */
+		if (m->family == COMPARISON_PHASE_RESOURCES)
+			continue;
+		if (i == 0 || m->family != c->metrics[i - 1].family)
+			fprintf(out, "%s (%s):\n", comparison_family_name(m->family), compare_text_family_what(m->family));
+		term_cells(m, cells, &q);
 		for (int k = 0; k < COMPARE_TEXT_COLS - 1; k++) {
-			pad(out, cells[k], width[k], k > 0);
+			pad(out, cells[k], width[k], k > 0 && k < 6);
 			fputs("  ", out);
 		}
 		const char *on = !color ? NULL : m->verdict == STATS_REGRESSED ? "\033[31m"
 			: m->verdict == STATS_IMPROVED ? "\033[32m" : NULL;
-		fprintf(out, "%s%s%s\n", on ? on : "", cells[6], on ? "\033[0m" : "");
+		fprintf(out, "%s%s%s\n", on ? on : "", cells[COMPARE_TEXT_COLS - 1], on ? "\033[0m" : "");
 		any_n1 |= m->verdict == STATS_NO_SIGNIFICANCE;
 	}
-	char buf[64];
+	char buf[64], note[512];
 	pad(out, "geomean", width[0], false);
 	fputs("  ", out);
 	pad(out, "", width[1] + 2 + width[2], true);
@@ -160,7 +284,10 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 	if (any_n1)
 		fputs("\nOne run on a side: deltas only, no significance is claimed; run more (perfhunt bench -n 10).\n", out);
 	else
+	{
 		fprintf(out, "\n%zu regressed, %zu improved.\n", c->regressed, c->improved);
+		wrap(out, compare_text_method_note(c, note, sizeof(note)), 78);
+	}
 
 	if (c->n_phases) {
 		char delta[64];
@@ -171,18 +298,27 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 			fputs("\nphases, by size of change:\n", out);
 		size_t name_w = 0;
 		for (size_t i = 0; i < c->n_phases; i++)
-			if (display_width(c->phases[i].name) > name_w)
-				name_w = display_width(c->phases[i].name);
+			if (display_width(quote_pool_c(&q, c->phases[i].name)) + 2 * (size_t)c->phases[i].depth > name_w)
+				name_w = display_width(quote_pool_c(&q, c->phases[i].name)) + 2 * (size_t)c->phases[i].depth;
 		for (size_t i = 0; i < c->n_phases; i++) {
 			const struct comparison_phase *p = &c->phases[i];
-			fputs("  ", out);
-			pad(out, p->name, name_w, false);
+			char why[512], pct[32];
+			fprintf(out, "  %*s", 2 * p->depth, "");
+			pad(out, quote_pool_c(&q, p->name), name_w - 2 * (size_t)p->depth, false);
 			fputs("  ", out);
 			pad(out, compare_text_delta_ms(p->delta_ms, delta, sizeof(delta)), 12, true);
+			if (isfinite(p->delta_pct))
+				fprintf(out, " (%s)", compare_text_pct(p->delta_pct, pct, sizeof(pct)));
 			if (isfinite(p->share_pct))
 				fprintf(out, "  explains %.0f %% of the wall-time delta", compare_text_round(p->share_pct));
+			if (p->changed && p->n_reasons)
+				fprintf(out, ": %s", compare_text_reasons(p, why, sizeof(why)));
 			fputs("\n", out);
 		}
+		if (resources)
+			fprintf(out, "(%zu per-phase resource metrics compared, Holm within them: all in --export-json\n"
+				     "and --export-markdown; one with --metric phase:NAME.KEY)\n", resources);
 	}
+	quote_pool_release(&q);
 	return ferror(out) ? -1 : 0;
 }

@@ -12,17 +12,25 @@
 
 #include "stats/comparison.h"
 
-enum { COMPARE_TEXT_COLS = 7, COMPARE_TEXT_CELL = 64 };
-/* Column titles: metric, base, new, delta, CI of ratio, p (Holm), verdict. */
+enum { COMPARE_TEXT_COLS = 8, COMPARE_TEXT_CELL = 64 };
+/* Column titles: metric, base, new, delta, CI of ratio, p (Holm), test, verdict
+ * ("test": which Mann–Whitney test gave p, "exact" or "normal"). */
 extern const char *const compare_text_titles[COMPARE_TEXT_COLS];
 
 /* Fills the display cells of one metric row. */
 void compare_text_cells(const struct comparison_metric *m, char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL]);
+/* What a family holds: "wall time and phase durations", "resources and counters". */
+const char *compare_text_family_what(enum comparison_family f);
+/* One paragraph (no final newline) that says how p was obtained: the test of
+ * each kind present and the Holm families with their sizes. */
+char *compare_text_method_note(const struct comparison *c, char *buf, size_t n);
 /* "+6.19 %", "n/a" for a NAN */
 char *compare_text_pct(double pct, char *buf, size_t n);
 /* A value in the unit its name implies: "_s" seconds, "_kb" KiB, "_mib" MiB,
  * "phase:" milliseconds, anything else a count. */
 char *compare_text_value(const char *name, double v, char *buf, size_t n);
+/* A changed phase's reasons as one line: "minor faults 0 → 51.2 k, sys +198 ms". */
+char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n);
 /* Rounds to an integer, never -0 (for "%.0f %%" shares). */
 double compare_text_round(double v);
 /* "+5.700 s" for a phase's delta in ms */

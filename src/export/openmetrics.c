@@ -213,14 +213,41 @@ static void fam_wall(FILE *f, const char *name, const struct om_group *g)
 	om_metric(f, name, NULL, g, "wall_s", 1);
 }
 
+/* An attached daemon's figure (metrics "daemon.*") as a sample with tree="daemon". */
+#define OM_DAEMON "tree=\"daemon\""
+
 static void fam_user(FILE *f, const char *name, const struct om_group *g)
 {
 	om_metric(f, name, NULL, g, "user_s", 1);
+	om_metric(f, name, OM_DAEMON, g, "daemon.user_s", 1);
 }
 
 static void fam_sys(FILE *f, const char *name, const struct om_group *g)
 {
 	om_metric(f, name, NULL, g, "sys_s", 1);
+	om_metric(f, name, OM_DAEMON, g, "daemon.sys_s", 1);
+}
+
+static void fam_daemon_idle(FILE *f, const char *name, const struct om_group *g)
+{
+	om_metric(f, name, NULL, g, "daemon.idle_rss_kb", 1024.0);
+}
+
+static void fam_daemon_above_idle(FILE *f, const char *name, const struct om_group *g)
+{
+	om_metric(f, name, NULL, g, "daemon.peak_above_idle_kb", 1024.0);
+}
+
+static void fam_daemon_cs(FILE *f, const char *name, const struct om_group *g)
+{
+	om_metric(f, name, "kind=\"voluntary\"", g, "daemon.vcsw", 1);
+	om_metric(f, name, "kind=\"involuntary\"", g, "daemon.ivcsw", 1);
+}
+
+static void fam_daemon_io(FILE *f, const char *name, const struct om_group *g)
+{
+	om_metric(f, name, "direction=\"read\"", g, "daemon.read_bytes", 1);
+	om_metric(f, name, "direction=\"written\"", g, "daemon.write_bytes", 1);
 }
 
 static void fam_peaks(FILE *f, const char *name, const struct om_group *g)
@@ -250,12 +277,15 @@ static void fam_peaks(FILE *f, const char *name, const struct om_group *g)
 static void fam_gpu(FILE *f, const char *name, const struct om_group *g)
 {
 	om_metric(f, name, NULL, g, "gpu_peak_mib", 1048576.0);
+	om_metric(f, name, OM_DAEMON, g, "daemon.gpu_peak_mib", 1048576.0);
 }
 
 static void fam_faults(FILE *f, const char *name, const struct om_group *g)
 {
 	om_metric(f, name, "kind=\"minor\"", g, "minflt", 1);
 	om_metric(f, name, "kind=\"major\"", g, "majflt", 1);
+	om_metric(f, name, "kind=\"minor\"," OM_DAEMON, g, "daemon.minflt", 1);
+	om_metric(f, name, "kind=\"major\"," OM_DAEMON, g, "daemon.majflt", 1);
 }
 
 static void fam_phases(FILE *f, const char *name, const struct om_group *g)
@@ -285,18 +315,23 @@ static void fam_phases(FILE *f, const char *name, const struct om_group *g)
 static void om_counters(FILE *f, const char *name, const struct om_group *g, int want_seconds)
 {
 	struct om_keyed k = { 0 };
-	for (size_t r = 0; r < g->n; r++) {
+	for (size_t r = 0; r < g->n * 2; r++) {
+		/* the run's counters, then an attached daemon's (tree="daemon") */
+		bool daemon = r >= g->n;
+		json_t *run = g->runs[r % g->n];
+		json_t *counters = daemon ? json_object_get(json_object_get(json_object_get(run, "trees"), "daemon"), "counters")
+					  : json_object_get(run, "counters");
 		const char *ev;
 		json_t *c;
-		json_object_foreach(json_object_get(g->runs[r], "counters"), ev, c) {
+		json_object_foreach(counters, ev, c) {
 			const char *unit = json_string_value(json_object_get(c, "unit"));
 			int is_ns = unit && !strcmp(unit, "ns");
 			json_t *v = json_object_get(c, "value");
 			if (is_ns != want_seconds || !json_is_number(v) ||
 			    json_is_false(json_object_get(c, "supported")))
 				continue;
-			char *key = om_labels((const char *const[]){ "event", ev, NULL });
-			om_series_get(&k, key, g->n, NAN)[r] = json_number_value(v) / (is_ns ? 1e9 : 1);
+			char *key = om_labels((const char *const[]){ "event", ev, "tree", daemon ? "daemon" : NULL, NULL });
+			om_series_get(&k, key, g->n, NAN)[r % g->n] = json_number_value(v) / (is_ns ? 1e9 : 1);
 			free(key);
 		}
 	}
@@ -327,6 +362,10 @@ static const struct om_family {
 	{ "perfhunt_peak_rss_bytes", "bytes", "Peak resident memory, by scope and by the method that measured it.", fam_peaks },
 	{ "perfhunt_gpu_peak_bytes", "bytes", "Peak GPU memory of the tree's processes (NVML).", fam_gpu },
 	{ "perfhunt_page_faults", NULL, "Page faults of the whole process tree during the run.", fam_faults },
+	{ "perfhunt_daemon_idle_rss_bytes", "bytes", "The attached daemon's idle resident memory before the run.", fam_daemon_idle },
+	{ "perfhunt_daemon_peak_above_idle_bytes", "bytes", "The attached daemon's sampled peak above its idle level.", fam_daemon_above_idle },
+	{ "perfhunt_daemon_context_switches", NULL, "Context switches of the attached daemon's tree during the run.", fam_daemon_cs },
+	{ "perfhunt_daemon_io_bytes", "bytes", "Bytes the attached daemon's tree read and wrote during the run.", fam_daemon_io },
 	{ "perfhunt_phase_seconds", "seconds", "Total time of the phases the program reported, per name and lane.", fam_phases },
 	{ "perfhunt_perf_events", NULL, "perf_event counts over the whole tree.", fam_events },
 	{ "perfhunt_perf_event_seconds", "seconds", "perf_event clocks (task-clock, cpu-clock) over the whole tree.", fam_event_seconds },

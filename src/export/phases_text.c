@@ -2,7 +2,8 @@
  *
  * It reads the JSON record, not the in-memory phase set, so that a stored
  * run prints exactly like a live one. Durations go through units_ms; the
- * name column is as wide as the longest name (up to a cap), no colour.
+ * name column is as wide as the longest name (up to a cap), no colour;
+ * names are quoted (util/quote) when they hold control characters.
  */
 #include "export/phases_text.h"
 
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/quote.h"
 #include "util/units.h"
 
 #define NAME_WIDTH_MAX 40
@@ -25,13 +27,13 @@ static const char *str(const json_t *o, const char *key)
 	return s ? s : "";
 }
 
-/* Width of the widest string member key in array a, at least min. */
-static int name_width(const json_t *a, const char *key, int min)
+/* Width of the widest string member key in array a as printed, at least min. */
+static int name_width(const json_t *a, const char *key, int min, struct quote_pool *q)
 {
 	size_t w = (size_t)min, i;
 	json_t *o;
 	json_array_foreach(a, i, o) {
-		size_t len = strlen(str(o, key));
+		size_t len = strlen(quote_pool_c(q, str(o, key)));
 		if (len > w)
 			w = len;
 	}
@@ -60,7 +62,7 @@ static char *duration(double ms, char *buf, size_t n)
 
 /* The name that encloses every instance of name in time (the innermost such
  * name), or NULL: nested phases are shown under the phase that holds them. */
-static const char *enclosing(const json_t *phases, const char *name)
+const char *phases_text_parent(const json_t *phases, const char *name)
 {
 	const char *best = NULL;
 	double best_total = 0;
@@ -100,8 +102,7 @@ static const char *enclosing(const json_t *phases, const char *name)
 	return best;
 }
 
-/* A signed size: "+200 MiB", "-1.50 MiB", "0 KiB". */
-static char *growth(double kb, char *buf, size_t n)
+char *phases_text_growth(double kb, char *buf, size_t n)
 {
 	char u[24];
 	units_kb(kb < 0 ? -kb : kb, u, sizeof(u));
@@ -127,17 +128,18 @@ static void print_resources(const json_t *r, bool gpu, FILE *out)
 	else
 		fprintf(out, " %5s", "-");
 	fprintf(out, " %s", cell(units_count(num(r, "minflt"), u, sizeof(u)), 9, c, sizeof(c)));
-	fprintf(out, " %s", cell(growth(num(r, "rss_growth_kb"), u, sizeof(u)), 11, c, sizeof(c)));
+	fprintf(out, " %s", cell(phases_text_growth(num(r, "rss_growth_kb"), u, sizeof(u)), 11, c, sizeof(c)));
 	if (gpu)
-		fprintf(out, " %s", cell(growth(num(r, "gpu_growth_mib") * 1024, u, sizeof(u)), 11, c, sizeof(c)));
+		fprintf(out, " %s", cell(phases_text_growth(num(r, "gpu_growth_mib") * 1024, u, sizeof(u)), 11, c, sizeof(c)));
 }
 
-static void print_row(const struct row *rows, size_t n, size_t at, int w, bool res, bool gpu, FILE *out)
+static void print_row(const struct row *rows, size_t n, size_t at, int w, bool res, bool gpu, FILE *out,
+		      struct quote_pool *q)
 {
 	static const char *const keys[] = { "total_ms", "median_ms", "min_ms", "max_ms" };
 	char u[32], c[48], name[256];
 	const json_t *o = rows[at].stat;
-	snprintf(name, sizeof(name), "%*s%s", 2 * rows[at].depth, "", str(o, "name"));
+	snprintf(name, sizeof(name), "%*s%s", 2 * rows[at].depth, "", quote_pool_c(q, str(o, "name")));
 	fprintf(out, "%-*s %6.0f", w, name, num(o, "count"));
 	for (size_t k = 0; k < 4; k++)
 		fprintf(out, " %s", cell(duration(num(o, keys[k]), u, sizeof(u)), 11, c, sizeof(c)));
@@ -155,10 +157,10 @@ static void print_row(const struct row *rows, size_t n, size_t at, int w, bool r
 	}
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].parent && !strcmp(rows[i].parent, str(o, "name")))
-			print_row(rows, n, i, w, res, gpu, out);
+			print_row(rows, n, i, w, res, gpu, out, q);
 }
 
-static void print_stats(const json_t *stats, const json_t *phases, FILE *out)
+static void print_stats(const json_t *stats, const json_t *phases, FILE *out, struct quote_pool *q)
 {
 	size_t n = json_array_size(stats), i;
 	struct row *rows = calloc(n ? n : 1, sizeof(*rows));
@@ -174,7 +176,7 @@ static void print_stats(const json_t *stats, const json_t *phases, FILE *out)
 		res |= r != NULL;
 		gpu |= json_object_get(json_object_get(r, "total"), "gpu_growth_mib") != NULL;
 		rows[m++] = (struct row){ .stat = o,
-					  .parent = n <= 256 ? enclosing(phases, str(o, "name")) : NULL };
+					  .parent = n <= 256 ? phases_text_parent(phases, str(o, "name")) : NULL };
 	}
 	/* a parent not in the table shows its child at the top level */
 	for (size_t k = 0; k < m; k++) {
@@ -194,7 +196,7 @@ static void print_stats(const json_t *stats, const json_t *phases, FILE *out)
 			p = next && *next && rows[k].depth < 8 ? next : NULL;
 		}
 	for (size_t k = 0; k < m; k++) {
-		int need = (int)strlen(str(rows[k].stat, "name")) + 2 * rows[k].depth;
+		int need = (int)strlen(quote_pool_c(q, str(rows[k].stat, "name"))) + 2 * rows[k].depth;
 		if (res && num(rows[k].stat, "count") > 1 && need < 2 * rows[k].depth + 10)
 			need = 2 * rows[k].depth + 10; /* "  (median)" */
 		if (need > w)
@@ -208,13 +210,13 @@ static void print_stats(const json_t *stats, const json_t *phases, FILE *out)
 	fputc('\n', out);
 	for (size_t k = 0; k < m; k++)
 		if (!rows[k].parent)
-			print_row(rows, m, k, w, res, gpu, out);
+			print_row(rows, m, k, w, res, gpu, out, q);
 	free(rows);
 }
 
-static void print_lanes(const json_t *lanes, FILE *out)
+static void print_lanes(const json_t *lanes, FILE *out, struct quote_pool *q)
 {
-	int w = name_width(lanes, "lane", 4);
+	int w = name_width(lanes, "lane", 4, q);
 	char u[32], c[3][48];
 	fprintf(out, "%-*s %6s %11s %7s %11s %6s %11s\n", w, "lane", "phases", "busy", "busy%",
 		"span", "gaps", "longest gap");
@@ -223,7 +225,7 @@ static void print_lanes(const json_t *lanes, FILE *out)
 	json_array_foreach(lanes, i, o) {
 		if (!json_is_object(o))
 			continue;
-		fprintf(out, "%-*s %6.0f %11s %6.1f%% %11s %6.0f %11s\n", w, str(o, "lane"),
+		fprintf(out, "%-*s %6.0f %11s %6.1f%% %11s %6.0f %11s\n", w, quote_pool_c(q, str(o, "lane")),
 			num(o, "phases"), cell(duration(num(o, "busy_ms"), u, sizeof(u)), 11, c[0], sizeof(c[0])),
 			num(o, "busy_pct"), cell(duration(num(o, "span_ms"), u, sizeof(u)), 11, c[1], sizeof(c[1])),
 			num(o, "gaps"), num(o, "gaps") > 0 ?
@@ -263,10 +265,12 @@ int phases_text_print(const json_t *record, FILE *out, struct err *e)
 	const json_t *stats = json_object_get(record, "phase_stats");
 	const json_t *lanes = json_object_get(record, "lanes");
 	const json_t *info = json_object_get(record, "probe_info");
+	struct quote_pool q = { 0 };
 	if (json_is_array(stats) && json_array_size(stats))
-		print_stats(stats, json_object_get(record, "phases"), out);
+		print_stats(stats, json_object_get(record, "phases"), out, &q);
 	if (json_is_array(lanes) && json_array_size(lanes))
-		print_lanes(lanes, out);
+		print_lanes(lanes, out, &q);
+	quote_pool_release(&q);
 	if (json_is_object(info))
 		print_info(info, out);
 	if (ferror(out))

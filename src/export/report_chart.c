@@ -1,4 +1,11 @@
-/* report_chart: ticks, downsampling, time-series charts and the Gantt strip (see report_chart.h). */
+/* report_chart: ticks, downsampling, time-series charts and the Gantt strip (see report_chart.h).
+ *
+ * A record may hold any finite number (1e308 is valid JSON). Every loop here
+ * is bounded by a count, never by adding a step to a double (1e308 + step ==
+ * 1e308); values and spans are clamped to ±REPORT_CHART_VALUE_MAX before any
+ * arithmetic, coordinates to a few chart widths, and a chart that clamped
+ * something says so in a line under its title.
+ */
 #include "export/report_chart.h"
 
 #include <math.h>
@@ -11,6 +18,43 @@
 #include "stats/stats.h"
 #include "util/units.h"
 #include "util/xalloc.h"
+
+/* Clamps v to ±REPORT_CHART_VALUE_MAX, counting the values that were beyond it. NaN stays NaN. */
+static double report_chart_clamp(double v, size_t *clamped)
+{
+	if (v > REPORT_CHART_VALUE_MAX || v < -REPORT_CHART_VALUE_MAX) {
+		(*clamped)++;
+		return v > 0 ? REPORT_CHART_VALUE_MAX : -REPORT_CHART_VALUE_MAX;
+	}
+	return v;
+}
+
+/* An SVG coordinate kept within a few chart widths (and never NaN), so
+ * whatever the value, the markup holds short, finite numbers. */
+static double report_chart_coord(double c)
+{
+	if (isnan(c))
+		return 0;
+	return c < -4 * REPORT_CHART_W ? -4 * REPORT_CHART_W : c > 4 * REPORT_CHART_W ? 4 * REPORT_CHART_W : c;
+}
+
+/* The number of steps of size step that fit in span, at most REPORT_CHART_TICKS_MAX
+ * (-1 when step is no usable step). */
+static int report_chart_ticks(double span, double step)
+{
+	if (!(step > 0) || !isfinite(step) || !(span >= 0) || !isfinite(span))
+		return -1;
+	double k = floor(span / step + 1e-9);
+	return k > REPORT_CHART_TICKS_MAX ? REPORT_CHART_TICKS_MAX : (int)k;
+}
+
+/* The note under a chart's title when values were beyond what it can draw. */
+static void report_chart_clamp_note(struct svg *s, size_t clamped)
+{
+	if (clamped)
+		svg_printf(s, "<text class=\"clamped\" x=\"8\" y=\"30\">%zu value%s beyond \u00b1%.0e drawn at "
+			   "the limit</text>\n", clamped, clamped == 1 ? "" : "s", REPORT_CHART_VALUE_MAX);
+}
 
 const char *const report_chart_palette[8] = {
 	"#000000", "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442",
@@ -29,7 +73,7 @@ size_t report_chart_downsample(const double *t, const double *v, size_t n, doubl
 			if (isnan(v[i]))
 				continue;
 			double f = (t[i] - t0) / width * (double)buckets;
-			b = f < 0 ? 0 : f >= (double)buckets ? (long)buckets - 1 : (long)f;
+			b = !(f > 0) ? 0 : f >= (double)buckets ? (long)buckets - 1 : (long)f; /* NaN: 0 */
 			if (b == cur) {
 				if (v[i] < v[imin])
 					imin = i;
@@ -52,12 +96,14 @@ size_t report_chart_downsample(const double *t, const double *v, size_t n, doubl
 
 double report_chart_nice_step(double span, int target)
 {
-	if (!(span > 0) || target < 1)
+	if (!(span > 0) || !isfinite(span) || target < 1)
 		return 1;
 	double raw = span / target;
 	double mag = pow(10, floor(log10(raw)));
 	double f = raw / mag;
-	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+	double step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+	/* a span near DBL_MIN or DBL_MAX: pow underflows to 0 or overflows */
+	return step > 0 && isfinite(step) ? step : raw > 0 && isfinite(raw) ? raw : 1;
 }
 
 double report_chart_step(enum report_unit unit, double span, int target)
@@ -156,8 +202,15 @@ char *report_chart_value(enum report_unit unit, double v, char *buf, size_t n)
 
 double report_chart_x(double t_ms, double t_max_ms)
 {
-	double span = t_max_ms > 0 ? t_max_ms : 1;
-	return REPORT_CHART_LEFT + t_ms / span * REPORT_CHART_PLOT_W;
+	double span = t_max_ms > 0 ? fmin(t_max_ms, REPORT_CHART_VALUE_MAX) : 1;
+	return report_chart_coord(REPORT_CHART_LEFT + t_ms / span * REPORT_CHART_PLOT_W);
+}
+
+double report_chart_t_max(double t_max_ms, size_t *clamped)
+{
+	if (!(t_max_ms > 0))
+		return 1;
+	return report_chart_clamp(t_max_ms, clamped);
 }
 
 double report_chart_y_max(const struct report_chart *c)
@@ -171,6 +224,8 @@ double report_chart_y_max(const struct report_chart *c)
 		max = c->marker_v;
 	if (!(max > 0))
 		max = 1;
+	if (max > REPORT_CHART_VALUE_MAX)
+		max = REPORT_CHART_VALUE_MAX;
 	double step = report_chart_step(c->unit, max, 5);
 	return ceil(max / step - 1e-9) * step;
 }
@@ -178,7 +233,7 @@ double report_chart_y_max(const struct report_chart *c)
 static double report_chart_y(double v, double y_max)
 {
 	double plot_h = REPORT_CHART_H - REPORT_CHART_TOP - REPORT_CHART_BOTTOM;
-	return REPORT_CHART_TOP + (1 - v / y_max) * plot_h;
+	return report_chart_coord(REPORT_CHART_TOP + (1 - v / y_max) * plot_h);
 }
 
 static const char *report_chart_unit_name(enum report_unit u)
@@ -192,7 +247,9 @@ static void report_chart_time_axis(struct svg *s, double t_max_ms, double y_top,
 {
 	char lab[64];
 	double step = report_chart_step(REPORT_UNIT_MS, t_max_ms, 8);
-	for (double t = 0; t <= t_max_ms * (1 + 1e-9); t += step) {
+	int ticks = report_chart_ticks(t_max_ms, step);
+	for (int i = 0; i <= ticks; i++) {
+		double t = i * step;
 		double x = report_chart_x(t, t_max_ms);
 		svg_printf(s, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x,
 			   y_top, y_axis);
@@ -207,13 +264,13 @@ static void report_chart_hover_data(struct svg *s, const struct report_chart *c)
 {
 	size_t stride = c->n > 2048 ? (c->n + 2047) / 2048 : 1;
 	json_t *root = json_object(), *t = json_array(), *ser = json_array();
-	for (size_t i = 0; i < c->n; i += stride)
-		json_array_append_new(t, json_real(c->t_ms[i]));
+	for (size_t i = 0; i < c->n; i += stride) /* one entry per sample, finite or null */
+		json_array_append_new(t, isfinite(c->t_ms[i]) ? json_real(c->t_ms[i]) : json_null());
 	for (size_t k = 0; k < c->nseries; k++) {
 		json_t *v = json_array();
 		for (size_t i = 0; i < c->n; i += stride)
-			json_array_append_new(v, isnan(c->series[k].v[i]) ? json_null()
-									 : json_real(c->series[k].v[i]));
+			json_array_append_new(v, !isfinite(c->series[k].v[i]) ? json_null()
+									      : json_real(c->series[k].v[i]));
 		json_array_append_new(ser, json_pack("{s:s, s:s, s:o}", "n", c->series[k].name, "c",
 						     c->series[k].color, "v", v));
 	}
@@ -229,14 +286,32 @@ static void report_chart_hover_data(struct svg *s, const struct report_chart *c)
 	json_decref(root);
 }
 
+/* Values of c beyond ±REPORT_CHART_VALUE_MAX (drawn at the limit). */
+static size_t report_chart_count_clamped(const struct report_chart *c)
+{
+	size_t clamped = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		report_chart_clamp(c->t_ms[i], &clamped);
+		for (size_t k = 0; k < c->nseries; k++)
+			report_chart_clamp(c->series[k].v[i], &clamped);
+	}
+	if (c->marker) {
+		report_chart_clamp(c->marker_v, &clamped);
+		report_chart_clamp(c->marker_t_ms, &clamped);
+	}
+	return clamped;
+}
+
 void report_chart_draw(struct svg *s, const struct report_chart *c)
 {
 	char lab[64];
 	double y_max = report_chart_y_max(c);
 	double y_axis = REPORT_CHART_H - REPORT_CHART_BOTTOM;
+	size_t clamped = report_chart_count_clamped(c);
+	double t_max_ms = report_chart_t_max(c->t_max_ms, &clamped);
 	svg_printf(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"%s\" "
 		   "viewBox=\"0 0 %d %d\" role=\"img\" data-tmax=\"%.3f\" data-unit=\"%s\">\n",
-		   c->id, REPORT_CHART_W, REPORT_CHART_H, c->t_max_ms, report_chart_unit_name(c->unit));
+		   c->id, REPORT_CHART_W, REPORT_CHART_H, t_max_ms, report_chart_unit_name(c->unit));
 	if (c->style)
 		svg_printf(s, "<style>%s</style>\n", c->style);
 	svg_raw(s, "<title>");
@@ -244,6 +319,7 @@ void report_chart_draw(struct svg *s, const struct report_chart *c)
 	svg_raw(s, "</title>\n<text class=\"ctitle\" x=\"8\" y=\"18\">");
 	svg_text(s, c->title);
 	svg_raw(s, "</text>\n");
+	report_chart_clamp_note(s, clamped);
 
 	/* legend, right-aligned on the title line */
 	double lx = REPORT_CHART_W - REPORT_CHART_RIGHT;
@@ -256,7 +332,9 @@ void report_chart_draw(struct svg *s, const struct report_chart *c)
 	}
 
 	double step = report_chart_step(c->unit, y_max, 5);
-	for (double v = 0; v <= y_max * (1 + 1e-9); v += step) {
+	int ticks = report_chart_ticks(y_max, step);
+	for (int i = 0; i <= ticks; i++) {
+		double v = i * step;
 		double y = report_chart_y(v, y_max);
 		svg_printf(s, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
 			   "<text class=\"ytick\" x=\"%d\" y=\"%.1f\">%s</text>\n",
@@ -264,25 +342,25 @@ void report_chart_draw(struct svg *s, const struct report_chart *c)
 			   REPORT_CHART_LEFT - 6, y + 4,
 			   report_chart_tick_label(c->unit, v, y_max, lab, sizeof(lab)));
 	}
-	report_chart_time_axis(s, c->t_max_ms, REPORT_CHART_TOP, y_axis);
+	report_chart_time_axis(s, t_max_ms, REPORT_CHART_TOP, y_axis);
 	svg_printf(s, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%.1f\"/>\n",
 		   REPORT_CHART_LEFT, REPORT_CHART_LEFT, REPORT_CHART_TOP, y_axis);
 
 	struct report_point *pts = xcalloc(2 * REPORT_CHART_PLOT_W + 2, sizeof(*pts));
 	for (size_t k = 0; k < c->nseries; k++) {
-		size_t m = report_chart_downsample(c->t_ms, c->series[k].v, c->n, 0, c->t_max_ms,
+		size_t m = report_chart_downsample(c->t_ms, c->series[k].v, c->n, 0, t_max_ms,
 						   REPORT_CHART_PLOT_W, pts);
 		svg_printf(s, "<polyline class=\"series\" data-series=\"%s\" stroke=\"%s\"%s points=\"",
 			   c->series[k].key, c->series[k].color, k == 0 ? " stroke-width=\"2\"" : "");
 		for (size_t i = 0; i < m; i++)
-			svg_printf(s, "%s%.1f,%.1f", i ? " " : "", report_chart_x(pts[i].t, c->t_max_ms),
+			svg_printf(s, "%s%.1f,%.1f", i ? " " : "", report_chart_x(pts[i].t, t_max_ms),
 				   report_chart_y(pts[i].v, y_max));
 		svg_raw(s, "\"/>\n");
 	}
 	free(pts);
 
 	if (c->marker) {
-		double x = report_chart_x(c->marker_t_ms, c->t_max_ms);
+		double x = report_chart_x(c->marker_t_ms, t_max_ms);
 		double y = report_chart_y(c->marker_v, y_max);
 		int right = x < REPORT_CHART_LEFT + REPORT_CHART_PLOT_W * 0.6;
 		svg_printf(s, "<g class=\"peak\"><line class=\"peakline\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
@@ -308,40 +386,71 @@ static const char *report_chart_bar_colors[7][2] = {
 	{ "#F0E442", "#000000" },
 };
 
+/* Index of name in the first *n of names, added when there is room (max): else max. */
+static size_t report_chart_intern(const char **names, size_t *n, size_t max, const char *name)
+{
+	size_t j = 0;
+	while (j < *n && strcmp(names[j], name))
+		j++;
+	if (j == *n && *n < max)
+		names[(*n)++] = name;
+	return j;
+}
+
 void report_chart_lanes(struct svg *s, const struct report_bar *bars, size_t n, double t_max_ms)
 {
-	const char **lanes = xcalloc(n + 1, sizeof(*lanes));
-	const char **names = xcalloc(n + 1, sizeof(*names));
-	size_t nl = 0, nn = 0;
+	/* At most REPORT_CHART_LANES_MAX rows and as many colour names: a record
+	 * with 100 000 lanes draws in linear time and says what it left out. */
+	const char **lanes = xcalloc(REPORT_CHART_LANES_MAX, sizeof(*lanes));
+	const char **names = xcalloc(REPORT_CHART_LANES_MAX, sizeof(*names));
+	size_t nl = 0, nn = 0, hidden = 0, clamped = 0;
 	lanes[nl++] = ""; /* the main row first */
+	for (size_t i = 0; i < n; i++)
+		if (report_chart_intern(lanes, &nl, REPORT_CHART_LANES_MAX, bars[i].lane) == REPORT_CHART_LANES_MAX)
+			hidden++;
 	for (size_t i = 0; i < n; i++) {
-		size_t j = 0;
-		while (j < nl && strcmp(lanes[j], bars[i].lane))
-			j++;
-		if (j == nl)
-			lanes[nl++] = bars[i].lane;
+		report_chart_clamp(bars[i].start_ms, &clamped);
+		report_chart_clamp(bars[i].end_ms, &clamped);
+	}
+	t_max_ms = report_chart_t_max(t_max_ms, &clamped);
+	/* each lane takes a row, and one more per nesting depth it holds */
+	int *rows_of = xcalloc(REPORT_CHART_LANES_MAX, sizeof(*rows_of)), *row0 = xcalloc(REPORT_CHART_LANES_MAX, sizeof(*row0));
+	for (size_t i = 0; i < n; i++) {
+		size_t j = report_chart_intern(lanes, &nl, REPORT_CHART_LANES_MAX, bars[i].lane);
+		int d = bars[i].depth < 0 ? 0 : bars[i].depth > 3 ? 3 : bars[i].depth;
+		if (j < REPORT_CHART_LANES_MAX && d + 1 > rows_of[j])
+			rows_of[j] = d + 1;
+	}
+	int nrows = 0;
+	for (size_t j = 0; j < nl; j++) {
+		row0[j] = nrows;
+		nrows += rows_of[j] ? rows_of[j] : 1;
 	}
 	const int row_h = 26, top = 30;
-	double y_axis = top + (double)nl * row_h + 4;
+	double y_axis = top + (double)nrows * row_h + 4;
 	int h = (int)y_axis + 24;
 	svg_printf(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart lanes\" id=\"lanes\" "
 		   "viewBox=\"0 0 %d %d\" role=\"img\" data-tmax=\"%.3f\">\n"
 		   "<title>Phases</title><text class=\"ctitle\" x=\"8\" y=\"18\">Phases</text>\n",
 		   REPORT_CHART_W, h, t_max_ms);
+	report_chart_clamp_note(s, clamped);
+	if (hidden)
+		svg_printf(s, "<text class=\"clamped\" x=\"%d\" y=\"18\" text-anchor=\"end\">%zu phase%s in "
+			   "lanes past the first %d not drawn (see the tables)</text>\n", REPORT_CHART_W - REPORT_CHART_RIGHT,
+			   hidden, hidden == 1 ? "" : "s", REPORT_CHART_LANES_MAX);
 	report_chart_time_axis(s, t_max_ms, top, y_axis);
 	for (size_t j = 0; j < nl; j++) {
-		double y = top + (double)j * row_h;
-		svg_printf(s, "<text class=\"lane\" x=\"%d\" y=\"%.1f\">", REPORT_CHART_LEFT - 6, y + 17);
+		double y_lane = top + (double)row0[j] * row_h;
+		svg_printf(s, "<text class=\"lane\" x=\"%d\" y=\"%.1f\">", REPORT_CHART_LEFT - 6, y_lane + 17);
 		svg_text(s, lanes[j][0] ? lanes[j] : "main");
 		svg_raw(s, "</text>\n");
 		for (size_t i = 0; i < n; i++) {
 			if (strcmp(bars[i].lane, lanes[j]))
 				continue;
-			size_t c = 0; /* one colour per phase name, whatever its lane */
-			while (c < nn && strcmp(names[c], bars[i].name))
-				c++;
-			if (c == nn)
-				names[nn++] = bars[i].name;
+			int depth = bars[i].depth < 0 ? 0 : bars[i].depth > 3 ? 3 : bars[i].depth;
+			double y = y_lane + (double)depth * row_h;
+			/* one colour per phase name, whatever its lane (past the cap: the last) */
+			size_t c = report_chart_intern(names, &nn, REPORT_CHART_LANES_MAX, bars[i].name);
 			const char *const *col = report_chart_bar_colors[c % 7];
 			double x0 = report_chart_x(bars[i].start_ms, t_max_ms);
 			double x1 = report_chart_x(bars[i].end_ms, t_max_ms);
@@ -363,6 +472,8 @@ void report_chart_lanes(struct svg *s, const struct report_bar *bars, size_t n, 
 		}
 	}
 	svg_raw(s, "</svg>\n");
+	free(rows_of);
+	free(row0);
 	free(lanes);
 	free(names);
 }
@@ -374,23 +485,32 @@ struct report_chart_scale {
 
 static double report_chart_sx(const struct report_chart_scale *sc, double v)
 {
-	return REPORT_CHART_LEFT + 140 + (v - sc->lo) / (sc->hi - sc->lo) * (REPORT_CHART_PLOT_W - 140 - 150);
+	v = fmax(sc->lo, fmin(sc->hi, v)); /* values are within the clamped scale */
+	return report_chart_coord(REPORT_CHART_LEFT + 140 +
+				  (v - sc->lo) / (sc->hi - sc->lo) * (REPORT_CHART_PLOT_W - 140 - 150));
 }
 
 static void report_chart_value_axis(struct svg *s, struct report_chart_scale *sc, enum report_unit unit,
 				    double y_top, double y_axis)
 {
 	char lab[64];
+	size_t clamped = 0; /* the caller clamped and flagged the values */
+	sc->lo = report_chart_clamp(sc->lo, &clamped);
+	sc->hi = report_chart_clamp(sc->hi, &clamped);
 	if (!(sc->hi > sc->lo)) {
 		double pad = fabs(sc->lo) > 0 ? fabs(sc->lo) * 0.05 : 1;
 		sc->lo -= pad;
 		sc->hi += pad;
 	}
 	double step = report_chart_step(unit, sc->hi - sc->lo, 6);
+	if (!(step > 0) || !isfinite(step))
+		step = 1;
 	sc->lo = floor(sc->lo / step) * step;
 	sc->hi = ceil(sc->hi / step) * step;
 	double amax = fmax(fabs(sc->lo), fabs(sc->hi));
-	for (double v = sc->lo; v <= sc->hi + step * 1e-9; v += step) {
+	int ticks = report_chart_ticks(sc->hi - sc->lo, step);
+	for (int i = 0; i <= ticks; i++) {
+		double v = sc->lo + i * step;
 		double x = report_chart_sx(sc, v);
 		svg_printf(s, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 			   "<text class=\"xtick\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", x, x, y_top, y_axis, x,
@@ -424,14 +544,17 @@ void report_chart_strips(struct svg *s, const char *id, const char *title, enum 
 	const int row_h = 44, top = 34;
 	double y_axis = top + (double)n * row_h;
 	struct report_chart_scale sc = { INFINITY, -INFINITY };
+	size_t clamped = 0;
 	for (size_t r = 0; r < n; r++)
 		for (size_t i = 0; i < rows[r].n; i++) {
-			sc.lo = fmin(sc.lo, rows[r].v[i]);
-			sc.hi = fmax(sc.hi, rows[r].v[i]);
+			double v = report_chart_clamp(rows[r].v[i], &clamped);
+			sc.lo = fmin(sc.lo, v);
+			sc.hi = fmax(sc.hi, v);
 		}
 	if (!isfinite(sc.lo))
 		sc.lo = sc.hi = 0;
 	report_chart_open(s, id, title, (int)y_axis + 26);
+	report_chart_clamp_note(s, clamped);
 	report_chart_value_axis(s, &sc, unit, top, y_axis);
 	char a[64], b[64];
 	for (size_t r = 0; r < n; r++) {
@@ -468,18 +591,22 @@ void report_chart_hbars(struct svg *s, const char *id, const char *title, enum r
 {
 	const int row_h = 30, top = 34;
 	double y_axis = top + (double)n * row_h;
+	size_t clamped = 0, band_clamped = 0;
+	band = isfinite(band) ? fabs(report_chart_clamp(band, &band_clamped)) : 0;
 	struct report_chart_scale sc = { -band, band };
 	for (size_t i = 0; i < n; i++) {
 		double v[3] = { bars[i].v, bars[i].lo, bars[i].hi };
 		for (int k = 0; k < 3; k++)
 			if (isfinite(v[k])) {
-				sc.lo = fmin(sc.lo, v[k]);
-				sc.hi = fmax(sc.hi, v[k]);
+				sc.lo = fmin(sc.lo, report_chart_clamp(v[k], &clamped));
+				sc.hi = fmax(sc.hi, report_chart_clamp(v[k], &clamped));
 			}
 	}
+	clamped = clamped / 2 + band_clamped; /* each value was counted for lo and for hi */
 	sc.lo = fmin(sc.lo, 0);
 	sc.hi = fmax(sc.hi, 0);
 	report_chart_open(s, id, title, (int)y_axis + 26);
+	report_chart_clamp_note(s, clamped);
 	report_chart_value_axis(s, &sc, unit, top, y_axis);
 	if (band > 0)
 		svg_printf(s, "<rect class=\"band\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" "

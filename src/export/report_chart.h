@@ -19,6 +19,12 @@
 #define REPORT_CHART_TOP 34     /* plot area y range [TOP, H - BOTTOM] */
 #define REPORT_CHART_BOTTOM 40
 #define REPORT_CHART_PLOT_W (REPORT_CHART_W - REPORT_CHART_LEFT - REPORT_CHART_RIGHT)
+/* Bounds that keep every chart finite whatever a record holds: values (KiB, ms,
+ * counts, %) beyond ±VALUE_MAX are drawn at it and the chart says so; an axis
+ * has at most TICKS_MAX + 1 ticks; the Gantt strip at most LANES_MAX rows. */
+#define REPORT_CHART_VALUE_MAX 1e15
+#define REPORT_CHART_TICKS_MAX 64
+#define REPORT_CHART_LANES_MAX 64
 
 /* Okabe–Ito, safe for the common colour-vision deficiencies. */
 extern const char *const report_chart_palette[8];
@@ -54,6 +60,9 @@ char *report_chart_value(enum report_unit unit, double v, char *buf, size_t n);
 
 /* x of time t_ms in a chart spanning [0, t_max_ms]. */
 double report_chart_x(double t_ms, double t_max_ms);
+/* The time span a chart draws for t_max_ms: 1 when not positive, clamped to
+ * REPORT_CHART_VALUE_MAX (counted in *clamped). */
+double report_chart_t_max(double t_max_ms, size_t *clamped);
 
 struct report_series {
 	const char *name;  /* legend text (escaped) */
@@ -85,8 +94,10 @@ void report_chart_draw(struct svg *s, const struct report_chart *c);
 struct report_bar {
 	const char *name, *lane;  /* lane "" = the main row */
 	double start_ms, end_ms;
+	int depth;                /* nesting inside the lane's other bars: 0 outermost */
 };
-/* Appends the Gantt strip: one row per distinct lane, in first-seen order. */
+/* Appends the Gantt strip: one row per distinct lane, in first-seen order,
+ * and a sub-row under it per nesting depth of its bars (at most 3). */
 void report_chart_lanes(struct svg *s, const struct report_bar *bars, size_t n, double t_max_ms);
 
 struct report_strip {

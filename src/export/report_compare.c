@@ -8,11 +8,13 @@
 #include "export/report_page.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "export/report_chart.h"
+#include "stats/metrics.h"
 #include "util/xalloc.h"
 
 static const char *report_compare_color(const char *verdict)
@@ -24,10 +26,22 @@ static const char *report_compare_color(const char *verdict)
 	return "#999999";
 }
 
+/* A number in fmt, or "–" where the record has none (n = 1, a zero base). */
+static char *report_compare_num(const char *fmt, double v, char *buf, size_t n)
+{
+	if (isfinite(v))
+		snprintf(buf, n, fmt, v);
+	else
+		snprintf(buf, n, "\u2013");
+	return buf;
+}
+
 /* A metric's value in its own unit, read from the name's suffix. */
 static char *report_compare_value(const char *metric, double v, char *buf, size_t n)
 {
 	size_t len = strlen(metric);
+	if (!strncmp(metric, "phase:", 6) && !metrics_phase_resource(metric))
+		return report_chart_value(REPORT_UNIT_MS, v, buf, n); /* a phase's total duration */
 	if (len > 3 && !strcmp(metric + len - 3, "_kb"))
 		return report_chart_value(REPORT_UNIT_KB, v, buf, n);
 	if (len > 3 && !strcmp(metric + len - 3, "_ms"))
@@ -39,6 +53,72 @@ static char *report_compare_value(const char *metric, double v, char *buf, size_
 		return buf;
 	}
 	return report_chart_value(REPORT_UNIT_COUNT, v, buf, n);
+}
+
+/* How p was obtained: the test, and the Holm families with their sizes. */
+/* One base-against-new pair as two bars scaled to the larger. */
+static void report_compare_pair(struct svg *s, const char *label, enum report_unit unit, double base, double nw)
+{
+	char a[64], b[64];
+	double big = fabs(base) > fabs(nw) ? fabs(base) : fabs(nw);
+	double wb = big > 0 && isfinite(big) ? 100 * fabs(base) / big : 0, wn = big > 0 && isfinite(big) ? 100 * fabs(nw) / big : 0;
+	svg_raw(s, "<tr>");
+	report_page_cell(s, label, 1);
+	report_page_cell(s, report_chart_value(unit, base, a, sizeof(a)), 0);
+	report_page_cell(s, report_chart_value(unit, nw, b, sizeof(b)), 0);
+	svg_printf(s, "<td class=\"l\" style=\"width:45%%\"><div class=\"pbar base\" style=\"width:%.1f%%\"></div>"
+		   "<div class=\"pbar new\" style=\"width:%.1f%%\"></div></td></tr>\n", wb, wn);
+}
+
+/* Per changed phase: its duration and the resources of its line, base against new. */
+static void report_compare_why(const json_t *phases, struct svg *s)
+{
+	size_t i, k, shown = 0;
+	const json_t *p, *r;
+	json_array_foreach(phases, i, p) {
+		if (!json_is_true(json_object_get(p, "changed")) || !json_array_size(json_object_get(p, "reasons")))
+			continue;
+		if (!shown++)
+			svg_raw(s, "<h2>Why the changed phases changed</h2>\n<p class=\"note\">Medians of the "
+				   "per-run totals; grey base, orange new.</p>\n");
+		svg_raw(s, "<h3>");
+		svg_text(s, report_page_str(p, "name"));
+		svg_raw(s, "</h3>\n<table class=\"why\"><tr><th class=\"l\"></th><th>base</th><th>new</th><th></th></tr>\n");
+		report_compare_pair(s, "duration", REPORT_UNIT_MS, report_page_num(p, "base_ms"), report_page_num(p, "new_ms"));
+		json_array_foreach(json_object_get(p, "reasons"), k, r) {
+			const char *key = report_page_str(r, "metric");
+			bool cpu = !strcmp(key, "user_s") || !strcmp(key, "sys_s");
+			enum report_unit unit = cpu ? REPORT_UNIT_MS : strstr(key, "_kb") ? REPORT_UNIT_KB
+					       : strstr(key, "_mib") ? REPORT_UNIT_KB : REPORT_UNIT_COUNT;
+			double scale = cpu ? 1000 : strstr(key, "_mib") ? 1024 : 1;
+			report_compare_pair(s, key, unit, report_page_num(r, "base") * scale, report_page_num(r, "new") * scale);
+		}
+		svg_raw(s, "</table>\n");
+	}
+}
+
+static void report_compare_families(const json_t *rec, struct svg *s)
+{
+	const json_t *fam = json_object_get(rec, "families");
+	if (!json_is_object(fam))
+		return;
+	svg_raw(s, "<p>p: two-sided Mann\u2013Whitney U (test <i>exact</i>: its exact permutation distribution, "
+		   "ties included; <i>normal</i>: the normal approximation with tie correction), Holm-adjusted "
+		   "within each family:");
+	const char *name;
+	const json_t *f;
+	int k = 0;
+	json_object_foreach((json_t *)fam, name, f) {
+		svg_printf(s, "%s <b>", k++ ? ";" : "");
+		svg_text(s, name);
+		svg_raw(s, "</b> (");
+		svg_text(s, report_page_str(f, "metrics"));
+		svg_raw(s, ")");
+		double tests = report_page_num(f, "tests");
+		if (tests >= 0)
+			svg_printf(s, ", %.0f test%s", tests, tests == 1 ? "" : "s");
+	}
+	svg_raw(s, ".</p>\n");
 }
 
 int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
@@ -58,6 +138,13 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 	report_page_row(s, "base", line);
 	snprintf(line, sizeof(line), "%s (n=%.0f)", report_page_str(nw, "label"), report_page_num(nw, "n"));
 	report_page_row(s, "new", line);
+	const char *bc = report_page_str(base, "command"), *nc = report_page_str(nw, "command");
+	if (*bc || *nc) {
+		report_page_row(s, "base command", *bc ? bc : "?");
+		report_page_row(s, "new command", *nc ? nc : "?");
+		if (strcmp(bc, nc))
+			svg_raw(s, "<tr><th></th><td class=\"regressed\">BASE and NEW ran different commands</td></tr>\n");
+	}
 	snprintf(line, sizeof(line), "\u00b1%.4g %% \u00b7 \u03b1 = %.4g", threshold, report_page_num(rec, "alpha"));
 	report_page_row(s, "threshold", line);
 	double g = report_page_num(json_object_get(rec, "geomean"), "ratio");
@@ -69,20 +156,25 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 
 	struct report_hbar *bars = xcalloc(nm + np + 1, sizeof(*bars));
 	char **labels = xcalloc(nm + np + 1, sizeof(*labels));
+	size_t nchart = 0; /* the per-phase resources are in the table and the phases' section, not the chart */
 	json_array_foreach(metrics, i, m) {
+		if (!strcmp(report_page_str(m, "family"), "phase resources"))
+			continue;
 		const char *verdict = report_page_str(m, "verdict");
 		double d = report_page_num(m, "delta_pct");
-		labels[i] = xasprintf("%+.2f %% %s", d, verdict);
-		bars[i] = (struct report_hbar){ report_page_str(m, "name"), d,
-						 (report_page_num(m, "ci_low") - 1) * 100,
-						 (report_page_num(m, "ci_high") - 1) * 100,
-						 report_compare_color(verdict), labels[i] };
+		labels[nchart] = xasprintf("%s %s", report_compare_num("%+.2f %%", d, a, sizeof(a)), verdict);
+		bars[nchart] = (struct report_hbar){ report_page_str(m, "name"), d,
+						     (report_page_num(m, "ci_low") - 1) * 100,
+						     (report_page_num(m, "ci_high") - 1) * 100,
+						     report_compare_color(verdict), labels[nchart] };
+		nchart++;
 	}
 	svg_raw(s, "<figure>\n");
-	report_chart_hbars(s, "deltas", "Change NEW vs BASE with 95 % confidence interval", REPORT_UNIT_PCT, bars, nm,
+	report_chart_hbars(s, "deltas", "Change NEW vs BASE with 95 % confidence interval", REPORT_UNIT_PCT, bars, nchart,
 			   isnan(threshold) ? 0 : threshold);
 	svg_raw(s, "</figure>\n<table><tr><th class=\"l\">metric</th><th>base</th><th>new</th><th>change</th>"
-		   "<th>95 % CI</th><th>p</th><th>p adjusted</th><th class=\"l\">verdict</th></tr>\n");
+		   "<th>95 % CI</th><th>p</th><th>p adjusted</th><th class=\"l\">test</th><th class=\"l\">family</th>"
+		   "<th class=\"l\">verdict</th></tr>\n");
 	json_array_foreach(metrics, i, m) {
 		const char *verdict = report_page_str(m, "verdict");
 		svg_raw(s, "<tr>");
@@ -90,49 +182,54 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 		const char *name = report_page_str(m, "name");
 		report_page_cell(s, report_compare_value(name, report_page_num(m, "base"), a, sizeof(a)), 0);
 		report_page_cell(s, report_compare_value(name, report_page_num(m, "new"), a, sizeof(a)), 0);
-		snprintf(a, sizeof(a), "%+.2f %%", report_page_num(m, "delta_pct"));
+		report_page_cell(s, report_compare_num("%+.2f %%", report_page_num(m, "delta_pct"), a, sizeof(a)), 0);
+		double lo = report_page_num(m, "ci_low"), hi = report_page_num(m, "ci_high");
+		if (isnan(lo) || isnan(hi))
+			snprintf(a, sizeof(a), "\u2013");
+		else
+			snprintf(a, sizeof(a), "%+.2f %% \u2026 %+.2f %%", (lo - 1) * 100, (hi - 1) * 100);
 		report_page_cell(s, a, 0);
-		snprintf(a, sizeof(a), "%+.2f %% \u2026 %+.2f %%", (report_page_num(m, "ci_low") - 1) * 100,
-			 (report_page_num(m, "ci_high") - 1) * 100);
-		report_page_cell(s, a, 0);
-		snprintf(a, sizeof(a), "%.2g", report_page_num(m, "p_value"));
-		report_page_cell(s, a, 0);
-		snprintf(a, sizeof(a), "%.2g", report_page_num(m, "p_adjusted"));
-		report_page_cell(s, a, 0);
+		report_page_cell(s, report_compare_num("%.2g", report_page_num(m, "p_value"), a, sizeof(a)), 0);
+		report_page_cell(s, report_compare_num("%.2g", report_page_num(m, "p_adjusted"), a, sizeof(a)), 0);
+		const char *test = report_page_str(m, "p_test");
+		report_page_cell(s, *test ? test : "\u2013", 1);
+		report_page_cell(s, report_page_str(m, "family"), 1);
 		svg_printf(s, "<td class=\"l %s\">", !strcmp(verdict, "regressed") ? "regressed"
 						   : !strcmp(verdict, "improved") ? "improved" : "");
 		svg_text(s, verdict);
 		svg_raw(s, "</td></tr>\n");
 	}
 	svg_raw(s, "</table>\n");
+	report_compare_families(rec, s);
 
 	if (np > 0) {
 		json_array_foreach(phases, i, m) {
 			double d = report_page_num(m, "delta_ms");
-			labels[nm + i] = xasprintf("%s%s (%.1f %%)", d > 0 ? "+" : "", report_chart_value(REPORT_UNIT_MS, d, a, sizeof(a)),
-						   report_page_num(m, "share_pct"));
-			bars[nm + i] = (struct report_hbar){ report_page_str(m, "name"), d, NAN, NAN,
-							      d > 0 ? "#D55E00" : "#009E73", labels[nm + i] };
+			labels[nchart + i] = xasprintf("%s%s (%s)", d > 0 ? "+" : "", report_chart_value(REPORT_UNIT_MS, d, a, sizeof(a)),
+						   report_compare_num("%.1f %%", report_page_num(m, "share_pct"), b, sizeof(b)));
+			bars[nchart + i] = (struct report_hbar){ report_page_str(m, "name"), d, NAN, NAN,
+								  d > 0 ? "#D55E00" : "#009E73", labels[nchart + i] };
 		}
 		svg_raw(s, "<h2>Per-phase attribution</h2>\n<figure>\n");
 		report_chart_hbars(s, "phases", "Phase time change (share of the wall-time change)", REPORT_UNIT_MS,
-				   bars + nm, np, 0);
+				   bars + nchart, np, 0);
 		svg_raw(s, "</figure>\n<table><tr><th class=\"l\">phase</th><th>base</th><th>new</th><th>change</th>"
 			   "<th>share</th></tr>\n");
 		json_array_foreach(phases, i, m) {
-			svg_raw(s, "<tr>");
+			double depth = report_page_num(m, "depth");
+			svg_printf(s, "<tr class=\"depth%d\">", depth >= 1 && depth <= 3 ? (int)depth : depth > 3 ? 3 : 0);
 			report_page_cell(s, report_page_str(m, "name"), 1);
 			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(m, "base_ms"), a, sizeof(a)), 0);
 			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(m, "new_ms"), b, sizeof(b)), 0);
 			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(m, "delta_ms"), a, sizeof(a)), 0);
-			snprintf(a, sizeof(a), "%.1f %%", report_page_num(m, "share_pct"));
-			report_page_cell(s, a, 0);
+			report_page_cell(s, report_compare_num("%.1f %%", report_page_num(m, "share_pct"), a, sizeof(a)), 0);
 			svg_raw(s, "</tr>\n");
 		}
 		svg_raw(s, "</table>\n");
+		report_compare_why(phases, s);
 	}
 	report_page_end(s);
-	for (i = 0; i < nm + np; i++)
+	for (i = 0; i < nchart + np; i++)
 		free(labels[i]);
 	free(labels);
 	free(bars);

@@ -21,7 +21,8 @@ const char report_page_chart_css[] =
 	"circle.peak{fill:#D55E00;stroke:#fff;stroke-width:1.5}"
 	".peakline{stroke:#D55E00;stroke-dasharray:3 3}.peaklabel{font-weight:600;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"
 	".barlabel{font-size:11px}.cursor{stroke:#333}.dot{fill-opacity:.75}"
-	".box{fill:#f2f2f2;stroke:#555}.median{stroke:#000;stroke-width:2}.whisker{stroke:#000}";
+	".box{fill:#f2f2f2;stroke:#555}.median{stroke:#000;stroke-width:2}.whisker{stroke:#000}"
+	".clamped{font-size:11px;fill:#B34700}";
 
 static const char report_page_css[] =
 	"body{font:14px/1.45 system-ui,'DejaVu Sans',Arial,sans-serif;color:#1a1a1a;background:#fff;"
@@ -36,6 +37,10 @@ static const char report_page_css[] =
 	"svg.chart{width:100%;height:auto;display:block}figure{margin:14px 0}"
 	".regressed{color:#B34700;font-weight:600}.improved{color:#00755A;font-weight:600}"
 	".note{color:#444;font-size:13px}"
+	/* nested phases, indented under the phase that holds them */
+	"tr.depth1 td:first-child{padding-left:2em}tr.depth2 td:first-child{padding-left:3.5em}"
+	"tr.depth3 td:first-child{padding-left:5em}"
+	".pbar{height:7px;margin:2px 0;min-width:1px}.pbar.base{background:#999}.pbar.new{background:#D55E00}"
 	"#tip{position:fixed;pointer-events:none;background:#fff;border:1px solid #888;padding:4px 8px;"
 	"font-size:12px;display:none;box-shadow:0 1px 4px rgba(0,0,0,.2);z-index:2}"
 	"@page{margin:12mm}"

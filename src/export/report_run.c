@@ -8,11 +8,14 @@
 #include "export/report_page.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/phases_text.h"
 #include "export/report_chart.h"
+#include "export/summary.h"
 #include "util/xalloc.h"
 
 enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_N };
@@ -143,10 +146,16 @@ static void report_run_memory_chart(const json_t *rec, const struct report_run_d
 			report_run_add(c, mem[k].name, mem[k].key, report_chart_palette[mem[k].color],
 				       d->col[mem[k].col]);
 
+	/* the marker names the peak of the line drawn: with a daemon, the
+	 * timeline is the daemon's, and so is the peak (the CSV's, too) */
 	const json_t *summary = json_object_get(rec, "summary");
-	double peak_kb = report_page_num(summary, "peak_tree_rss_kb");
-	double at_ms = report_page_num(summary, "peak_at_ms");
-	const char *phase = report_page_str(summary, "peak_phase");
+	const json_t *daemon = json_object_get(json_object_get(rec, "trees"), "daemon");
+	const json_t *src = daemon ? daemon : summary;
+	double peak_kb = report_page_num(src, daemon ? "peak_rss_kb" : "peak_tree_rss_kb");
+	double at_ms = report_page_num(src, "peak_at_ms");
+	const char *phase = report_page_str(src, "peak_phase");
+	if (daemon)
+		c->title = "Memory (the attached daemon's tree)";
 	if (!(peak_kb > 0) || isnan(at_ms)) { /* older record: the largest sampled sum */
 		peak_kb = NAN;
 		for (size_t i = 0; d->col[C_RSS] && i < d->n; i++)
@@ -157,7 +166,8 @@ static void report_run_memory_chart(const json_t *rec, const struct report_run_d
 	}
 	if (!isnan(peak_kb)) {
 		char v[48], t[48];
-		snprintf(label, label_n, "peak %s at %s%s%s", report_chart_value(REPORT_UNIT_KB, peak_kb, v, sizeof(v)),
+		snprintf(label, label_n, "%speak %s at %s%s%s", daemon ? "daemon " : "",
+			 report_chart_value(REPORT_UNIT_KB, peak_kb, v, sizeof(v)),
 			 report_chart_value(REPORT_UNIT_MS, at_ms, t, sizeof(t)), *phase ? " in " : "", phase);
 		c->marker = 1;
 		c->marker_t_ms = at_ms;
@@ -179,6 +189,87 @@ int report_run_memory_svg(const json_t *rec, struct svg *s, struct err *e)
 	report_chart_draw(s, &c);
 	report_run_data_release(&d);
 	return 0;
+}
+
+/* One entry of "peaks": a row label that says which tree and how it was
+ * measured, the sample and phases it names, and a flat top's span. */
+static void report_run_peak_row(const json_t *p, struct svg *s)
+{
+	char a[64], b[64], c[64], d[64], line[512];
+	const char *scope = report_page_str(p, "scope"), *note = report_page_str(p, "note");
+	const char *comm = report_page_str(p, "comm"), *phase = report_page_str(p, "phase");
+	bool exact = json_is_true(json_object_get(p, "exact"));
+	double at = report_page_num(p, "at_ms");
+	int n = snprintf(line, sizeof(line), "%s \u2014 %s, %s%s%s%s%s%s%s%s%s",
+			 report_chart_value(REPORT_UNIT_KB, report_page_num(p, "kb"), a, sizeof(a)),
+			 report_page_str(p, "method"), exact ? "exact" : !strcmp(scope, "process") ? "not measured" : "sampled",
+			 *comm ? ", " : "", comm,
+			 *note ? ", " : "", note, isnan(at) ? "" : " at ",
+			 isnan(at) ? "" : report_chart_value(REPORT_UNIT_MS, at, b, sizeof(b)), *phase ? " in " : "", phase);
+	const json_t *f = json_object_get(p, "flat");
+	if (f && n > 0 && (size_t)n < sizeof(line))
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "; flat within 1 %% from %s to %s (%.0f samples)",
+			      report_chart_value(REPORT_UNIT_MS, report_page_num(f, "from_ms"), c, sizeof(c)),
+			      report_chart_value(REPORT_UNIT_MS, report_page_num(f, "to_ms"), d, sizeof(d)),
+			      report_page_num(f, "samples"));
+	if (!strcmp(scope, "daemon") && n > 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - (size_t)n, "; %s above its idle %s",
+			 report_chart_value(REPORT_UNIT_KB, report_page_num(p, "above_idle_kb"), c, sizeof(c)),
+			 report_chart_value(REPORT_UNIT_KB, report_page_num(p, "idle_kb"), d, sizeof(d)));
+	const char *label = !strcmp(scope, "process") ? "peak (largest process)"
+			    : !strcmp(scope, "tree") ? (exact ? "peak (whole tree, exact)" : "peak (tree, sampled)")
+			    : !strcmp(scope, "client") ? "peak (client)"
+			    : !strcmp(scope, "daemon") ? "peak (daemon)"
+			    : !strcmp(scope, "both") ? "peak (both trees)" : "peak";
+	report_page_row(s, label, line);
+}
+
+/* "minor · major" of one tree. */
+static void report_run_pair(const json_t *o, const char *k1, const char *k2, const char *w1, const char *w2,
+			    enum report_unit unit, double scale, char *buf, size_t n)
+{
+	char a[64], b[64];
+	snprintf(buf, n, "%s %s \u00b7 %s %s", report_chart_value(unit, report_page_num(o, k1) * scale, a, sizeof(a)), w1,
+		 report_chart_value(unit, report_page_num(o, k2) * scale, b, sizeof(b)), w2);
+}
+
+/* Faults, CPU, context switches and I/O: the client's and, beside them, the daemon's. */
+static void report_run_costs(const json_t *summary, const json_t *daemon, struct svg *s)
+{
+	static const struct { const char *label, *k1, *k2, *w1, *w2; int unit; double scale; } rows[] = {
+		{ "page faults", "minflt", "majflt", "minor", "major", REPORT_UNIT_COUNT, 1 },
+		{ "CPU", "user_s", "sys_s", "user", "sys", REPORT_UNIT_MS, 1000 },
+		{ "context switches", "vcsw", "ivcsw", "voluntary", "involuntary", REPORT_UNIT_COUNT, 1 },
+		{ "I/O", "read_bytes", "write_bytes", "read", "written", REPORT_UNIT_KB, 1.0 / 1024 },
+	};
+	char mine[256], theirs[256], line[600];
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		if (!daemon && i > 0)
+			break; /* the time row has the CPU; one tree keeps its old header */
+		report_run_pair(summary, rows[i].k1, rows[i].k2, rows[i].w1, rows[i].w2, (enum report_unit)rows[i].unit,
+				rows[i].scale, mine, sizeof(mine));
+		if (daemon) {
+			report_run_pair(daemon, rows[i].k1, rows[i].k2, rows[i].w1, rows[i].w2,
+					(enum report_unit)rows[i].unit, rows[i].scale, theirs, sizeof(theirs));
+			snprintf(line, sizeof(line), "client %s \u2014 daemon %s", mine, theirs);
+		} else {
+			snprintf(line, sizeof(line), "%s", mine);
+		}
+		report_page_row(s, rows[i].label, line);
+	}
+	if (daemon && json_object_get(daemon, "gpu_peak_mib")) {
+		char a[64];
+		snprintf(line, sizeof(line), "daemon %s",
+			 report_chart_value(REPORT_UNIT_KB, report_page_num(daemon, "gpu_peak_mib") * 1024, a, sizeof(a)));
+		report_page_row(s, "GPU memory", line);
+	}
+	const json_t *h = daemon ? json_object_get(daemon, "at_attach") : json_object_get(summary, "at_attach");
+	if (h) {
+		report_run_pair(h, "user_s", "sys_s", "user", "sys", REPORT_UNIT_MS, 1000, mine, sizeof(mine));
+		report_run_pair(h, "minflt", "majflt", "minor", "major faults", REPORT_UNIT_COUNT, 1, theirs, sizeof(theirs));
+		snprintf(line, sizeof(line), "%s \u00b7 %s (its lifetime until perfhunt attached, in no sample)", mine, theirs);
+		report_page_row(s, "before attach", line);
+	}
 }
 
 static void report_run_header(const json_t *rec, struct svg *s)
@@ -222,26 +313,14 @@ static void report_run_header(const json_t *rec, struct svg *s)
 
 	size_t i;
 	json_t *p;
-	json_array_foreach(json_object_get(rec, "peaks"), i, p) {
-		const char *note = report_page_str(p, "note"), *comm = report_page_str(p, "comm");
-		double at = report_page_num(p, "at_ms");
-		snprintf(line, sizeof(line), "%s \u2014 %s, %s%s%s%s%s%s%s",
-			 report_chart_value(REPORT_UNIT_KB, report_page_num(p, "kb"), a, sizeof(a)), report_page_str(p, "method"),
-			 json_is_true(json_object_get(p, "exact")) ? "exact" : "sampled",
-			 *comm ? ", " : "", comm, *note ? ", " : "", note,
-			 isnan(at) ? "" : " at ", isnan(at) ? "" : report_chart_value(REPORT_UNIT_MS, at, b, sizeof(b)));
-		snprintf(c, sizeof(c), "peak (%s)", report_page_str(p, "scope"));
-		report_page_row(s, c, line);
-	}
+	json_array_foreach(json_object_get(rec, "peaks"), i, p)
+		report_run_peak_row(p, s);
 	if (!json_array_size(json_object_get(rec, "peaks"))) {
 		snprintf(line, sizeof(line), "%s \u2014 %s", report_chart_value(REPORT_UNIT_KB, report_page_num(summary, "peak_rss_kb"), a, sizeof(a)),
 			 report_page_str(summary, "peak_rss_method"));
 		report_page_row(s, "peak (process)", line);
 	}
-	snprintf(line, sizeof(line), "%s minor \u00b7 %s major",
-		 report_chart_value(REPORT_UNIT_COUNT, report_page_num(summary, "minflt"), a, sizeof(a)),
-		 report_chart_value(REPORT_UNIT_COUNT, report_page_num(summary, "majflt"), b, sizeof(b)));
-	report_page_row(s, "page faults", line);
+	report_run_costs(summary, json_object_get(json_object_get(rec, "trees"), "daemon"), s);
 	if (!isnan(report_page_num(summary, "max_procs"))) {
 		snprintf(line, sizeof(line), "%.0f processes \u00b7 %.0f threads (max)",
 			 report_page_num(summary, "max_procs"), report_page_num(summary, "max_threads"));
@@ -255,6 +334,8 @@ static void report_run_header(const json_t *rec, struct svg *s)
 	json_array_foreach(json_object_get(rec, "notes"), i, p)
 		if (json_is_string(p))
 			report_page_row(s, "note", json_string_value(p));
+	if (summary_fault_note(rec, line, sizeof(line)))
+		report_page_row(s, "note", line);
 	svg_raw(s, "</table>\n");
 }
 
@@ -264,17 +345,49 @@ static void report_run_tables(const json_t *rec, struct svg *s)
 	size_t i;
 	json_t *p;
 	const json_t *stats = json_object_get(rec, "phase_stats");
+	const json_t *phases = json_object_get(rec, "phases");
 	if (json_array_size(stats)) {
-		svg_raw(s, "<h2>Phases</h2>\n<table><tr><th class=\"l\">phase</th><th>count</th><th>total</th>"
-			   "<th>median</th><th>min</th><th>max</th></tr>\n");
+		bool res = false, gpu = false;
 		json_array_foreach(stats, i, p) {
-			svg_raw(s, "<tr>");
+			const json_t *t = json_object_get(json_object_get(p, "resources"), "total");
+			res |= t != NULL;
+			gpu |= json_object_get(t, "gpu_growth_mib") != NULL;
+		}
+		svg_raw(s, "<h2>Phases</h2>\n<table><tr><th class=\"l\">phase</th><th>count</th><th>total</th>"
+			   "<th>median</th><th>min</th><th>max</th>");
+		if (res)
+			svg_printf(s, "<th>CPU</th><th>sys</th><th>minor faults</th><th>RSS growth</th>%s",
+				   gpu ? "<th>GPU growth</th>" : "");
+		svg_raw(s, "</tr>\n");
+		size_t n = json_array_size(stats);
+		json_array_foreach(stats, i, p) {
+			/* nested phases indented under the one that holds them */
+			int depth = 0;
+			const char *parent = n <= 256 ? phases_text_parent(phases, report_page_str(p, "name")) : NULL;
+			for (; parent && depth < 8; depth++)
+				parent = phases_text_parent(phases, parent);
+			svg_printf(s, "<tr class=\"depth%d\">", depth > 3 ? 3 : depth);
 			report_page_cell(s, report_page_str(p, "name"), 1);
 			snprintf(a, sizeof(a), "%.0f", report_page_num(p, "count"));
 			report_page_cell(s, a, 0);
 			static const char *k[] = { "total_ms", "median_ms", "min_ms", "max_ms" };
 			for (int j = 0; j < 4; j++)
 				report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(p, k[j]), a, sizeof(a)), 0);
+			const json_t *t = json_object_get(json_object_get(p, "resources"), "total");
+			if (res) {
+				double user = report_page_num(t, "user_ms"), sys = report_page_num(t, "sys_ms");
+				double cpu = (isnan(user) ? 0 : user) + (isnan(sys) ? 0 : sys);
+				report_page_cell(s, report_chart_value(REPORT_UNIT_MS, cpu, a, sizeof(a)), 0);
+				snprintf(a, sizeof(a), cpu > 0 ? "%.0f %%" : "-", cpu > 0 ? 100 * sys / cpu : 0);
+				report_page_cell(s, a, 0);
+				report_page_cell(s, report_chart_value(REPORT_UNIT_COUNT, report_page_num(t, "minflt"), a, sizeof(a)), 0);
+				double g = report_page_num(t, "rss_growth_kb");
+				report_page_cell(s, phases_text_growth(isnan(g) ? 0 : g, a, sizeof(a)), 0);
+				if (gpu) {
+					g = report_page_num(t, "gpu_growth_mib");
+					report_page_cell(s, phases_text_growth(isnan(g) ? 0 : g * 1024, a, sizeof(a)), 0);
+				}
+			}
 			svg_raw(s, "</tr>\n");
 		}
 		svg_raw(s, "</table>\n");
@@ -362,8 +475,16 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 		double a = report_page_num(p, "start_ms"), b = report_page_num(p, "end_ms");
 		if (isnan(a) || isnan(b))
 			continue;
-		bars[nb++] = (struct report_bar){ report_page_str(p, "name"), report_page_str(p, "lane"), a, b };
+		bars[nb++] = (struct report_bar){ report_page_str(p, "name"), report_page_str(p, "lane"), a, b, 0 };
 	}
+	/* a bar inside another of its lane goes a sub-row down (prove_total
+	 * no longer hides synth); bounded work for huge records */
+	for (size_t x = 0; x < nb && nb <= 4096; x++)
+		for (size_t y = 0; y < nb; y++)
+			if (x != y && !strcmp(bars[x].lane, bars[y].lane) && bars[y].start_ms <= bars[x].start_ms &&
+			    bars[x].end_ms <= bars[y].end_ms &&
+			    bars[y].end_ms - bars[y].start_ms > bars[x].end_ms - bars[x].start_ms)
+				bars[x].depth++;
 	if (nb > 0) {
 		svg_raw(s, "</figure>\n<figure>\n");
 		report_chart_lanes(s, bars, nb, d.t_max_ms);

@@ -157,9 +157,17 @@ static void account(const struct loop *l, struct side *sd, const struct sample *
 {
 	struct tree_result *res = sd->res;
 	const struct proctree_totals *t = &sd->prev;
-	if (res->samples == 0)
+	if (res->samples == 0) {
 		res->first = *t;
+		res->at_attach = sd->tree.history;
+	}
 	res->last = *t;
+	const struct proctree_counts *h = &sd->tree.history, *a = &res->at_attach;
+	res->joined_history = (struct proctree_counts){
+		h->utime_ticks - a->utime_ticks, h->stime_ticks - a->stime_ticks, h->minflt - a->minflt,
+		h->majflt - a->majflt, h->vcsw - a->vcsw, h->ivcsw - a->ivcsw, h->rchar - a->rchar,
+		h->wchar - a->wchar,
+	};
 	res->samples++;
 	if (t->hwm_kb > res->hwm_kb) {
 		res->hwm_kb = t->hwm_kb;
@@ -178,6 +186,7 @@ static void account(const struct loop *l, struct side *sd, const struct sample *
 	if (s->rss_kb > res->peak_rss_kb || res->samples == 1) {
 		res->peak_rss_kb = s->rss_kb;
 		res->peak_at_ms = s->t_ms;
+		res->peak_at_marker = s->at_marker;
 		memcpy(res->peak_phase, s->phase, sizeof(res->peak_phase));
 	}
 	if (t->procs > res->max_procs)
@@ -766,6 +775,9 @@ static int loop_begin(struct loop *l, struct err *e)
 	struct monitor_result *r = l->r;
 	start_clock(l);
 	if (o->launch && o->daemon_pid > 0) {
+		/* what the daemon did before now is its history, not the first interval's */
+		proctree_history_from_now(&l->daemon.tree);
+		r->daemon.has_history = true;
 		if (proctree_add(&l->daemon.tree, o->daemon_pid, e) < 0)
 			return -1;
 		proctree_scan(&l->daemon.tree);
@@ -789,6 +801,8 @@ static int loop_begin(struct loop *l, struct err *e)
 				return 0;
 		}
 	} else {
+		proctree_history_from_now(&l->main.tree);
+		r->tree.has_history = true;
 		if (proctree_add(&l->main.tree, o->attach_pid, e) < 0)
 			return -1;
 		proctree_scan(&l->main.tree);
@@ -839,12 +853,58 @@ static int on_tick(struct loop *l, struct err *e)
 	return 0;
 }
 
+/* The command outlived its time: SIGKILL to every member of its tree (and
+ * the command itself, even before its first sample). The loop goes on
+ * until it is reaped, so the record keeps the timeline up to here. */
+static void kill_tree(struct loop *l)
+{
+	struct monitor_result *r = l->r;
+	r->timed_out = true;
+	note(r, "timed out after %.0f ms: the command's tree was killed", l->o->timeout_ms);
+	size_t n = l->main.tree.nprocs;
+	pid_t *pids = calloc(n ? n : 1, sizeof(*pids));
+	if (pids) {
+		n = proctree_pids(&l->main.tree, pids, n);
+		for (size_t i = 0; i < n; i++)
+			kill(pids[i], SIGKILL);
+		free(pids);
+	}
+	if (!l->root_done)
+		kill(l->root, SIGKILL);
+}
+
+/* Milliseconds poll() may wait: until the --duration or the timeout, -1 for
+ * ever; 0 with l->stop set when the duration is over. */
+static int wait_ms(struct loop *l)
+{
+	const struct monitor_opts *o = l->o;
+	double left = -1;
+	if (o->duration_ms > 0) {
+		left = o->duration_ms - now_ms(l);
+		if (left <= 0) {
+			l->stop = true;
+			return 0;
+		}
+	}
+	if (o->timeout_ms > 0 && l->launched && l->r->started && !l->r->timed_out) {
+		double t = l->r->client_start_ms + o->timeout_ms - now_ms(l);
+		if (t <= 0) {
+			kill_tree(l);
+			t = -1;
+		}
+		if (t >= 0 && (left < 0 || t < left))
+			left = t;
+	}
+	if (left < 0)
+		return -1;
+	return left < 1e9 ? (int)left + 1 : 1000000000; /* --duration of years */
+}
+
 /* One wait in poll() and what woke it: kernel events first, so a fork is a
  * member before the next read; then the logs, the child's output, signals
  * and the timer. */
 static int loop_step(struct loop *l, struct err *e)
 {
-	const struct monitor_opts *o = l->o;
 	struct pollfd p[9];
 	int np = 0, idx_sig, idx_tim, idx_ev = -1, idx_xs = -1, idx_in = -1;
 	int idx_st[4] = { -1, -1, -1, -1 };
@@ -869,15 +929,9 @@ static int loop_step(struct loop *l, struct err *e)
 			p[np] = (struct pollfd){ .fd = l->stream_fd[s], .events = POLLIN };
 			idx_st[s] = np++;
 		}
-	int timeout = -1;
-	if (o->duration_ms > 0) {
-		double left = o->duration_ms - now_ms(l);
-		if (left <= 0) {
-			l->stop = true;
-			return 0;
-		}
-		timeout = left < 1e9 ? (int)left + 1 : 1000000000; /* --duration of years */
-	}
+	int timeout = wait_ms(l);
+	if (l->stop)
+		return 0;
 	int n = poll(p, (nfds_t)np, timeout);
 	if (n < 0)
 		return errno == EINTR ? 0 : err_sys(e, "poll");
@@ -946,6 +1000,8 @@ static void loop_finish(struct loop *l)
 		}
 	}
 	r->vanished = l->main.tree.vanished;
+	r->tree.procs_seen = l->main.tree.seen;
+	r->daemon.procs_seen = l->daemon.tree.seen;
 	r->unreadable = l->main.tree.unreadable;
 }
 

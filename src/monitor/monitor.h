@@ -58,6 +58,7 @@ struct monitor_opts {
 	pid_t daemon_pid;            /* run mode: also sample this tree for the command's lifetime */
 	double idle_ms;              /* with a daemon: settle period sampled before the command */
 	char *const *probe_logs;     /* log files to follow for probes (NULL-terminated), or NULL */
+	double timeout_ms;           /* run mode: kill the command's tree this long after it started (0 = never) */
 	struct monitor_hooks hooks;
 };
 
@@ -67,6 +68,7 @@ struct monitor_opts {
 struct tree_result {
 	uint64_t peak_rss_kb;        /* largest sampled sum of RSS */
 	double peak_at_ms;
+	bool peak_at_marker;         /* the peak sample was taken at a marker's arrival */
 	char peak_phase[96];
 	uint64_t hwm_kb;             /* largest VmHWM of a member */
 	pid_t hwm_pid;
@@ -74,7 +76,13 @@ struct tree_result {
 	double hwm_from_ms, hwm_to_ms; /* the sample window in which hwm_kb was reached */
 	double last_t_ms;            /* time of the latest sample */
 	struct proctree_totals first, last; /* cumulative counters at the first and last sample */
+	/* attached or watched: what the members had used before perfhunt measured
+	 * them (lifetime totals at the first sample), and the history of
+	 * processes with one that joined later; neither is in any sample */
+	struct proctree_counts at_attach, joined_history;
+	bool has_history;            /* the tree existed before the recording */
 	uint32_t max_procs, max_threads;
+	uint64_t procs_seen;         /* processes that were members at some time */
 	uint64_t samples;
 	struct timeline tl;
 };
@@ -90,6 +98,7 @@ struct monitor_result {
 	int exit_code, exit_signal;  /* run mode */
 	bool core_dumped;
 	int forwarded_signal;        /* last signal passed on to the command */
+	bool timed_out;              /* the command outlived timeout_ms: its tree was killed */
 	int stop_signal;             /* watch mode: the signal that stopped us */
 	bool target_exited;          /* watch mode: the tree ended on its own */
 	struct rusage ru;            /* the command and every orphan we reaped, from wait4 */

@@ -93,8 +93,6 @@ static void on_line(void *ctx, const char *line, size_t n, bool truncated)
 	bool fd = f->stream == MONITOR_PROBE_FD;
 	int ok = fd ? probe_parse_fd_line(f->config, line, n, &p) : probe_parse_line(f->config, line, n, &p);
 	if (ok == 1) {
-		if (probe_find(&p, "begin") >= 0 || probe_find(&p, "end") >= 0)
-			f->marker_seen = true;
 		double t_ms = f->now_ms, epoch_ms, res_ms;
 		/* a logger's line may carry its own time: more exact than a late read of a log */
 		if (!fd && f->log_time &&
@@ -102,7 +100,10 @@ static void on_line(void *ctx, const char *line, size_t n, bool truncated)
 			t_ms = stamped_time(f, epoch_ms, res_ms);
 		if (f->counters)
 			marker_counters(f, &p);
-		phase_set_add_probe(&f->phases, &p, t_ms, stream_name(f->stream));
+		/* a phase begins or ends here: the monitor samples at once */
+		if (phase_set_add_probe(&f->phases, &p, t_ms, stream_name(f->stream)) > 0 ||
+		    probe_find(&p, "begin") >= 0)
+			f->marker_seen = true;
 		probe_release(&p);
 	} else if (ok == PROBE_UNPARSED) {
 		phase_set_add_unparsed(&f->phases, stream_name(f->stream), f->lines[f->stream].lines, line, n);

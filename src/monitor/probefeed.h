@@ -23,7 +23,7 @@ struct probefeed {
 	double now_ms;                 /* arrival time of the bytes being split */
 	double epoch_offset_ms;        /* epoch ms at t_ms = 0, for log timestamps */
 	int stream;
-	bool marker_seen;              /* a begin=/end= line since the last probefeed_take_marker */
+	bool marker_seen;              /* a phase began or ended since the last probefeed_take_marker */
 	/* counters read at begin=/end= markers (NULL: none) */
 	struct counters *counters;
 	struct marker_counters *open, *done;
@@ -36,7 +36,8 @@ void probefeed_release(struct probefeed *f);
 /* monitor hooks; on_output with buf NULL: bytes of that stream were skipped */
 void probefeed_on_output(void *arg, int stream, const char *buf, size_t n, double t_ms);
 void probefeed_label(void *arg, struct sample *s);
-/* True once after a begin=/end= marker was parsed: the monitor samples then. */
+/* True once after a probe began or ended a phase (a begin=/end= marker, a
+ * duration probe): the monitor samples then, so that end is exact. */
 bool probefeed_take_marker(struct probefeed *f);
 /* Ends open lines and phases at end_ms and computes the statistics. */
 void probefeed_finish(struct probefeed *f, double end_ms);

@@ -2,10 +2,13 @@
  *
  * The mount points and our own cgroup path are read from /proc/self/mountinfo
  * and /proc/self/cgroup, so this works inside containers and on hosts that
- * mount v1 and v2 side by side.
+ * mount v1 and v2 side by side. A cgroup's name holds its maker's PID and
+ * start time, so the next perfhunt can tell one that a SIGKILLed run left
+ * behind from one in use, even after the PID was reused.
  */
 #include "proc/cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "proc/lookup.h"
 #include "util/parse.h"
 
 static int write_file(const char *path, const char *s)
@@ -134,7 +138,10 @@ static struct {
 static int make_dir(struct cgroup *cg, int version, struct err *e)
 {
 	static unsigned seq;
-	snprintf(cg->dir, sizeof(cg->dir), "%s/perfhunt-%d-%u", cg->parent, (int)getpid(), seq++);
+	uint64_t start = 0;
+	lookup_starttime(getpid(), &start);
+	snprintf(cg->dir, sizeof(cg->dir), "%s/perfhunt-%d-%llu-%u", cg->parent, (int)getpid(),
+		 (unsigned long long)start, seq++);
 	if (mkdir(cg->dir, 0755) < 0)
 		return err_sys(e, "cannot create cgroup '%s'", cg->dir);
 	cg->version = version;
@@ -164,7 +171,81 @@ static int try_create(struct cgroup *cg, int version, struct err *e)
 		if (v2_memory_parent(cg->parent, e) < 0)
 			return -1;
 	}
+	cgroup_reap_stale(cg->parent);
 	return make_dir(cg, version, e);
+}
+
+/* Reads "N-" or "N" (at the end) from *p; 0 on success. */
+static int cgroup_name_number(const char **p, uint64_t *v)
+{
+	const char *q = *p;
+	if (*q < '0' || *q > '9')
+		return -1;
+	*v = 0;
+	for (; *q >= '0' && *q <= '9'; q++) {
+		if (*v > (UINT64_MAX - 9) / 10)
+			return -1;
+		*v = *v * 10 + (uint64_t)(*q - '0');
+	}
+	if (*q == '-')
+		q++;
+	else if (*q)
+		return -1;
+	*p = q;
+	return 0;
+}
+
+int cgroup_parse_name(const char *name, pid_t *pid, uint64_t *start_ticks, bool *has_start)
+{
+	static const char prefix[] = "perfhunt-";
+	if (strncmp(name, prefix, sizeof(prefix) - 1))
+		return -1;
+	const char *p = name + sizeof(prefix) - 1;
+	uint64_t v[3];
+	int n = 0;
+	while (*p && n < 3) {
+		if (cgroup_name_number(&p, &v[n]))
+			return -1;
+		n++;
+	}
+	if (*p || n < 2 || p[-1] == '-' || v[0] == 0 || v[0] > INT32_MAX)
+		return -1;
+	*pid = (pid_t)v[0];
+	*has_start = n == 3;
+	*start_ticks = n == 3 ? v[1] : 0;
+	return 0;
+}
+
+/* Whether the perfhunt that named a cgroup may still be running. */
+static bool cgroup_owner_alive(pid_t pid, uint64_t start_ticks, bool has_start)
+{
+	uint64_t now;
+	if (lookup_starttime(pid, &now) < 0)
+		return false;
+	return !has_start || now == start_ticks;
+}
+
+int cgroup_reap_stale(const char *parent)
+{
+	DIR *d = opendir(parent);
+	if (!d)
+		return 0;
+	int removed = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		pid_t pid;
+		uint64_t start;
+		bool has_start;
+		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+		    cgroup_parse_name(de->d_name, &pid, &start, &has_start) < 0 ||
+		    cgroup_owner_alive(pid, start, has_start))
+			continue;
+		/* rmdir refuses a cgroup with processes or child cgroups in it */
+		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) == 0)
+			removed++;
+	}
+	closedir(d);
+	return removed;
 }
 
 int cgroup_create(struct cgroup *cg, struct err *e)

@@ -10,6 +10,7 @@
 #define PERFHUNT_CGROUP_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -21,8 +22,20 @@ struct cgroup {
 	char parent[PATH_MAX];
 };
 
-/* Creates a fresh memory cgroup below the caller's own. */
+/* Creates a fresh memory cgroup below the caller's own, named
+ * perfhunt-PID-START-N (our PID, our start time in clock ticks since boot, a
+ * sequence number). First removes the empty ones beside it that a perfhunt
+ * now gone made (a SIGKILLed run cannot remove its own). */
 int cgroup_create(struct cgroup *cg, struct err *e);
+/* Parses a cgroup name perfhunt made: perfhunt-PID-START-N, or an older
+ * perfhunt's perfhunt-PID-N (then *has_start is false). -1 for other names. */
+int cgroup_parse_name(const char *name, pid_t *pid, uint64_t *start_ticks, bool *has_start);
+/* Removes each empty cgroup (any empty directory: rmdir refuses the rest) in
+ * parent whose name cgroup_parse_name reads and whose owner is gone: its PID
+ * is not alive, or alive with another start time (PID reuse). A live PID with
+ * an old-style name may be its owner, so that one stays. Returns the number
+ * removed. One with processes still in it (a killed run's survivors) stays. */
+int cgroup_reap_stale(const char *parent);
 int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct err *e);
 /* cgroup.procs opened for writing (close-on-exec): a child writes "0" to it to join. */
 int cgroup_procs_open(const struct cgroup *cg, struct err *e);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/procfs.h"
 #include "util/parse.h"
 #include "util/xalloc.h"
 
@@ -27,6 +28,17 @@ static ssize_t read_proc_file(pid_t pid, const char *file, char *buf, size_t n)
 	if (r >= 0)
 		buf[r] = 0;
 	return r;
+}
+
+int lookup_starttime(pid_t pid, uint64_t *ticks)
+{
+	char buf[1024];
+	ssize_t r = read_proc_file(pid, "stat", buf, sizeof(buf));
+	struct procfs_stat st;
+	if (r <= 0 || procfs_parse_stat(buf, (size_t)r, &st) < 0 || st.state == 'Z')
+		return -1;
+	*ticks = st.starttime_ticks;
+	return 0;
 }
 
 int lookup_check_pid(pid_t pid, struct err *e)

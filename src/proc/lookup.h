@@ -5,6 +5,7 @@
 #define PERFHUNT_LOOKUP_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "util/err.h"
@@ -16,6 +17,10 @@ int lookup_check_pid(pid_t pid, struct err *e);
 int lookup_by_name(const char *name, pid_t *pid, struct err *e);
 /* Reads a PID from a pidfile (one decimal number, optional newline). */
 int lookup_pidfile(const char *path, pid_t *pid, struct err *e);
+/* Start time of a live process (clock ticks since boot, from /proc/PID/stat):
+ * with the PID it names one process across PID reuse. -1 if it is gone or a
+ * zombie. */
+int lookup_starttime(pid_t pid, uint64_t *ticks);
 /* The command line of PID as a NULL-terminated argv (one allocation; free() it). */
 char **lookup_cmdline(pid_t pid);
 

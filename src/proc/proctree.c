@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proc/procfs.h"
@@ -43,6 +44,7 @@ struct proctree_proc {
 	size_t sched_len;
 	int64_t slow_ns, prev_slow_ns; /* the latest two status readings (CLOCK_MONOTONIC) */
 	uint64_t pss_kb;
+	struct proctree_counts base; /* its history at its first reading (zero for a new process) */
 };
 
 /* ---- PID index: open addressing, -1 empty, -2 deleted ---- */
@@ -180,6 +182,7 @@ int proctree_add(struct proctree *t, pid_t pid, struct err *e)
 		p->fd[i] = -1;
 	xgrow((void **)&t->procs, &t->cap, t->nprocs + 1, sizeof(*t->procs));
 	t->procs[t->nprocs++] = p;
+	t->seen++;
 	if (t->nprocs * 2 > t->index_cap)
 		index_rebuild(t, t->index_cap * 2);
 	else {
@@ -321,19 +324,80 @@ void proctree_mark_gone(struct proctree *t, pid_t pid)
 	t->gone[t->ngone++] = pid;
 }
 
+void proctree_history_from_now(struct proctree *t)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) == 0 && hz > 0)
+		t->history_before_ticks = (uint64_t)ts.tv_sec * (uint64_t)hz +
+					  (uint64_t)ts.tv_nsec / (1000000000ull / (uint64_t)hz);
+}
+
+static uint64_t since(uint64_t now, uint64_t base)
+{
+	return now > base ? now - base : 0;
+}
+
+/* The member's counters since its first reading (or its start). */
+static struct proctree_counts counts_of(const struct proctree_proc *p)
+{
+	return (struct proctree_counts){
+		.utime_ticks = since(p->st.utime_ticks, p->base.utime_ticks),
+		.stime_ticks = since(p->st.stime_ticks, p->base.stime_ticks),
+		.minflt = since(p->st.minflt, p->base.minflt),
+		.majflt = since(p->st.majflt, p->base.majflt),
+		.vcsw = since(p->ss.vcsw, p->base.vcsw),
+		.ivcsw = since(p->ss.ivcsw, p->base.ivcsw),
+		.rchar = since(p->io.rchar, p->base.rchar),
+		.wchar = since(p->io.wchar, p->base.wchar),
+	};
+}
+
+static void counts_add(struct proctree_counts *to, const struct proctree_counts *c)
+{
+	to->utime_ticks += c->utime_ticks;
+	to->stime_ticks += c->stime_ticks;
+	to->minflt += c->minflt;
+	to->majflt += c->majflt;
+	to->vcsw += c->vcsw;
+	to->ivcsw += c->ivcsw;
+	to->rchar += c->rchar;
+	to->wchar += c->wchar;
+}
+
+static void totals_add(struct proctree_totals *to, const struct proctree_counts *c)
+{
+	to->utime_ticks += c->utime_ticks;
+	to->stime_ticks += c->stime_ticks;
+	to->minflt += c->minflt;
+	to->majflt += c->majflt;
+	to->vcsw += c->vcsw;
+	to->ivcsw += c->ivcsw;
+	to->rchar += c->rchar;
+	to->wchar += c->wchar;
+}
+
+/* The first reading of a member that started before the recording is its
+ * baseline: a lifetime of CPU and faults is not one interval's. */
+static void first_reading(struct proctree *t, struct proctree_proc *p)
+{
+	if (p->seen || p->st.starttime_ticks >= t->history_before_ticks)
+		return;
+	p->base = (struct proctree_counts){
+		.utime_ticks = p->st.utime_ticks, .stime_ticks = p->st.stime_ticks,
+		.minflt = p->st.minflt, .majflt = p->st.majflt, .vcsw = p->ss.vcsw,
+		.ivcsw = p->ss.ivcsw, .rchar = p->io.rchar, .wchar = p->io.wchar,
+	};
+	counts_add(&t->history, &p->base);
+}
+
 static void retire(struct proctree *t, size_t k)
 {
 	struct proctree_proc *p = t->procs[k];
 	proctree_mark_gone(t, p->pid);
 	if (p->seen) {
-		t->exited.utime_ticks += p->st.utime_ticks;
-		t->exited.stime_ticks += p->st.stime_ticks;
-		t->exited.minflt += p->st.minflt;
-		t->exited.majflt += p->st.majflt;
-		t->exited.vcsw += p->ss.vcsw;
-		t->exited.ivcsw += p->ss.ivcsw;
-		t->exited.rchar += p->io.rchar;
-		t->exited.wchar += p->io.wchar;
+		struct proctree_counts c = counts_of(p);
+		totals_add(&t->exited, &c);
 		if (p->ss.hwm_kb > t->exited_hwm_kb) {
 			t->exited_hwm_kb = p->ss.hwm_kb;
 			t->exited_hwm_after_ns = p->prev_slow_ns;
@@ -430,6 +494,7 @@ static int read_proc(struct proctree *t, struct proctree_proc *p, bool due, int6
 				read_final(t, p);
 			p->st = st;
 			memset(&p->mem, 0, sizeof(p->mem));
+			first_reading(t, p);
 			p->seen = true;
 			return 0;
 		}
@@ -483,6 +548,7 @@ static int read_proc(struct proctree *t, struct proctree_proc *p, bool due, int6
 	}
 	p->mem.swap_kb = p->ss.swap_kb;
 	p->st = st;
+	first_reading(t, p);
 	p->seen = true;
 	return 1;
 }
@@ -525,14 +591,8 @@ void proctree_sample(struct proctree *t, struct proctree_totals *out)
 		out->swap_kb += p->mem.swap_kb;
 		out->procs++;
 		out->threads += (uint32_t)p->st.num_threads;
-		out->utime_ticks += p->st.utime_ticks;
-		out->stime_ticks += p->st.stime_ticks;
-		out->minflt += p->st.minflt;
-		out->majflt += p->st.majflt;
-		out->vcsw += p->ss.vcsw;
-		out->ivcsw += p->ss.ivcsw;
-		out->rchar += p->io.rchar;
-		out->wchar += p->io.wchar;
+		struct proctree_counts c = counts_of(p);
+		totals_add(out, &c);
 		if (p->ss.hwm_kb > out->hwm_kb) {
 			out->hwm_kb = p->ss.hwm_kb;
 			out->hwm_after_ns = p->prev_slow_ns;

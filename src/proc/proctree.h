@@ -25,11 +25,17 @@
 
 struct proctree_proc;
 
+/* Counters a process had accumulated before it was measured: its history. */
+struct proctree_counts {
+	uint64_t utime_ticks, stime_ticks, minflt, majflt, vcsw, ivcsw, rchar, wchar;
+};
+
 struct proctree_totals {
 	/* instantaneous, summed over live members */
 	uint64_t rss_kb, anon_kb, file_kb, shmem_kb, swap_kb, pss_kb;
 	uint32_t procs, threads;
-	/* cumulative over live and exited members */
+	/* cumulative over live and exited members, since each was first read
+	 * (processes with a history count from that reading: see history_before_ticks) */
 	uint64_t utime_ticks, stime_ticks, minflt, majflt, vcsw, ivcsw, rchar, wchar;
 	/* largest VmHWM seen of any single member */
 	uint64_t hwm_kb;
@@ -55,6 +61,7 @@ struct proctree {
 	char exited_hwm_comm[64];
 	size_t fd_budget;          /* kept-open file fds allowed (RLIMIT_NOFILE share) */
 	size_t fds_kept;
+	uint64_t seen;             /* members added over the run */
 	uint64_t vanished;         /* members that exited between reads */
 	uint64_t unreadable;       /* members whose files could not be read (EACCES) */
 	size_t pss_rr;             /* round-robin start for the PSS budget */
@@ -73,6 +80,12 @@ struct proctree {
 	uint64_t statm_skips;      /* statm readings saved so (read on the cadence instead) */
 	pid_t *gone;               /* members retired by the latest sample, and marked gone */
 	size_t ngone, gone_cap;
+	/* A member that started before this instant (stat's starttime, clock
+	 * ticks since boot) has a history: its first reading is its baseline and
+	 * only what it does after counts. 0: every member counts from its start
+	 * (a command perfhunt launched). See proctree_history_from_now(). */
+	uint64_t history_before_ticks;
+	struct proctree_counts history;  /* the baselines of every member so far */
 };
 
 /* procfs_root: "/proc" normally; a fixture tree in tests. */
@@ -81,6 +94,9 @@ void proctree_release(struct proctree *t);
 /* Adds PID as a member (no-op if known). Returns 1 added, 0 known, -1 gone/unreadable. */
 int proctree_add(struct proctree *t, pid_t pid, struct err *e);
 bool proctree_has(const struct proctree *t, pid_t pid);
+/* Members that started before now have a history: their counters count from
+ * their first reading (an attached or watched tree). */
+void proctree_history_from_now(struct proctree *t);
 /* Pulls discovery: adds every descendant reachable through children files.
  * Skipped when no process was created since the last scan. Returns new count. */
 int proctree_scan(struct proctree *t);

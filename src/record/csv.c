@@ -1,13 +1,16 @@
-/* csv: writing timeline rows whole, one write(2) each. */
+/* csv: writing timeline rows whole, one write(2) each, into a file opened
+ * without following another user's link and locked against a second writer. */
 #include "record/csv.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "util/fdio.h"
+#include "util/fsafe.h"
 
 const char csv_header[] =
 	"epoch_ms,rss_kb,rss_gib,t_ms,anon_kb,file_kb,shmem_kb,swap_kb,pss_kb,user_ms,sys_ms,"
@@ -24,9 +27,29 @@ int csv_open(struct csv_writer *w, const char *path, enum csv_format format, boo
 	w->format = format;
 	w->with_client = with_client;
 	snprintf(w->path, sizeof(w->path), "%s", path);
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0)
-		return err_sys(e, "cannot create '%s'", path);
+	bool regular;
+	if (fsafe_open_stream(path, &w->fd, &regular, e) < 0)
+		return -1;
+	/* One writer per file: a second run given the same --csv would
+	 * interleave its rows with ours. The lock is taken before the file is
+	 * cut, so the loser leaves the winner's rows alone. flock, not fcntl:
+	 * it belongs to this open file, which a detached monitor keeps. */
+	if (regular && flock(w->fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			err_set(e, "cannot write '%s': another perfhunt is writing it (give each run "
+				"its own --csv file)", path);
+		else
+			err_sys(e, "cannot lock '%s'", path);
+		close(w->fd);
+		w->fd = -1;
+		return -1;
+	}
+	if (regular && ftruncate(w->fd, 0) < 0) {
+		err_sys(e, "cannot truncate '%s'", path);
+		close(w->fd);
+		w->fd = -1;
+		return -1;
+	}
 	char header[sizeof(csv_header) + sizeof(csv_client_header)];
 	snprintf(header, sizeof(header), "%.*s%s\n", (int)sizeof(csv_header) - 2, csv_header,
 		 with_client ? csv_client_header : "");

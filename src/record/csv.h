@@ -22,6 +22,10 @@ struct csv_writer {
 	char path[4096];
 };
 
+/* Opens path as fsafe_open_stream does (never through another user's link or
+ * directory), takes an exclusive flock on a regular file, which a second
+ * writer is refused (before anything is cut), then truncates it and writes
+ * the header. */
 int csv_open(struct csv_writer *w, const char *path, enum csv_format format, bool with_client,
 	     struct err *e);
 /* Returns 0, or -1 with errno set when the row could not be written whole.

@@ -7,14 +7,18 @@
  */
 #include "record/git.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "util/xalloc.h"
 
 extern char **environ;
 
@@ -55,8 +59,15 @@ static void resolve_ref(const char *gitdir, const char *ref, char *out, size_t n
 	fclose(f);
 }
 
-static int git_dirty(const char *top)
+/* Runs git with argv (argv[0] is "git"), stderr discarded; its stdout into
+ * *out (NUL-terminated, caller frees) when out is non-NULL. Returns git's exit
+ * status, or -1 when git could not be started or was killed. */
+static int git_capture(char *const argv[], char **out, size_t *len)
 {
+	if (out)
+		*out = NULL;
+	if (len)
+		*len = 0;
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -1;
@@ -64,7 +75,6 @@ static int git_dirty(const char *top)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
 	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	char *argv[] = { "git", "-C", (char *)top, "status", "--porcelain", "--untracked-files=no", NULL };
 	pid_t pid;
 	int rc = posix_spawnp(&pid, "git", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -73,15 +83,83 @@ static int git_dirty(const char *top)
 		close(pfd[0]);
 		return -1;
 	}
-	char buf[256];
-	ssize_t total = 0, r;
-	while ((r = read(pfd[0], buf, sizeof(buf))) > 0)
-		total += r;
+	char *buf = NULL;
+	size_t used = 0, cap = 0;
+	ssize_t r;
+	for (;;) {
+		if (out && used + 4096 + 1 > cap) {
+			cap = cap ? 2 * cap : 8192;
+			buf = xrealloc(buf, cap);
+		}
+		char scratch[256];
+		r = out ? read(pfd[0], buf + used, cap - used - 1) : read(pfd[0], scratch, sizeof(scratch));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		used += (size_t)r;
+	}
 	close(pfd[0]);
 	int st;
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (out) {
+		if (!buf)
+			buf = xcalloc(1, 1);
+		buf[used] = 0;
+		*out = buf;
+	}
+	if (len)
+		*len = used;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int git_dirty(const char *top)
+{
+	char *argv[] = { "git", "-C", (char *)top, "status", "--porcelain", "--untracked-files=no", NULL };
+	size_t n;
+	char *text;
+	int st = git_capture(argv, &text, &n);
+	free(text);
+	if (st != 0)
 		return -1;
-	return total > 0;
+	return n > 0;
+}
+
+int git_first_parent(const char *top, char ***commits, size_t *n)
+{
+	*commits = NULL;
+	*n = 0;
+	char *argv[] = { "git", "-C", (char *)top, "rev-list", "--first-parent", "--reverse", "HEAD", NULL };
+	char *text;
+	if (git_capture(argv, &text, NULL) != 0) {
+		free(text);
+		return -1;
+	}
+	size_t cap = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!*line || strlen(line) >= 64 || strspn(line, "0123456789abcdef") != strlen(line))
+			continue;
+		xgrow((void **)commits, &cap, *n + 1, sizeof(**commits));
+		(*commits)[(*n)++] = xstrdup(line);
+	}
+	free(text);
+	return 0;
+}
+
+int git_resolve_commit(const char *top, const char *ref, char *out, size_t n)
+{
+	char *spec = xasprintf("%s^{commit}", ref);
+	char *argv[] = { "git", "-C", (char *)top, "rev-parse", "--verify", "--quiet", "--end-of-options", spec, NULL };
+	char *text;
+	int st = git_capture(argv, &text, NULL);
+	free(spec);
+	text[strcspn(text, "\r\n")] = 0;
+	int ok = st == 0 && *text && strlen(text) < n && strspn(text, "0123456789abcdef") == strlen(text);
+	if (ok)
+		snprintf(out, n, "%s", text);
+	free(text);
+	return ok ? 0 : -1;
 }
 
 int git_toplevel(char *out, size_t n)

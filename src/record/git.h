@@ -17,5 +17,12 @@ struct git_info {
 int git_toplevel(char *out, size_t n);
 /* Looks upward from the current directory for .git; never fails. */
 void git_info_read(struct git_info *g);
+/* The first-parent history of HEAD in the work tree at top, oldest first
+ * (`git rev-list --first-parent --reverse HEAD`). Caller frees each string
+ * and the array. -1 when git is missing or top is no repository with commits. */
+int git_first_parent(const char *top, char ***commits, size_t *n);
+/* The full commit ID that ref (a branch, tag, prefix, HEAD~3 ...) names in the
+ * repository at top, into out. -1 when git cannot resolve it to a commit. */
+int git_resolve_commit(const char *top, const char *ref, char *out, size_t n);
 
 #endif

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +12,39 @@
 #include <unistd.h>
 
 #include "util/fdio.h"
-
+#include "util/fsafe.h"
 #include "util/xalloc.h"
 
 /* Devices and FIFOs (/dev/stdout, /dev/full, a pipe) are written in place:
- * renaming over them would replace the node itself. */
+ * renaming over them would replace the node itself. So is a link into
+ * /proc/PID/fd (/dev/stdout, /dev/fd/1) even when it leads to a regular
+ * file: renaming over it would replace /dev/stdout. */
+static bool jsonio_fd_link(const char *path)
+{
+	if (!strncmp(path, "/dev/fd/", 8) || !strncmp(path, "/proc/", 6))
+		return true;
+	char cur[PATH_MAX], target[PATH_MAX];
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int depth = 0; depth < 8; depth++) {
+		ssize_t n = readlink(cur, target, sizeof(target) - 1);
+		if (n < 0)
+			return false;
+		target[n] = 0;
+		if (!strncmp(target, "/proc/", 6) || !strncmp(target, "/dev/fd/", 8))
+			return true;
+		if (target[0] == '/') {
+			memcpy(cur, target, (size_t)n + 1);
+		} else {
+			char *slash = strrchr(cur, '/');
+			size_t keep = slash ? (size_t)(slash - cur) + 1 : 0;
+			if (keep + (size_t)n >= sizeof(cur))
+				return false;
+			memcpy(cur + keep, target, (size_t)n + 1);
+		}
+	}
+	return false;
+}
+
 static int write_in_place(const char *path, const char *buf, size_t n, struct err *e)
 {
 	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -32,8 +62,13 @@ int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *
 {
 	if (!strcmp(path, "-"))
 		return fdio_write_all(STDOUT_FILENO, buf, n) < 0 ? err_sys(e, "cannot write to stdout") : 0;
+	/* Never through another user's link or into a directory another user
+	 * can change: the temporary file is O_EXCL and random (mkostemp), but
+	 * the rename and a device written in place go where the path leads. */
+	if (fsafe_check_output(path, e))
+		return -1;
 	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+	if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || jsonio_fd_link(path)))
 		return write_in_place(path, buf, n, e);
 	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
 	int fd = mkostemp(tmp, O_CLOEXEC);

@@ -12,9 +12,11 @@
 void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const char **method,
 			 pid_t *pid, const char **comm)
 {
-	/* Exact sources first; VmHWM read while alive is exact up to the last read. */
+	/* Exact sources first; VmHWM read while alive is exact up to the last read.
+	 * wait4 is named only when it gave a figure: watch never waits for its
+	 * target, and a tree seen only as zombies has no figure at all. */
 	*kb = r->maxrss_kb;
-	*method = "wait4 ru_maxrss";
+	*method = r->maxrss_kb ? "wait4 ru_maxrss" : RUNREC_NO_METHOD;
 	*pid = 0;
 	*comm = "";
 	if (r->taskstats_kb > *kb) {
@@ -122,44 +124,118 @@ static json_t *samples_json(const struct timeline *tl, int interval_ms, const ch
 			 "rows", rows);
 }
 
-/* The two trees of `run --attach`: their own figures, and the combined peak in the summary. */
+/* A tree's costs over the recording: CPU, faults, context switches, I/O.
+ * Counters of members with a history count from their first reading. */
+static json_t *costs_json(const struct proctree_totals *t)
+{
+	double tck = (double)sysconf(_SC_CLK_TCK);
+	return json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I}", "user_s", (double)t->utime_ticks / tck,
+			 "sys_s", (double)t->stime_ticks / tck, "minflt", (json_int_t)t->minflt, "majflt",
+			 (json_int_t)t->majflt, "vcsw", (json_int_t)t->vcsw, "ivcsw", (json_int_t)t->ivcsw,
+			 "read_bytes", (json_int_t)t->rchar, "write_bytes", (json_int_t)t->wchar);
+}
+
+/* What an attached tree had used before perfhunt measured it. */
+static json_t *history_json(const struct proctree_counts *c)
+{
+	struct proctree_totals t = {
+		.utime_ticks = c->utime_ticks, .stime_ticks = c->stime_ticks, .minflt = c->minflt,
+		.majflt = c->majflt, .vcsw = c->vcsw, .ivcsw = c->ivcsw, .rchar = c->rchar, .wchar = c->wchar,
+	};
+	return costs_json(&t);
+}
+
+static bool history_any(const struct proctree_counts *c)
+{
+	return c->utime_ticks || c->stime_ticks || c->minflt || c->majflt || c->vcsw || c->ivcsw ||
+	       c->rchar || c->wchar;
+}
+
+void runrec_flat_top(const struct timeline *tl, double peak_at_ms, struct runrec_flat *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t k = tl->n;
+	for (size_t i = 0; i < tl->n; i++)
+		if (tl->rows[i].t_ms == peak_at_ms) {
+			k = i;
+			break;
+		}
+	if (k == tl->n)
+		return;
+	uint64_t top = tl->rows[k].rss_kb, floor_kb = top - top / 100;
+	size_t a = k, b = k;
+	while (a > 0 && tl->rows[a - 1].rss_kb >= floor_kb && tl->rows[a - 1].rss_kb <= top)
+		a--;
+	while (b + 1 < tl->n && tl->rows[b + 1].rss_kb >= floor_kb && tl->rows[b + 1].rss_kb <= top)
+		b++;
+	out->samples = b - a + 1;
+	out->from_ms = tl->rows[a].t_ms;
+	out->to_ms = tl->rows[b].t_ms;
+	out->flat = out->samples >= RUNREC_FLAT_SAMPLES && top > 0;
+}
+
+/* A sampled peak entry of "peaks": its figure, sample, phases and flatness. */
+static json_t *sampled_peak_json(const char *scope, uint64_t kb, double at_ms, const char *phase,
+				 const struct timeline *tl)
+{
+	json_t *p = json_pack("{s:s, s:I, s:s, s:b, s:f, s:s}", "scope", scope, "kb", (json_int_t)kb,
+			      "method", "sampled sum", "exact", 0, "at_ms", at_ms, "phase", phase ? phase : "");
+	struct runrec_flat f;
+	if (tl) {
+		runrec_flat_top(tl, at_ms, &f);
+		if (f.flat)
+			json_object_set_new(p, "flat", json_pack("{s:f, s:f, s:I}", "from_ms", f.from_ms, "to_ms",
+								  f.to_ms, "samples", (json_int_t)f.samples));
+	}
+	return p;
+}
+
+/* The two trees of `run --attach`: each one's figures under the same names
+ * (trees.daemon.user_s is metric daemon.user_s), the combined peak in the summary. */
 static json_t *trees_json(const struct runrec_input *in, json_t *rec)
 {
 	const struct monitor_result *r = in->r;
 	const struct tree_result *d = &r->daemon;
-	double tck = (double)sysconf(_SC_CLK_TCK);
 	uint64_t above = d->peak_rss_kb > r->idle_rss_kb ? d->peak_rss_kb - r->idle_rss_kb : 0;
 	json_t *daemon = json_pack(
-		"{s:i, s:I, s:I, s:I, s:f, s:s, s:I, s:f, s:f, s:I, s:I, s:i, s:i, s:b}", "pid",
+		"{s:i, s:I, s:I, s:I, s:f, s:s, s:I, s:i, s:i, s:b}", "pid",
 		(int)in->opts->daemon_pid, "idle_rss_kb", (json_int_t)r->idle_rss_kb, "peak_rss_kb",
 		(json_int_t)d->peak_rss_kb, "peak_above_idle_kb", (json_int_t)above, "peak_at_ms",
 		d->peak_at_ms, "peak_phase", in->daemon_peak_phase ? in->daemon_peak_phase : "",
-		"hwm_kb", (json_int_t)d->hwm_kb, "user_s",
-		(double)(d->last.utime_ticks - d->first.utime_ticks) / tck, "sys_s",
-		(double)(d->last.stime_ticks - d->first.stime_ticks) / tck, "minflt",
-		(json_int_t)(d->last.minflt - d->first.minflt), "majflt",
-		(json_int_t)(d->last.majflt - d->first.majflt), "max_procs", (int)d->max_procs,
+		"hwm_kb", (json_int_t)d->hwm_kb, "max_procs", (int)d->max_procs,
 		"max_threads", (int)d->max_threads, "exited", r->daemon_exited);
+	json_object_update_new(daemon, costs_json(&d->last));
+	double span_s = r->wall_ms / 1000.0;
+	if (span_s > 0)
+		json_object_set_new(daemon, "cpu_pct", json_real(100.0 * (json_number_value(json_object_get(daemon, "user_s")) +
+									 json_number_value(json_object_get(daemon, "sys_s"))) / span_s));
+	if (r->gpu_sampled) /* the GPU is sampled on the daemon's tree when one is attached */
+		json_object_set_new(daemon, "gpu_peak_mib", json_real(r->peak_gpu_mib));
+	json_object_set_new(daemon, "at_attach", history_json(&d->at_attach));
+	if (history_any(&d->joined_history))
+		json_object_set_new(daemon, "joined_history", history_json(&d->joined_history));
+	if (in->daemon_counters)
+		json_object_set_new(daemon, "counters", json_incref(in->daemon_counters));
 	if (r->daemon_exited)
 		json_object_set_new(daemon, "exited_at_ms", json_real(r->daemon_exit_ms));
-	json_t *client = json_pack("{s:I, s:f, s:f, s:i, s:i, s:o}", "peak_rss_kb",
+	json_t *client = json_pack("{s:I, s:f, s:s, s:f, s:i, s:i, s:o}", "peak_rss_kb",
 				   (json_int_t)r->tree.peak_rss_kb, "peak_at_ms", r->tree.peak_at_ms,
+				   "peak_phase", in->peak_phase ? in->peak_phase : "",
 				   "start_ms", r->client_start_ms, "max_procs", (int)r->tree.max_procs,
 				   "max_threads", (int)r->tree.max_threads, "samples",
 				   samples_json(&r->tree.tl, in->opts->interval_ms, NULL));
-	/* combined figures: both trees summed at each sample */
+	/* the record's sampled peak is both trees summed at one sample, with that sample's phases */
 	json_t *sum = json_object_get(rec, "summary");
 	json_object_set_new(sum, "peak_tree_rss_kb", json_integer((json_int_t)r->combined_peak_kb));
 	json_object_set_new(sum, "peak_at_ms", json_real(r->combined_peak_at_ms));
-	json_object_set_new(sum, "idle_rss_kb", json_integer((json_int_t)r->idle_rss_kb));
-	json_object_set_new(sum, "daemon_peak_rss_kb", json_integer((json_int_t)d->peak_rss_kb));
-	json_object_set_new(sum, "peak_above_idle_kb", json_integer((json_int_t)above));
-	json_array_append_new(json_object_get(rec, "peaks"),
-			      json_pack("{s:s, s:I, s:s, s:b, s:f, s:s, s:I, s:I}", "scope", "daemon", "kb",
-					(json_int_t)d->peak_rss_kb, "method", "sampled sum", "exact", 0,
-					"at_ms", d->peak_at_ms, "phase",
-					in->daemon_peak_phase ? in->daemon_peak_phase : "", "idle_kb",
-					(json_int_t)r->idle_rss_kb, "above_idle_kb", (json_int_t)above));
+	json_object_set_new(sum, "peak_phase", json_string(in->combined_peak_phase ? in->combined_peak_phase : ""));
+	json_t *peaks = json_object_get(rec, "peaks");
+	json_t *dp = sampled_peak_json("daemon", d->peak_rss_kb, d->peak_at_ms, in->daemon_peak_phase, &d->tl);
+	json_object_set_new(dp, "idle_kb", json_integer((json_int_t)r->idle_rss_kb));
+	json_object_set_new(dp, "above_idle_kb", json_integer((json_int_t)above));
+	json_array_append_new(peaks, dp);
+	json_array_append_new(peaks, sampled_peak_json("both", r->combined_peak_kb, r->combined_peak_at_ms,
+						       in->combined_peak_phase, NULL));
 	return json_pack("{s:o, s:o}", "client", client, "daemon", daemon);
 }
 
@@ -187,20 +263,23 @@ json_t *runrec_build(const struct runrec_input *in)
 				 signame ? json_string(signame) : json_null(), "core_dumped", r->core_dumped,
 				 "status", in->exit_status, "oom_killed",
 				 r->exit_signal == SIGKILL && r->oom_kills > 0);
+	if (r->timed_out) /* killed at the deadline: a failed run with its partial timeline */
+		json_object_set_new(exit, "timed_out", json_true());
 
 	/* CPU and faults: exact from wait4 for a command we ran; for an attached
-	 * tree, what the samples saw it use since we attached. */
+	 * tree, what the samples saw it use since we attached (each member's
+	 * history before that is summary.at_attach, never a sample's). */
 	bool run = !strcmp(in->kind, "run");
 	double tck = (double)sysconf(_SC_CLK_TCK);
-	const struct proctree_totals *a = &r->tree.first, *b = &r->tree.last;
-	double user_s = run ? tv_s(r->ru.ru_utime) : (double)(b->utime_ticks - a->utime_ticks) / tck;
-	double sys_s = run ? tv_s(r->ru.ru_stime) : (double)(b->stime_ticks - a->stime_ticks) / tck;
-	uint64_t minflt = run ? (uint64_t)r->ru.ru_minflt : b->minflt - a->minflt;
-	uint64_t majflt = run ? (uint64_t)r->ru.ru_majflt : b->majflt - a->majflt;
-	uint64_t vcsw = run ? (uint64_t)r->ru.ru_nvcsw : b->vcsw - a->vcsw;
-	uint64_t ivcsw = run ? (uint64_t)r->ru.ru_nivcsw : b->ivcsw - a->ivcsw;
-	uint64_t rd = run ? b->rchar : b->rchar - a->rchar;
-	uint64_t wr = run ? b->wchar : b->wchar - a->wchar;
+	const struct proctree_totals *b = &r->tree.last;
+	double user_s = run ? tv_s(r->ru.ru_utime) : (double)b->utime_ticks / tck;
+	double sys_s = run ? tv_s(r->ru.ru_stime) : (double)b->stime_ticks / tck;
+	uint64_t minflt = run ? (uint64_t)r->ru.ru_minflt : b->minflt;
+	uint64_t majflt = run ? (uint64_t)r->ru.ru_majflt : b->majflt;
+	uint64_t vcsw = run ? (uint64_t)r->ru.ru_nvcsw : b->vcsw;
+	uint64_t ivcsw = run ? (uint64_t)r->ru.ru_nivcsw : b->ivcsw;
+	uint64_t rd = b->rchar;
+	uint64_t wr = b->wchar;
 	double wall_s = r->wall_ms / 1000.0;
 
 	uint64_t proc_kb;
@@ -229,10 +308,18 @@ json_t *runrec_build(const struct runrec_input *in)
 		"max_procs", (int)r->tree.max_procs, "max_threads", (int)r->tree.max_threads, "samples",
 		(json_int_t)r->samples, "interval_ms", in->opts->interval_ms, "monitor_cpu_s",
 		r->monitor_cpu_ms / 1000.0));
+	json_object_set_new(summary, "procs_seen", json_integer((json_int_t)r->tree.procs_seen));
+	if (r->tree.has_history) {
+		json_object_set_new(summary, "at_attach", history_json(&r->tree.at_attach));
+		if (history_any(&r->tree.joined_history))
+			json_object_set_new(summary, "joined_history", history_json(&r->tree.joined_history));
+	}
+	if (r->daemon_attached && r->gpu_sampled) /* the daemon's: trees.daemon.gpu_peak_mib */
+		json_object_del(summary, "gpu_peak_mib");
 
 	json_t *peaks = json_array();
 	json_t *pp = json_pack("{s:s, s:I, s:s, s:b}", "scope", "process", "kb", (json_int_t)proc_kb,
-			       "method", method, "exact", 1);
+			       "method", method, "exact", strcmp(method, RUNREC_NO_METHOD) != 0);
 	if (pid) {
 		json_object_set_new(pp, "pid", json_integer(pid));
 		json_object_set_new(pp, "comm", json_string(comm));
@@ -249,10 +336,14 @@ json_t *runrec_build(const struct runrec_input *in)
 						       (json_int_t)r->cgroup_peak_kb, "method",
 						       r->cgroup_method, "exact", 1, "note",
 						       "includes page cache; excludes shared pages first charged elsewhere"));
-	json_array_append_new(peaks, json_pack("{s:s, s:I, s:s, s:b, s:f, s:s}", "scope", "tree", "kb",
-					       (json_int_t)r->tree.peak_rss_kb, "method", "sampled sum",
-					       "exact", 0, "at_ms", r->tree.peak_at_ms, "phase",
-					       in->peak_phase ? in->peak_phase : ""));
+	/* with a daemon, the command's own tree is the "client" */
+	json_t *sp = sampled_peak_json(r->daemon_attached ? "client" : "tree", r->tree.peak_rss_kb,
+				       r->tree.peak_at_ms, in->peak_phase, &r->tree.tl);
+	/* --interval longer than the run: the samples are the start-up one and the
+	 * one after the exit, and neither saw the command at work */
+	if (run && r->tree.samples <= 2 && (double)in->opts->interval_ms > r->wall_ms)
+		json_object_set_new(sp, "inside", json_false());
+	json_array_append_new(peaks, sp);
 
 	json_t *notes = json_array();
 	for (int i = 0; i < r->nnotes; i++)

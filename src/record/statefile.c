@@ -11,9 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proc/procfs.h"
+#include "proc/lookup.h"
 #include "record/jsonio.h"
 #include "util/clock.h"
+#include "util/fsafe.h"
 #include "util/xalloc.h"
 
 int statefile_dir(char *out, size_t n, struct err *e)
@@ -32,26 +33,19 @@ int statefile_dir(char *out, size_t n, struct err *e)
 	/* lstat: a symlink planted in a shared /tmp must not redirect our files */
 	if (lstat(out, &st) < 0)
 		return err_sys(e, "cannot use state directory '%s'", out);
-	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
-		return err_set(e, "state directory '%s' is not a private directory owned by uid %u", out,
-			       (unsigned)getuid());
+	char why[192];
+	const char *bad = fsafe_problem(&st, FSAFE_PRIVATE, why, sizeof(why));
+	if (!bad && !S_ISDIR(st.st_mode))
+		bad = "not a directory";
+	if (bad)
+		return err_set(e, "state directory '%s' is not a private directory owned by uid %u "
+			       "(it is %s)", out, (unsigned)geteuid(), bad);
 	return 0;
 }
 
 int statefile_proc_starttime(pid_t pid, uint64_t *ticks)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	struct procfs_stat st;
-	if (r <= 0 || procfs_parse_stat(buf, (size_t)r, &st) < 0 || st.state == 'Z')
-		return -1;
-	*ticks = st.starttime_ticks;
-	return 0;
+	return lookup_starttime(pid, ticks);
 }
 
 static char *path_of(const char *dir, const char *id, const char *ext)

@@ -88,7 +88,8 @@ struct session {
 	struct probefeed feed;
 	bool feed_on;
 	struct track measured, client; /* per-phase resources: the measured tree, the command's */
-	struct counters *counters;
+	struct counters *counters;        /* the command's, or the watched tree's */
+	struct counters *daemon_counters; /* run --attach: the daemon's */
 	char counters_error[600];
 	double last_push_ms;
 	bool push_failed;
@@ -149,7 +150,7 @@ static void on_spawn(void *arg, pid_t pid)
 		return;
 	if (counters_open(&s->counters, pid, s->c->events, &e) < 0)
 		snprintf(s->counters_error, sizeof(s->counters_error), "counters not recorded: %s", e.msg);
-	else if (s->feed_on)
+	else if (s->feed_on && !s->feed.counters)
 		s->feed.counters = s->counters;
 }
 
@@ -203,6 +204,7 @@ static void monitor_opts_from(const struct session *s, const struct launch_opts 
 		.discard_output = c->discard_output,
 		.daemon_pid = c->daemon_pid,
 		.idle_ms = c->idle_ms,
+		.timeout_ms = c->timeout_ms,
 		.probe_logs = c->nlogs ? c->probe_logs : NULL,
 		.hooks = { .arg = (void *)s, .on_output = on_output, .label = on_label,
 			   .on_sample = on_sample, .on_started = on_started,
@@ -247,22 +249,44 @@ static void end_live_push(struct session *s)
 		warn(s, "live push failed: %s", e.msg);
 }
 
-/* Counters over the whole tree, read after wait4 so every exited
- * descendant's counts are folded in; NULL when none were recorded. */
-static json_t *read_counters(struct session *s, json_t *notes)
+/* Counters over a whole tree, read after wait4 so every exited descendant's
+ * counts are folded in; NULL when none were recorded. The reason counters
+ * were asked for and not opened is noted once. */
+static json_t *read_counters(struct session *s, struct counters *c, json_t *notes)
 {
 	json_t *counters = NULL;
 	struct err e;
-	if (s->counters) {
+	if (c) {
 		struct counter_values cv;
-		if (counters_read(s->counters, &cv, &e) == 0)
+		if (counters_read(c, &cv, &e) == 0)
 			counters = counters_to_json(&cv);
 		else
 			json_array_append_new(notes, json_sprintf("counters not recorded: %s", e.msg));
 	}
-	if (s->counters_error[0])
+	if (s->counters_error[0]) {
 		json_array_append_new(notes, json_string(s->counters_error));
+		s->counters_error[0] = 0;
+	}
 	return counters;
+}
+
+/* An attached or watched tree: counters opened on its existing threads now,
+ * inherited by what they fork from then on. A failure is a note, not an error. */
+static void open_attached_counters(struct session *s)
+{
+	const struct session_config *c = s->c;
+	pid_t pid = c->launch ? c->daemon_pid : c->attach_pid;
+	struct err e;
+	if (!c->counters || pid <= 0)
+		return;
+	struct counters **to = c->launch ? &s->daemon_counters : &s->counters;
+	if (counters_attach(to, pid, c->events, &e) < 0) {
+		snprintf(s->counters_error, sizeof(s->counters_error), "counters not recorded%s: %s",
+			 c->launch ? " for the daemon" : "", e.msg);
+		return;
+	}
+	/* the phases come from the attached tree's log: its counters are theirs */
+	s->feed.counters = *to;
 }
 
 /* Why a watch ended, for the record. */
@@ -276,16 +300,30 @@ static void watch_ended(const struct monitor_result *r, char *buf, size_t n)
 		snprintf(buf, n, "--duration reached");
 }
 
+/* The phases a sampled peak fell in. A sample taken at a marker's arrival
+ * shows the tree as the phase that just ended left it: it counts in that
+ * phase too (the millisecond before it). */
+static void peak_phases(const struct phase_set *ph, const struct tree_result *t, char *buf, size_t n)
+{
+	if (t->peak_at_marker)
+		phase_set_overlapping(ph, t->peak_at_ms - 1.0, t->peak_at_ms, buf, n);
+	else
+		phase_set_active_at(ph, t->peak_at_ms, buf, n);
+}
+
 /* The perfhunt.run/1 record of a finished monitor run. */
 static json_t *build_record(struct session *s, const struct monitor_opts *mo, const struct monitor_result *r)
 {
 	const struct session_config *c = s->c;
 	probefeed_finish(&s->feed, r->wall_ms);
 	const struct phase_set *ph = &s->feed.phases;
-	char peak_phase[256] = "", daemon_phase[256] = "", process_phase[256] = "";
-	phase_set_active_at(ph, r->tree.peak_at_ms, peak_phase, sizeof(peak_phase));
-	if (r->daemon_attached)
-		phase_set_active_at(ph, r->daemon.peak_at_ms, daemon_phase, sizeof(daemon_phase));
+	char peak_phase[256] = "", daemon_phase[256] = "", process_phase[256] = "", both_phase[256] = "";
+	/* each peak is labelled with the phases at its own sample, never another tree's */
+	peak_phases(ph, &r->tree, peak_phase, sizeof(peak_phase));
+	if (r->daemon_attached) {
+		peak_phases(ph, &r->daemon, daemon_phase, sizeof(daemon_phase));
+		phase_set_active_at(ph, r->combined_peak_at_ms, both_phase, sizeof(both_phase));
+	}
 	/* the exact peak has no time: the phases overlapping the window it fell in */
 	double from_ms, to_ms;
 	runrec_process_peak_window(r, &from_ms, &to_ms);
@@ -297,12 +335,14 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
 	if (!c->launch)
 		watch_ended(r, ended, sizeof(ended));
 	json_t *notes = json_array();
-	json_t *counters = read_counters(s, notes);
+	json_t *counters = read_counters(s, s->counters, notes);
+	json_t *daemon_counters = read_counters(s, s->daemon_counters, notes);
 	struct runrec_input in = {
 		.kind = c->kind, .argv = c->record_argv, .tags = c->tags, .opts = mo,
 		.cgroup_mode = c->cgroup ? "auto" : "off", .r = r, .csv_path = c->csv_path,
 		.phases = phases, .peak_phase = peak_phase, .exit_status = s->status,
 		.daemon_peak_phase = daemon_phase, .process_peak_phase = process_phase,
+		.combined_peak_phase = both_phase, .daemon_counters = daemon_counters,
 		.ended = c->launch ? NULL : ended, .counters = counters, .extra_notes = notes,
 		/* only the summary will see this record: it shows no git commit */
 		.not_kept = !c->kept && !c->json_path && !c->save &&
@@ -310,9 +350,10 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
 	};
 	json_t *rec = runrec_build(&in);
 	json_decref(counters);
+	json_decref(daemon_counters);
 	json_decref(notes);
 	json_decref(phases);
-	if (s->counters)
+	if (s->counters || s->daemon_counters)
 		json_object_set_new(rec, "phase_counters", probefeed_counters_json(&s->feed));
 	return rec;
 }
@@ -399,6 +440,7 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 		launch = &lo;
 	}
 	monitor_opts_from(&s, launch, &mo);
+	open_attached_counters(&s);
 	if (c->save)
 		history_open_start(&s.history);
 	if (monitor_run(&mo, &r, e) < 0)
@@ -435,6 +477,7 @@ out:
 	track_release(&s.measured);
 	track_release(&s.client);
 	counters_close(s.counters);
+	counters_close(s.daemon_counters);
 	out->status = s.status;
 	return ret;
 }

@@ -44,6 +44,7 @@ struct session_config {
 	double duration_ms;                /* watch: stop after this long (0 = until it exits) */
 	pid_t daemon_pid;                  /* run --attach: also this tree, for the command's lifetime */
 	double idle_ms;                    /* run --attach: settle period before the command */
+	double timeout_ms;                 /* run mode: kill the command's tree after this long (0 = never) */
 	const char *const *tags;           /* NULL-terminated, or NULL */
 	bool save;                         /* store the record in the history */
 	bool kept;                         /* the caller keeps the record (a bench's runs): read host and git */

@@ -41,6 +41,17 @@ void bench_record_add_run(json_t *rec, size_t i, json_t *run)
 	json_array_append_new(json_object_get(cmd, "runs"), run);
 }
 
+void bench_record_add_failed(json_t *rec, size_t i, json_t *run)
+{
+	json_t *cmd = json_array_get(json_object_get(rec, "commands"), i);
+	json_t *failed = json_object_get(cmd, "failed");
+	if (!failed) {
+		failed = json_array();
+		json_object_set_new(cmd, "failed", failed);
+	}
+	json_array_append_new(failed, run);
+}
+
 static json_t *summary_json(const struct stats_summary *s)
 {
 	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:I}", "median", s->median, "mean", s->mean, "stddev",
@@ -80,8 +91,9 @@ static int finish_command(json_t *cmd, size_t index, struct err *e)
 		if (fabs(z[i]) > max_z)
 			max_z = fabs(z[i]);
 	}
-	json_object_set_new(cmd, "outliers", json_pack("{s:s, s:f, s:o, s:f}", "metric", "wall_s", "threshold_z",
-						      STATS_OUTLIER_Z, "runs", which, "max_abs_z", max_z));
+	json_object_set_new(cmd, "outliers", json_pack("{s:s, s:f, s:f, s:o, s:f}", "metric", "wall_s", "threshold_z",
+						      STATS_OUTLIER_Z, "min_deviation_pct", 100 * STATS_OUTLIER_MIN_REL,
+						      "runs", which, "max_abs_z", max_z));
 	free(z);
 	free(flag);
 	metrics_set_release(&ms);

@@ -23,6 +23,10 @@ size_t bench_record_add_command(json_t *rec, const char *name, json_t *argv, jso
 /* Appends a run record to command i, consuming it; its "samples" rows are
  * dropped to keep the file small. The first run lends the bench its host and git. */
 void bench_record_add_run(json_t *rec, size_t i, json_t *run);
+/* Appends a failed run (timed out under --timeout) to command i's "failed",
+ * consuming it; it keeps its samples (the partial timeline) and is in no
+ * statistic. */
+void bench_record_add_failed(json_t *rec, size_t i, json_t *run);
 /* Sets "stats" ({"METRIC": {median, mean, stddev, mad, min, max, n}}) and
  * "outliers" ({"metric": "wall_s", "runs": [1-based], "max_abs_z"}) of every
  * command that has runs. Errors name the command and the bad field. */

@@ -2,13 +2,14 @@
  *
  * Turns two metric sets into the plain result every compare exporter
  * (terminal, markdown, JSON) renders: medians, delta, bootstrap CI of the
- * ratio, Mann–Whitney p with Holm's adjustment over all tested metrics, a
+ * ratio, Mann–Whitney p with Holm's adjustment within the metric's family, a
  * verdict, a geomean, and the phases ranked by how much of the wall-time delta
  * each explains. No I/O.
  */
 #ifndef PERFHUNT_COMPARISON_H
 #define PERFHUNT_COMPARISON_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,7 +27,25 @@ struct comparison_opts {
 };
 void comparison_opts_init(struct comparison_opts *o);
 
-/* Every double below is NAN when it does not exist (n = 1, base median 0). */
+/* The multiple-comparison families, each Holm-corrected within itself: the
+ * question compare answers (did the time change, and in which phase) is not
+ * diluted by a dozen side metrics, and those are still corrected among
+ * themselves. */
+enum comparison_family {
+	COMPARISON_PRIMARY,     /* wall_s and each phase's duration (phase:NAME) */
+	COMPARISON_SECONDARY,   /* resources and counters: CPU, RSS, faults, ... */
+	COMPARISON_PHASE_RESOURCES, /* what each phase consumed: phase:NAME.minflt, ... */
+	COMPARISON_FAMILIES
+};
+/* "primary", "secondary", "phase resources" */
+const char *comparison_family_name(enum comparison_family f);
+/* The family of a metric: primary for wall_s and phase durations, phase
+ * resources for a phase series ending in a per-phase resource (".minflt",
+ * ".user_s", see metrics_phase_resource), secondary for everything else. */
+enum comparison_family comparison_family_of(const char *name, bool is_phase);
+
+/* Every double below is NAN when it does not exist (n = 1, base median 0,
+ * a CI of two medians of 0). */
 struct comparison_metric {
 	char *name;
 	size_t n_base, n_new;
@@ -34,25 +53,46 @@ struct comparison_metric {
 	double delta_pct;       /* 100 * (new - base) / base */
 	double ci_low, ci_high; /* 95 % CI of median(new) / median(base) */
 	double p_value, p_adjusted;
-	bool exact_p;           /* exact Mann–Whitney distribution was used */
+	enum stats_mwu_method test; /* which test gave p_value (NONE: no test) */
+	enum comparison_family family; /* p_adjusted is Holm's within it */
 	enum stats_verdict verdict;
 };
 
+/* One resource that moved with a phase's time: medians of its per-run totals. */
+struct comparison_reason {
+	const char *key;        /* "minflt", "sys_s", ... (static) */
+	double base, nw;
+};
+
+#define COMPARISON_MAX_REASONS 3
+
 struct comparison_phase {
 	char *name;             /* without the "phase:" prefix */
+	char *parent;           /* the phase enclosing it, or NULL (top level) */
+	int depth;              /* nesting depth: 0 at the top level */
 	double base_ms, new_ms, delta_ms; /* medians of the per-run totals */
-	double share_pct;       /* delta_ms / wall-time delta, NAN when that is 0 */
+	double delta_pct;       /* NAN when the base is 0 */
+	double share_pct;       /* delta_ms / wall-time delta; NAN when that is 0 or
+				 * the phase is nested (shares count non-overlapping phases) */
+	enum stats_verdict verdict; /* of its duration */
+	bool changed;           /* its time regressed or improved (one run: beyond the threshold) */
+	/* the resources whose change best accounts for it, largest first */
+	struct comparison_reason reasons[COMPARISON_MAX_REASONS];
+	size_t n_reasons;
 };
 
 struct comparison {
 	size_t base_runs, new_runs;
 	double threshold, alpha;
-	struct comparison_metric *metrics;
+	struct comparison_metric *metrics; /* primary family first, then secondary */
 	size_t n_metrics;
-	struct comparison_phase *phases; /* sorted by |delta_ms|, largest first */
+	size_t family_tests[COMPARISON_FAMILIES]; /* metrics with a p-value, per family */
+	struct comparison_phase *phases; /* top level by |delta_ms|, largest first, each
+					  * followed by the phases it encloses */
 	size_t n_phases;
 	double geomean;         /* of the metrics' median ratios */
 	double wall_delta_ms;   /* NAN without wall_s on both sides */
+	json_t *base_command, *new_command; /* each side's first command (references), or NULL */
 	size_t regressed, improved;
 };
 

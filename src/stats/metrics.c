@@ -2,12 +2,14 @@
  *
  * JSON is parsed by jansson only; this file walks the parsed tree. Summary
  * fields are read in a fixed order so every table lists wall_s first; counters
- * follow, then phases, whose per-run totals are zero-padded so that every
+ * follow, then an attached daemon's figures ("daemon.user_s", "daemon.peak_rss_kb",
+ * "daemon.<event>": trees.daemon of the record under one prefix), then phases, whose per-run totals are zero-padded so that every
  * phase series has exactly one value per run.
  */
 #include "stats/metrics.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,12 @@ static const char *const summary_fields[] = {
 	"cgroup_peak_kb", "minflt", "majflt", "gpu_peak_mib",
 };
 
+/* An attached daemon's figures (trees.daemon), named "daemon.FIELD". */
+static const char *const daemon_fields[] = {
+	"user_s", "sys_s", "peak_rss_kb", "peak_above_idle_kb", "idle_rss_kb", "hwm_kb",
+	"minflt", "majflt", "vcsw", "ivcsw", "read_bytes", "write_bytes", "gpu_peak_mib",
+};
+
 void metrics_set_init(struct metrics_set *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -30,8 +38,11 @@ void metrics_set_release(struct metrics_set *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->items[i].name);
 		free(s->items[i].values);
+		free(s->items[i].spans);
+		free(s->items[i].parent);
 	}
 	free(s->items);
+	json_decref(s->command);
 	metrics_set_init(s);
 }
 
@@ -97,13 +108,14 @@ static int add_summary(struct metrics_set *s, json_t *rec, size_t run, struct er
 	return 0;
 }
 
-static int add_counters(struct metrics_set *s, json_t *rec, size_t run, struct err *e)
+/* The counters object at where (prefix "" for the run's, "daemon." for the daemon's). */
+static int add_counter_set(struct metrics_set *s, json_t *counters, const char *prefix, size_t run,
+			   struct err *e)
 {
-	json_t *counters = json_object_get(rec, "counters");
 	if (!counters || json_is_null(counters))
 		return 0;
 	if (!json_is_object(counters))
-		return err_set(e, "run %zu: \"counters\" must be an object", run);
+		return err_set(e, "run %zu: \"%scounters\" must be an object", run, prefix);
 	const char *name;
 	json_t *c;
 	json_object_foreach(counters, name, c) {
@@ -112,15 +124,129 @@ static int add_counters(struct metrics_set *s, json_t *rec, size_t run, struct e
 		if (json_is_false(json_object_get(c, "supported")))
 			continue;
 		double v = 0;
-		char where[160];
-		snprintf(where, sizeof(where), "counters.%.128s.", name);
+		char where[200];
+		snprintf(where, sizeof(where), "%scounters.%.128s.", prefix, name);
 		int r = read_number(c, "value", &v, run, where, e);
 		if (r < 0)
 			return r;
 		if (r && *name)
-			series_push(series_get(s, xstrdup(name), false), v);
+			series_push(series_get(s, xasprintf("%s%s", prefix, name), false), v);
 	}
 	return 0;
+}
+
+static int add_counters(struct metrics_set *s, json_t *rec, size_t run, struct err *e)
+{
+	return add_counter_set(s, json_object_get(rec, "counters"), "", run, e);
+}
+
+/* run --attach: the daemon's tree under "daemon.", its counters too. */
+static int add_daemon(struct metrics_set *s, json_t *rec, size_t run, struct err *e)
+{
+	json_t *d = json_object_get(json_object_get(rec, "trees"), "daemon");
+	if (!d || json_is_null(d))
+		return 0;
+	if (!json_is_object(d))
+		return err_set(e, "run %zu: \"trees.daemon\" must be an object", run);
+	for (size_t i = 0; i < sizeof(daemon_fields) / sizeof(daemon_fields[0]); i++) {
+		double v = 0;
+		int r = read_number(d, daemon_fields[i], &v, run, "trees.daemon.", e);
+		if (r < 0)
+			return r;
+		if (r)
+			series_push(series_get(s, xasprintf("daemon.%s", daemon_fields[i]), false), v);
+	}
+	return add_counter_set(s, json_object_get(d, "counters"), "daemon.", run, e);
+}
+
+/* Per-phase resources as metrics: "phase:NAME.KEY", summed over the phase's
+ * instances in a run (record key, metric key, scale). */
+static const struct {
+	const char *record, *metric;
+	double scale;
+} phase_resources[] = {
+	{ "user_ms", "user_s", 1e-3 }, { "sys_ms", "sys_s", 1e-3 }, { "minflt", "minflt", 1 },
+	{ "majflt", "majflt", 1 }, { "vcsw", "vcsw", 1 }, { "ivcsw", "ivcsw", 1 },
+	{ "read_bytes", "read_bytes", 1 }, { "write_bytes", "write_bytes", 1 },
+	{ "rss_growth_kb", "rss_growth_kb", 1 }, { "gpu_growth_mib", "gpu_growth_mib", 1 },
+};
+
+const char *metrics_phase_resource(const char *name)
+{
+	if (strncmp(name, "phase:", 6))
+		return NULL;
+	const char *dot = strrchr(name + 6, '.');
+	if (!dot)
+		return NULL;
+	for (size_t i = 0; i < sizeof(phase_resources) / sizeof(*phase_resources); i++)
+		if (!strcmp(dot + 1, phase_resources[i].metric))
+			return dot + 1;
+	return NULL;
+}
+
+/* One phase instance's resources into its name's series (growths may be negative). */
+static void add_phase_resources(struct metrics_set *s, const char *name, const json_t *res, size_t run)
+{
+	if (!json_is_object(res))
+		return;
+	for (size_t k = 0; k < sizeof(phase_resources) / sizeof(*phase_resources); k++) {
+		const json_t *v = json_object_get(res, phase_resources[k].record);
+		if (!json_is_number(v) || !(fabs(json_number_value(v)) <= 1e300))
+			continue;
+		struct metrics_series *m =
+			series_get(s, xasprintf("phase:%s.%s", name, phase_resources[k].metric), true);
+		while (m->n <= run)
+			series_push(m, 0);
+		m->values[run] += json_number_value(v) * phase_resources[k].scale;
+	}
+}
+
+/* Instances kept per phase name for nesting; past it, the phase is top-level. */
+enum { METRICS_MAX_SPANS = 4096 };
+
+/* True when every span of a lies inside a (longer) span of b in the same run. */
+static bool enclosed(const struct metrics_series *a, const struct metrics_series *b)
+{
+	if (!a->n_spans || a->n_spans >= METRICS_MAX_SPANS || b->n_spans >= METRICS_MAX_SPANS ||
+	    a->n_spans * b->n_spans > 1000000)
+		return false;
+	for (size_t i = 0; i < a->n_spans; i++) {
+		const struct metrics_span *x = &a->spans[i];
+		bool inside = false;
+		for (size_t j = 0; j < b->n_spans && !inside; j++) {
+			const struct metrics_span *y = &b->spans[j];
+			inside = y->run == x->run && y->start_ms <= x->start_ms && x->end_ms <= y->end_ms &&
+				 y->end_ms - y->start_ms > x->end_ms - x->start_ms;
+		}
+		if (!inside)
+			return false;
+	}
+	return true;
+}
+
+static double span_total(const struct metrics_series *m)
+{
+	double t = 0;
+	for (size_t i = 0; i < m->n_spans; i++)
+		t += m->spans[i].end_ms - m->spans[i].start_ms;
+	return t;
+}
+
+void metrics_find_parents(struct metrics_set *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct metrics_series *a = &s->items[i];
+		if (!a->n_spans)
+			continue;
+		const struct metrics_series *best = NULL;
+		for (size_t j = 0; j < s->n; j++) {
+			const struct metrics_series *b = &s->items[j];
+			if (j != i && b->n_spans && enclosed(a, b) && (!best || span_total(b) < span_total(best)))
+				best = b;
+		}
+		free(a->parent);
+		a->parent = best ? xstrdup(best->name + 6) : NULL;
+	}
 }
 
 /* Adds run's phase totals; run is the index in s (phase series hold s->runs values). */
@@ -148,6 +274,11 @@ static int add_phases(struct metrics_set *s, json_t *rec, size_t run, size_t lab
 		while (m->n <= run)
 			series_push(m, 0);
 		m->values[run] += end - start;
+		if (m->n_spans < METRICS_MAX_SPANS) {
+			xgrow((void **)&m->spans, &m->cap_spans, m->n_spans + 1, sizeof(*m->spans));
+			m->spans[m->n_spans++] = (struct metrics_span){ run, start, end };
+		}
+		add_phase_resources(s, name, json_object_get(p, "resources"), run);
 	}
 	return 0;
 }
@@ -162,7 +293,13 @@ int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n,
 		json_t *schema = json_object_get(rec, "schema");
 		if (schema && (!json_is_string(schema) || strcmp(json_string_value(schema), "perfhunt.run/1")))
 			return err_set(e, "run %zu: schema is not perfhunt.run/1", i + 1);
-		if (add_summary(s, rec, i + 1, e) < 0 || add_counters(s, rec, i + 1, e) < 0)
+		json_t *cmd = json_object_get(rec, "command");
+		if (cmd && !s->command)
+			s->command = json_incref(cmd);
+		else if (cmd && !json_equal(cmd, s->command))
+			s->mixed_commands = true;
+		if (add_summary(s, rec, i + 1, e) < 0 || add_counters(s, rec, i + 1, e) < 0 ||
+		    add_daemon(s, rec, i + 1, e) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -172,6 +309,7 @@ int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n,
 	for (size_t i = 0; i < s->n; i++)
 		while (s->items[i].is_phase && s->items[i].n < s->runs)
 			series_push(&s->items[i], 0);
+	metrics_find_parents(s);
 	return 0;
 }
 

@@ -16,18 +16,32 @@
 
 /* One metric over runs: values[0..n). Summary metrics and counters hold one
  * value per run that had the field; phases ("phase:NAME", total ms per run)
- * hold one value per run, 0 for a run without that phase. */
+ * hold one value per run, 0 for a run without that phase; so do per-phase
+ * resources ("phase:NAME.minflt", summed over the run's instances). */
 struct metrics_series {
 	char *name;
 	double *values;
 	size_t n, cap;
 	bool is_phase;
+	/* a phase's duration series: its instances (run, start, end), and the
+	 * phase that encloses every one of them, innermost ("prove_total"
+	 * for synth), or NULL (see metrics_find_parents) */
+	struct metrics_span *spans;
+	size_t n_spans, cap_spans;
+	char *parent;
+};
+
+struct metrics_span {
+	size_t run;
+	double start_ms, end_ms;
 };
 
 struct metrics_set {
 	struct metrics_series *items;
 	size_t n, cap;
 	size_t runs; /* run records added */
+	json_t *command;     /* the first run's "command" (a reference), or NULL */
+	bool mixed_commands; /* a later run ran another command */
 };
 
 void metrics_set_init(struct metrics_set *s);
@@ -48,6 +62,19 @@ int metrics_runs_of(json_t *root, const char *command, json_t ***runs, size_t *n
 /* Reads a run or bench record file and adds its runs to s. Errors read
  * "cannot read 'PATH': ...". */
 int metrics_load_file(struct metrics_set *s, const char *path, const char *command, struct err *e);
+
+/* Sets each phase series' parent: the innermost other phase whose
+ * instances enclose every instance of it in the same run (nesting), so
+ * shares are counted over phases that do not overlap. Called by
+ * metrics_add_records; phases with more than a few thousand instances are
+ * left top-level. */
+void metrics_find_parents(struct metrics_set *s);
+
+/* The resource key of a per-phase resource metric ("phase:pin.minflt" ->
+ * "minflt"; user_s, sys_s, minflt, majflt, vcsw, ivcsw, read_bytes,
+ * write_bytes, rss_growth_kb, gpu_growth_mib), NULL for any other metric,
+ * a phase's duration included. */
+const char *metrics_phase_resource(const char *name);
 
 /* The series called name, or NULL. */
 const struct metrics_series *metrics_find(const struct metrics_set *s, const char *name);

@@ -3,8 +3,9 @@
  * Order statistics work on private copies (callers' arrays are const); the
  * bootstrap's inner loop uses quickselect on a scratch buffer instead of a
  * full sort, since it runs 10 000 times per metric. The exact Mann–Whitney
- * distribution is the Gaussian binomial coefficient [n1+n2 choose n1]_q,
- * built with 64-bit integer counts (exact up to n1 = n2 = 20).
+ * distribution is the permutation distribution of the observed midranks
+ * (doubled, so ties stay integers), counted by a subset-sum table: ties need
+ * no special case and the p-value is the one a brute-force permutation gives.
  */
 #include "stats/stats.h"
 
@@ -178,10 +179,19 @@ size_t stats_outliers(const double *x, size_t n, double *z, bool *is_outlier)
 	size_t count = 0;
 	if (n == 0)
 		return 0;
-	double med = stats_median(x, n), mad = stats_mad_raw(x, n);
+	/* z = factor · (x - median) / spread: 0.6745 / MAD (Iglewicz–Hoaglin), or
+	 * 0.7979 / mean absolute deviation when over half the values are equal. */
+	double med = stats_median(x, n), spread = stats_mad_raw(x, n), factor = 0.6745;
+	if (spread == 0) {
+		for (size_t i = 0; i < n; i++)
+			spread += fabs(x[i] - med);
+		spread /= (double)n;
+		factor = 1 / STATS_MEANAD_SCALE;
+	}
 	for (size_t i = 0; i < n; i++) {
-		double zi = mad > 0 ? 0.6745 * (x[i] - med) / mad : 0;
-		bool out = fabs(zi) > STATS_OUTLIER_Z;
+		double zi = spread > 0 ? factor * (x[i] - med) / spread : 0;
+		bool out = fabs(zi) > STATS_OUTLIER_Z &&
+			   fabs(x[i] - med) > STATS_OUTLIER_MIN_REL * fabs(med);
 		if (z)
 			z[i] = zi;
 		if (is_outlier)
@@ -269,6 +279,9 @@ int stats_bootstrap_ratio_ci(const double *base, size_t nb, const double *nw, si
 	return 0;
 }
 
+/* Doubled midranks of the pooled sample: integers, so the permutation
+ * distribution of a rank sum has integer support and tail sums are exact
+ * comparisons. w[] ascending (value order); side[] says whose value it is. */
 struct ranked {
 	double v;
 	int side; /* 0: a, 1: b */
@@ -279,75 +292,109 @@ static int cmp_ranked(const void *a, const void *b)
 	return cmp_double(&((const struct ranked *)a)->v, &((const struct ranked *)b)->v);
 }
 
-/* P(U >= u) under H0 for samples of sizes n1, n2 without ties. */
-static double mwu_exact_sf(size_t n1, size_t n2, double u)
+/* Two-sided p of the observed sum s_obs of k doubled ranks drawn from w[0..n)
+ * (ascending): 2 · min(P(S <= s_obs), P(S >= s_obs)) under the permutation
+ * distribution, every k-subset equally likely. count[j][s] is the number of
+ * j-subsets of the values seen so far with sum s (a double: C(100, 50) is
+ * 1e29, and a probability needs relative, not integer, precision). The sums
+ * reachable by j of the first i values lie in [P(j), P(i) - P(i - j)] (P the
+ * prefix sums), so only that band is visited. */
+static double mwu_exact_p(const long *w, size_t n, size_t k, long s_obs)
 {
-	size_t umax = n1 * n2;
-	uint64_t *c = xcalloc(umax + 1, sizeof(*c));
-	c[0] = 1;
-	/* [n choose k]_q = prod_{i=1..k} (1 - q^(n-k+i)) / (1 - q^i); after step i
-	 * the polynomial is [n-k+i choose i]_q, so every count stays exact. */
-	size_t k = n1 < n2 ? n1 : n2, m = n1 + n2 - k;
-	for (size_t i = 1; i <= k; i++) {
-		size_t a = m + i;
-		for (size_t v = umax; v >= a; v--)
-			c[v] -= c[v - a]; /* modular wrap is undone by the division below */
-		for (size_t v = i; v <= umax; v++)
-			c[v] += c[v - i];
+	long *prefix = xmalloc((n + 1) * sizeof(*prefix));
+	prefix[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		prefix[i + 1] = prefix[i] + w[i];
+	size_t width = (size_t)(prefix[n] - prefix[n - k]) + 1;
+	double *count = xcalloc((k + 1) * width, sizeof(*count));
+	count[0] = 1;
+	for (size_t i = 1; i <= n; i++) {
+		long wi = w[i - 1];
+		size_t j_hi = i < k ? i : k, j_lo = k + i > n ? k + i - n : 1;
+		for (size_t j = j_hi; j >= j_lo; j--) {
+			double *to = count + j * width;
+			const double *from = count + (j - 1) * width;
+			long s_lo = prefix[j - 1] + wi, s_hi = prefix[i] - prefix[i - j];
+			for (long s = s_hi; s >= s_lo; s--)
+				to[s] += from[s - wi];
+		}
 	}
-	double total = 0, tail = 0;
-	for (size_t v = 0; v <= umax; v++) {
-		total += (double)c[v];
-		if ((double)v >= u)
-			tail += (double)c[v];
+	const double *dist = count + k * width;
+	double total = 0, low = 0, high = 0;
+	for (long s = prefix[k]; s <= prefix[n] - prefix[n - k]; s++) {
+		total += dist[s];
+		if (s <= s_obs)
+			low += dist[s];
+		if (s >= s_obs)
+			high += dist[s];
 	}
-	free(c);
-	return tail / total;
+	free(count);
+	free(prefix);
+	double p = 2 * (low < high ? low : high) / total;
+	return p > 1 ? 1 : p;
 }
 
-double stats_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb, bool *exact)
+double stats_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb,
+			    enum stats_mwu_method *method)
 {
-	if (exact)
-		*exact = false;
+	if (method)
+		*method = STATS_MWU_NONE;
 	if (na == 0 || nb == 0)
 		return NAN;
 	size_t n = na + nb;
 	struct ranked *r = xmalloc(n * sizeof(*r));
+	long *w = xmalloc(n * sizeof(*w));
 	for (size_t i = 0; i < na; i++)
 		r[i] = (struct ranked){ a[i], 0 };
 	for (size_t i = 0; i < nb; i++)
 		r[na + i] = (struct ranked){ b[i], 1 };
 	qsort(r, n, sizeof(*r), cmp_ranked);
-	double rank_sum_a = 0, tie_term = 0;
+	/* The smaller side's sum of doubled midranks is the statistic. */
+	int small = nb < na;
+	size_t k = small ? nb : na;
+	long sum2_small = 0, sum2_a = 0;
+	double tie_term = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
 		while (j < n && r[j].v == r[i].v)
 			j++;
-		double t = (double)(j - i), avg_rank = (double)(i + j + 1) / 2;
-		for (size_t k = i; k < j; k++)
-			if (r[k].side == 0)
-				rank_sum_a += avg_rank;
+		long rank2 = (long)(i + j + 1); /* 2 × the mean of ranks i+1 .. j */
+		for (size_t m = i; m < j; m++) {
+			w[m] = rank2;
+			sum2_small += r[m].side == small ? rank2 : 0;
+			sum2_a += r[m].side == 0 ? rank2 : 0;
+		}
+		double t = (double)(j - i);
 		tie_term += t * t * t - t;
 		i = j;
 	}
 	free(r);
-	double n1 = (double)na, n2 = (double)nb;
-	double u1 = rank_sum_a - n1 * (n1 + 1) / 2, u2 = n1 * n2 - u1;
-	double u = u1 > u2 ? u1 : u2;
 	double p;
-	if (tie_term == 0 && na <= STATS_MWU_EXACT_MAX && nb <= STATS_MWU_EXACT_MAX) {
-		if (exact)
-			*exact = true;
-		p = 2 * mwu_exact_sf(na, nb, u);
+	if (na <= STATS_MWU_EXACT_MAX && nb <= STATS_MWU_EXACT_MAX) {
+		if (method)
+			*method = STATS_MWU_EXACT;
+		p = mwu_exact_p(w, n, k, sum2_small);
 	} else {
-		double nn = (double)n;
+		if (method)
+			*method = STATS_MWU_NORMAL;
+		double n1 = (double)na, n2 = (double)nb, nn = (double)n;
+		double u1 = (double)sum2_a / 2 - n1 * (n1 + 1) / 2, u2 = n1 * n2 - u1;
+		double u = u1 > u2 ? u1 : u2;
 		double var = n1 * n2 / 12 * ((nn + 1) - tie_term / (nn * (nn - 1)));
-		if (!(var > 0))
-			return 1; /* every value tied: no evidence of any difference */
-		double z = (u - n1 * n2 / 2 - 0.5) / sqrt(var);
-		p = 2 * 0.5 * erfc(z / sqrt(2.0));
+		p = var > 0 ? erfc((u - n1 * n2 / 2 - 0.5) / sqrt(var) / sqrt(2.0)) : 1;
 	}
+	free(w);
 	return p > 1 ? 1 : p < 0 ? 0 : p;
+}
+
+const char *stats_mwu_method_name(enum stats_mwu_method m)
+{
+	switch (m) {
+	case STATS_MWU_EXACT: return "exact";
+	case STATS_MWU_NORMAL: return "normal";
+	case STATS_MWU_NONE: break;
+	}
+	return "none";
 }
 
 struct indexed {

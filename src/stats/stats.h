@@ -4,7 +4,7 @@
  * are never modified; every result is deterministic: the bootstrap uses its own
  * seeded PRNG (xoshiro256** seeded by splitmix64), so a comparison prints the
  * same interval on every machine. Reference values for the tests come from
- * SciPy (see tests/unit/test_stats.c).
+ * SciPy or a brute-force permutation (see tests/unit/test_stats.c).
  */
 #ifndef PERFHUNT_STATS_H
 #define PERFHUNT_STATS_H
@@ -41,9 +41,17 @@ struct stats_summary {
 };
 void stats_summarize(const double *x, size_t n, struct stats_summary *out);
 
-/* Modified z-score 0.6745 * (x - median) / raw MAD of each value into z
- * (0 for every value when the MAD is 0). Returns how many have |z| > 3.5 and,
- * when is_outlier is non-NULL, flags them there. */
+/* Modified z-score 0.6745 · (x - median) / raw MAD of each value into z
+ * (Iglewicz–Hoaglin); when the MAD is 0 (over half the values equal) the
+ * spread is 1.2533 · the mean absolute deviation from the median instead, and
+ * z is 0 for every value when that is 0 too. A value is an
+ * outlier when |z| > STATS_OUTLIER_Z and it also lies more than
+ * STATS_OUTLIER_MIN_REL of the median away from it: a steady benchmark's MAD
+ * is tiny, and a run 1 % off a 220 ms median (σ 1.9 ms) is noise, not a
+ * reason to warn. Returns how many are outliers and, when is_outlier is
+ * non-NULL, flags them there. */
+#define STATS_MEANAD_SCALE 1.253314
+#define STATS_OUTLIER_MIN_REL 0.05
 size_t stats_outliers(const double *x, size_t n, double *z, bool *is_outlier);
 
 /* Small deterministic PRNG: xoshiro256**, seeded through splitmix64. */
@@ -63,13 +71,28 @@ int stats_bootstrap_ratio_ci(const double *base, size_t nb, const double *nw, si
 			     size_t resamples, double level, uint64_t seed,
 			     double *lo, double *hi);
 
-/* Two-sided Mann–Whitney U test p-value. Exact distribution when both
- * samples have at most STATS_MWU_EXACT_MAX values and there are no ties;
- * otherwise the normal approximation with tie and continuity corrections
- * (SciPy's method='asymptotic'). Identical samples give 1, never NaN.
- * *exact (optional) says which was used. NAN when a side is empty. */
-#define STATS_MWU_EXACT_MAX 20
-double stats_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb, bool *exact);
+/* Two-sided Mann–Whitney U test p-value.
+ * STATS_MWU_EXACT: the exact permutation distribution of the observed ranks,
+ * ties included (midranks), p = 2 · min(P(S <= s), P(S >= s)) for the smaller
+ * side's rank sum s — what enumerating every split of the pooled values gives.
+ * Used while both samples have at most STATS_MWU_EXACT_MAX values: the table
+ * costs about k² · N² steps (k the smaller size, N the total), a few ms at
+ * 50 + 50, and beyond that the normal approximation is within 1e-3 of it.
+ * STATS_MWU_NORMAL: the normal approximation with tie and continuity
+ * corrections (SciPy's method='asymptotic'). Identical samples give 1, never
+ * NaN. *method (optional) says which test gave p; NAN (method NONE) when a
+ * side is empty. */
+enum stats_mwu_method {
+	STATS_MWU_NONE,   /* no test: a side has fewer than two values, or none */
+	STATS_MWU_EXACT,
+	STATS_MWU_NORMAL,
+};
+#define STATS_MWU_EXACT_MAX 50
+#define STATS_MWU_EXACT_MAX_STR "50"
+double stats_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb,
+			    enum stats_mwu_method *method);
+/* "exact", "normal", "none" */
+const char *stats_mwu_method_name(enum stats_mwu_method m);
 
 /* Holm–Bonferroni adjusted p-values of p[0..m) into adj (may alias p).
  * NaN entries are left NaN and do not count towards m. */

@@ -15,14 +15,17 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "stats/metrics.h"
+#include "util/fsafe.h"
 #include "util/parse.h"
 #include "util/url.h"
+#include "util/quote.h"
 #include "util/xalloc.h"
 
 /* Migration i brings the schema from version i to i + 1; append only. One
@@ -238,22 +241,85 @@ static int store_is_url(const char *p)
 	return !strncmp(p, "postgresql://", 13) || !strncmp(p, "postgres://", 11);
 }
 
-int store_default_path(const char *path_or_null, char *buf, size_t n, struct err *e)
+/* $XDG_DATA_HOME/perfhunt/history.db, else ~/.local/share/perfhunt/history.db
+ * (the XDG base directory rules: a relative $XDG_DATA_HOME is ignored). */
+static int store_user_path(char *buf, size_t n, struct err *e)
 {
+	const char *xdg = getenv("XDG_DATA_HOME");
+	if (xdg && xdg[0] == '/') {
+		if ((size_t)snprintf(buf, n, "%s/perfhunt/history.db", xdg) >= n)
+			return err_set(e, "history database path too long under '%s'", xdg);
+		return 0;
+	}
+	const char *home = getenv("HOME");
+	if (!home || home[0] != '/') {
+		struct passwd *pw = getpwuid(geteuid());
+		home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+	}
+	if (!home)
+		return err_set(e, "no home directory for the per-user history (set $HOME, "
+			       "$XDG_DATA_HOME or $PERFHUNT_DB)");
+	if ((size_t)snprintf(buf, n, "%s/.local/share/perfhunt/history.db",
+			     strcmp(home, "/") ? home : "") >= n)
+		return err_set(e, "history database path too long under '%s'", home);
+	return 0;
+}
+
+int store_locate(const char *path_or_null, char *buf, size_t n, enum store_origin *origin,
+		 struct err *e)
+{
+	enum store_origin o_unused;
+	origin = origin ? origin : &o_unused;
 	const char *env = getenv("PERFHUNT_DB");
+	*origin = path_or_null && *path_or_null ? STORE_ORIGIN_ARG : STORE_ORIGIN_ENV;
 	const char *p = path_or_null && *path_or_null ? path_or_null : env && *env ? env : NULL;
 	if (p) {
 		if ((size_t)snprintf(buf, n, "%s", p) >= n)
 			return err_set(e, "history database path too long: '%s'", p);
 		return 0;
 	}
-	char cwd[PATH_MAX], top[PATH_MAX];
-	if (!getcwd(cwd, sizeof(cwd)))
-		return err_sys(e, "cannot find the current directory");
-	const char *base = git_toplevel(top, sizeof(top)) == 0 ? top : cwd;
-	if ((size_t)snprintf(buf, n, "%s/.perfhunt/history.db", strcmp(base, "/") ? base : "") >= n)
-		return err_set(e, "history database path too long under '%s'", base);
-	return 0;
+	char top[PATH_MAX];
+	if (git_toplevel(top, sizeof(top)) == 0) {
+		*origin = STORE_ORIGIN_REPO;
+		if ((size_t)snprintf(buf, n, "%s/.perfhunt/history.db", strcmp(top, "/") ? top : "") >= n)
+			return err_set(e, "history database path too long under '%s'", top);
+		return 0;
+	}
+	*origin = STORE_ORIGIN_USER;
+	return store_user_path(buf, n, e);
+}
+
+int store_default_path(const char *path_or_null, char *buf, size_t n, struct err *e)
+{
+	return store_locate(path_or_null, buf, n, NULL, e);
+}
+
+const char *store_origin_text(enum store_origin o)
+{
+	switch (o) {
+	case STORE_ORIGIN_ARG:
+		return "from the command line";
+	case STORE_ORIGIN_ENV:
+		return "from $PERFHUNT_DB";
+	case STORE_ORIGIN_REPO:
+		return "at the top level of the git work tree";
+	case STORE_ORIGIN_USER:
+		return "per-user, not inside a git work tree: $XDG_DATA_HOME/perfhunt/, "
+		       "default ~/.local/share/perfhunt/";
+	}
+	return "?";
+}
+
+int store_check_location(const char *path, struct err *e)
+{
+	if (store_is_url(path) || !strcmp(path, ":memory:"))
+		return 0;
+	struct err why;
+	char entry[PATH_MAX];
+	if (fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, entry, sizeof(entry), &why) == 0)
+		return 0;
+	return err_set(e, "refusing the history database '%s': %s; set PERFHUNT_SAFE_DIRECTORY=%s "
+		       "to trust it, or PERFHUNT_DB to choose another", path, why.msg, entry);
 }
 
 static int store_open_mode(struct store **out, const char *path_or_null, int create, struct err *e)

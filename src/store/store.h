@@ -23,11 +23,12 @@ struct store;
 
 /* Opens (creating it and its directory, mode 0700, when missing) the history
  * database: path_or_null, else $PERFHUNT_DB, else .perfhunt/history.db at the
- * git top level found by walking up from the current directory, else in the
- * current directory. ":memory:" gives a private in-memory database; a
- * postgresql:// (or postgres://) URL a PostgreSQL database, whose tables are
- * created on first use (the database itself must exist).
- * Caller owns *out and releases it with store_close. */
+ * git top level found by walking up from the current directory, else the
+ * per-user one, $XDG_DATA_HOME/perfhunt/history.db (~/.local/share/perfhunt/).
+ * ":memory:" gives a private in-memory database; a postgresql:// (or
+ * postgres://) URL a PostgreSQL database, whose tables are created on first
+ * use (the database itself must exist). An SQLite file perfhunt would write
+ * must pass store_check_location. Caller owns *out; store_close releases it. */
 int store_open(struct store **out, const char *path_or_null, struct err *e);
 /* Like store_open, but never creates anything: a missing database is an
  * error, and a database the caller cannot write is opened for reading. */
@@ -41,6 +42,27 @@ const char *store_backend_name(const struct store *s);
 void store_set_busy_timeout_ms(struct store *s, int timeout_ms);
 /* Fills buf with the path store_open would use for path_or_null. */
 int store_default_path(const char *path_or_null, char *buf, size_t n, struct err *e);
+
+/* Where store_locate found the database. */
+enum store_origin {
+	STORE_ORIGIN_ARG,  /* the caller's path_or_null */
+	STORE_ORIGIN_ENV,  /* $PERFHUNT_DB */
+	STORE_ORIGIN_REPO, /* .perfhunt/history.db at the git work tree's top level */
+	STORE_ORIGIN_USER, /* per-user: $XDG_DATA_HOME/perfhunt/ (~/.local/share/perfhunt/) */
+};
+/* store_default_path, also saying where the choice came from (origin may be NULL). */
+int store_locate(const char *path_or_null, char *buf, size_t n, enum store_origin *origin,
+		 struct err *e);
+/* The origin in words, for `history --path` ("from $PERFHUNT_DB", ...). */
+const char *store_origin_text(enum store_origin o);
+/* 0 when perfhunt may write an SQLite history at path (which need not exist):
+ * it and every directory above it belong to us or root (or, under sudo, the
+ * user who ran sudo), none is writable by other users except a sticky
+ * directory above the database's own — as ssh's StrictModes and git's
+ * safe.directory ($PERFHUNT_SAFE_DIRECTORY vouches for a tree, see fsafe.h);
+ * a URL and :memory: always pass. Otherwise -1, e saying why and how to
+ * override. */
+int store_check_location(const char *path, struct err *e);
 
 /* Stores one perfhunt.run/1 record (borrowed, not modified) with the tags in
  * the record plus the NULL-terminated tags (may be NULL); bench_id is 0 for

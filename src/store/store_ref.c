@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/command.h"
+#include "record/jsonio.h"
+#include "stats/bench_record.h"
 #include "store/store.h"
 #include "util/xalloc.h"
 
@@ -45,3 +48,51 @@ int store_ref_load(const char *arg, const char *command, struct metrics_set *out
 		metrics_set_release(out);
 	return rc;
 }
+
+/* Several stored runs as one bench record: a command per distinct command. */
+static int bench_of(json_t **recs, size_t n, json_t **out, struct err *e)
+{
+	const char *started = json_string_value(json_object_get(recs[0], "started_at"));
+	json_t *rec = bench_record_new(started ? started : "", NULL);
+	json_t *names = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *cmd = json_object_get(recs[i], "command");
+		size_t at = json_array_size(names);
+		for (size_t k = 0; k < json_array_size(names); k++)
+			if (json_equal(json_array_get(names, k), cmd))
+				at = k;
+		if (at == json_array_size(names)) {
+			char *name = command_text(cmd);
+			bench_record_add_command(rec, name ? name : "?", json_is_array(cmd) ? json_incref(cmd) : json_array(),
+						 NULL);
+			free(name);
+			json_array_append(names, cmd ? cmd : json_null());
+		}
+		bench_record_add_run(rec, at, json_incref(recs[i]));
+	}
+	json_decref(names);
+	if (bench_record_finish(rec, e) < 0) {
+		json_decref(rec);
+		return -1;
+	}
+	*out = rec;
+	return 0;
+}
+
+int store_ref_record(const char *arg, json_t **out, struct err *e)
+{
+	if (!store_ref_is_history(arg))
+		return jsonio_read(arg, "perfhunt.", out, e);
+	json_t **recs;
+	size_t n;
+	int rc = store_resolve_default(arg, &recs, &n, e);
+	if (rc == 0 && n == 0)
+		rc = err_set(e, "'%s' names no run", arg);
+	if (rc == 0 && n == 1)
+		*out = json_incref(recs[0]);
+	else if (rc == 0)
+		rc = bench_of(recs, n, out, e);
+	store_records_free(recs, n);
+	return rc;
+}
+

@@ -8,6 +8,7 @@
 #ifndef PERFHUNT_STORE_REF_H
 #define PERFHUNT_STORE_REF_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "stats/metrics.h"
@@ -19,5 +20,10 @@ bool store_ref_is_history(const char *arg);
  * failure). command picks the command of a bench record (its name or
  * 1-based index; NULL for the first). */
 int store_ref_load(const char *arg, const char *command, struct metrics_set *out, struct err *e);
+/* One record from what a user types (show, report): a record file of any
+ * perfhunt schema, or a history reference — one run is that run record,
+ * several (a bench, @tag:NAME) a perfhunt.bench/1 record of them, one
+ * command per distinct command line. *out is a new reference. */
+int store_ref_record(const char *arg, json_t **out, struct err *e);
 
 #endif

@@ -315,19 +315,35 @@ static int sq_connect(struct store *s, int create, struct err *e)
 			return err_set(e, "history database '%s' is a directory", s->path);
 		char *dir = sq_dirname(s->target);
 		int rc = 0;
-		if (!exists && !create) {
+		struct stat lst;
+		if (!exists && !create && lstat(s->target, &lst) == 0) {
+			/* a link to nowhere: planted, or of someone who moved the file */
+			rc = store_check_location(s->target, e);
+			if (!rc)
+				rc = err_set(e, "no history database at '%s' (a symbolic link to nothing)",
+					     s->path);
+		} else if (!exists && !create) {
 			rc = err_set(e, "no history database at '%s' (runs are stored by 'perfhunt run', "
 				     "'perfhunt bench' or 'perfhunt history import')", s->path);
 		} else if (!exists) {
-			rc = sq_mkdirs(dir, e);
+			/* Checked before anything is made, and again once the
+			 * directories exist: one may have been made by someone else
+			 * meanwhile (mkdir's EEXIST is accepted). */
+			rc = store_check_location(s->target, e);
+			if (!rc)
+				rc = sq_mkdirs(dir, e);
 			if (!rc && access(dir, W_OK) != 0)
 				rc = err_set(e, "cannot create history database '%s': directory '%s' is "
 					     "read-only", s->path, dir);
+			if (!rc)
+				rc = store_check_location(s->target, e);
 		} else if (access(s->target, W_OK) != 0 || access(dir, W_OK) != 0) {
 			if (create)
 				rc = err_set(e, "history database '%s' is read-only (%s is not writable)",
 					     s->path, access(s->target, W_OK) ? "the file" : "its directory");
-			readonly = 1;
+			readonly = 1; /* SQLite writes nothing beside it then */
+		} else {
+			rc = store_check_location(s->target, e);
 		}
 		free(dir);
 		if (rc)

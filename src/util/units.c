@@ -15,8 +15,10 @@ char *units_kb(double kb, char *buf, size_t n)
 	}
 	if (i == 0)
 		snprintf(buf, n, "%.0f %s", v, names[i]);
-	else
+	else if (fabs(v) < 1e6)
 		snprintf(buf, n, "%.2f %s", v, names[i]);
+	else /* past a million TiB (a hostile record): short, never 300 digits */
+		snprintf(buf, n, "%.3g %s", v, names[i]);
 	return buf;
 }
 
@@ -47,7 +49,9 @@ char *units_count(double v, char *buf, size_t n)
 		snprintf(buf, n, "%.1f k", v / 1e3);
 	else if (a < 1e9)
 		snprintf(buf, n, "%.2f M", v / 1e6);
-	else
+	else if (a < 1e15)
 		snprintf(buf, n, "%.2f G", v / 1e9);
+	else
+		snprintf(buf, n, "%.3g", v);
 	return buf;
 }

@@ -6,9 +6,10 @@
 # page's error hook recorded a script error, when its script did not finish
 # (no data-ready), or when Chromium logged an uncaught error.
 # Exit 77 with "skipped: chromium not installed" when there is no chromium.
-# Usage: render.sh PAGE.html OUT.png
+# Usage: render.sh PAGE.html OUT.png [text]   ("text": a page of tables, no
+# blank check — every other check still applies)
 set -u
-page=$1 png=$2
+page=$1 png=$2 kind=${3:-charts}
 command -v chromium >/dev/null 2>&1 || { echo "skipped: chromium not installed"; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/perfhunt-chromium.XXXXXX")
@@ -33,7 +34,7 @@ fi
 stat=$(/usr/bin/python3 "$here/pngstat.py" "$png") || exit 1
 set -- $stat
 px=${1#pixels=} nw=${2#nonwhite=} col=${3#colors=}
-if [ $((nw * 50)) -lt "$px" ] || [ "$col" -lt 6 ]; then
+if [ "$kind" != text ] && { [ $((nw * 50)) -lt "$px" ] || [ "$col" -lt 6 ]; }; then
 	echo "blank page: $stat"; exit 1
 fi
 echo "rendered: $stat"

@@ -1,10 +1,17 @@
 #!/bin/sh
 # The docs cannot drift: every command in `perfhunt --help` has a section in
-# the man page, and every long option its --help lists is documented there.
+# the man page, every long option its --help mentions is documented there (by
+# its whole name), and each command's options agree with its own section.
 . ./lib.sh
 MAN="$SRCDIR/docs/perfhunt.1"
 # the man page spells "--opt-name" as "\-\-opt\-name"
 sed 's/\\-/-/g' "$MAN" >"$TMP/man.txt"
+
+# option tokens of a text, whole: "--push" is not found inside "--push-job"
+tokens() { grep -oE -- '(^|[^A-Za-z0-9-])--?[A-Za-z0-9][A-Za-z0-9-]*' "$1" | sed 's/^[^-]*//' | sort -u; }
+tokens "$TMP/man.txt" >"$TMP/man.tokens"
+# section NAME: the man page's .SS block of a command, up to the next .SS or .SH
+section() { awk -v c="$1" '/^\.S[SH] /{on = ($1 == ".SS" && ($2 == c || $2 == "\"" c "\""))} on' "$TMP/man.txt"; }
 
 "$PERFHUNT" --help >"$TMP/help"
 cmds=$(awk '/^commands:/{on=1; next} on && /^  [a-z]/{print $1}' "$TMP/help")
@@ -13,11 +20,37 @@ for c in $cmds; do
 	t "man page documents '$c'"
 	grep -q "^\.SS \"\?$c" "$TMP/man.txt" && ok || { fail "no .SS $c in docs/perfhunt.1"; continue; }
 	"$PERFHUNT" "$c" --help >"$TMP/h.$c" 2>&1
-	for opt in $(grep -o -- '--[a-z][a-z0-9-]*' "$TMP/h.$c" | sort -u); do
+	for opt in $(grep -oE -- '(^|[^A-Za-z0-9-])--[a-z][a-z0-9-]*' "$TMP/h.$c" | sed 's/^[^-]*//' | sort -u); do
 		[ "$opt" = "--help" ] && continue
 		t "man page documents '$c $opt'"
-		grep -q -- "$opt" "$TMP/man.txt" && ok || fail "$opt of '$c' missing from docs/perfhunt.1"
+		grep -qxF -- "$opt" "$TMP/man.tokens" && ok || fail "$opt of '$c' missing from docs/perfhunt.1"
 	done
+done
+
+# Each command's options, from its own table (--help-options), and its man
+# page section agree: every option is in the section, and every option the
+# section defines (a .TP item) is the command's. history's subcommands share
+# its section.
+subs=$("$PERFHUNT" history --help | sed -n 's/^.*perfhunt history \[\{0,1\}\([a-z]*\).*/\1/p' | sort -u)
+for c in $cmds; do
+	section "$c" >"$TMP/s.$c"
+	tokens "$TMP/s.$c" >"$TMP/st.$c"
+	if [ "$c" = history ]; then
+		for s in $subs; do "$PERFHUNT" history "$s" --help-options; done
+	else
+		"$PERFHUNT" "$c" --help-options
+	fi >"$TMP/o.$c" 2>&1 || { t "$c --help-options"; fail "exit $?: $(head -c 300 "$TMP/o.$c")"; continue; }
+	t "'$c' options and its man page section agree"
+	missing= foreign=
+	for opt in $(sort -u "$TMP/o.$c"); do
+		grep -qxF -- "$opt" "$TMP/st.$c" || missing="$missing $opt"
+	done
+	awk 'prev == ".TP" {print} {prev = $1}' "$TMP/s.$c" >"$TMP/tp.$c"
+	for opt in $(tokens "$TMP/tp.$c"); do
+		grep -qxF -- "$opt" "$TMP/o.$c" || foreign="$foreign $opt"
+	done
+	[ -z "$missing$foreign" ] && ok ||
+		fail "${missing:+not in its section of docs/perfhunt.1:$missing}${foreign:+; documented but not an option of '$c':$foreign}"
 done
 
 t "every command is in the README"

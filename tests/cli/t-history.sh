@@ -92,7 +92,7 @@ H trend wall_ms; expect_status 1 $? && expect_grep "no stored run has metric 'wa
 t "compare reads history references"
 "$PERFHUNT" compare @tag:baseline 4 >"$TMP/out" 2>"$TMP/err"; expect_status 0 $? &&
 	expect_grep '^base: @tag:baseline \(3 runs\)' "$TMP/out" &&
-	expect_grep 'pin_abc +\+5\.703 s +explains 104 %' "$TMP/out" &&
+	expect_grep 'pin_abc +\+5\.703 s \(\+[0-9.]+ %\) +explains 104 %' "$TMP/out" &&
 "$PERFHUNT" compare @last~1 @last >"$TMP/out" 2>"$TMP/err"; expect_status 0 $? &&
 	expect_grep '^new: +@last \(2 runs\)' "$TMP/out" &&
 "$PERFHUNT" compare @tag:baseline @last~99 >"$TMP/out" 2>"$TMP/err"; expect_status 1 $? &&

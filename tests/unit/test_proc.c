@@ -15,6 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "proc/cgroup.h"
+#include "proc/lookup.h"
 #include "proc/procfs.h"
 #include "proc/proctree.h"
 
@@ -393,10 +398,101 @@ static void test_tree_missing_pid(void **state)
 	assert_int_equal(proctree_init(&t, "/nonexistent-procfs", &e), -1);
 }
 
+static void test_cgroup_names(void **state)
+{
+	(void)state;
+	pid_t pid;
+	uint64_t start;
+	bool has_start;
+	assert_int_equal(cgroup_parse_name("perfhunt-4242-98765-3", &pid, &start, &has_start), 0);
+	assert_int_equal(pid, 4242);
+	assert_int_equal(start, 98765);
+	assert_true(has_start);
+	/* the name an older perfhunt gave: PID and sequence only */
+	assert_int_equal(cgroup_parse_name("perfhunt-4242-0", &pid, &start, &has_start), 0);
+	assert_int_equal(pid, 4242);
+	assert_false(has_start);
+	static const char *const not_ours[] = {
+		"perfhunt-", "perfhunt-12", "perfhunt-12-", "perfhunt-12-3-", "perfhunt-1-2-3-4",
+		"perfhunt-0-1", "perfhunt-x-1", "perfhunt-12-3x", "perfhunt-99999999999-1",
+		"perfhunt--1-2", "system.slice", "xperfhunt-1-2",
+	};
+	for (size_t i = 0; i < sizeof(not_ours) / sizeof(not_ours[0]); i++)
+		assert_int_equal(cgroup_parse_name(not_ours[i], &pid, &start, &has_start), -1);
+}
+
+/* Stale cgroups are told from live ones by their maker's PID and start time.
+ * Plain directories stand in for the cgroup hierarchy (rmdir is the same
+ * call; a file inside plays the processes that make rmdir refuse). */
+static void test_cgroup_reap_stale(void **state)
+{
+	(void)state;
+	char base[] = "/tmp/perfhunt-cgroup.XXXXXX";
+	assert_non_null(mkdtemp(base));
+	pid_t dead = fork();
+	assert_true(dead >= 0);
+	if (dead == 0)
+		_exit(0);
+	assert_int_equal(waitpid(dead, NULL, 0), dead);
+	uint64_t me_start;
+	assert_int_equal(lookup_starttime(getpid(), &me_start), 0);
+	char dir[1024];
+	struct {
+		char name[96];
+		bool kept;
+		bool busy;
+	} c[] = {
+		{ "", true, false },   /* ours (alive, right start time) */
+		{ "", false, false },  /* our PID, another start time: PID reuse */
+		{ "", false, false },  /* a dead PID */
+		{ "", true, true },    /* a dead PID, but processes still in it */
+		{ "", false, false },  /* an old-style name of a dead PID */
+		{ "", true, false },   /* an old-style name of a live PID: may be its owner */
+		{ "other-1-2", true, false },
+	};
+	snprintf(c[0].name, sizeof(c[0].name), "perfhunt-%d-%llu-0", (int)getpid(),
+		 (unsigned long long)me_start);
+	snprintf(c[1].name, sizeof(c[1].name), "perfhunt-%d-%llu-0", (int)getpid(),
+		 (unsigned long long)me_start + 1);
+	snprintf(c[2].name, sizeof(c[2].name), "perfhunt-%d-%llu-0", (int)dead, 5ULL);
+	snprintf(c[3].name, sizeof(c[3].name), "perfhunt-%d-%llu-1", (int)dead, 5ULL);
+	snprintf(c[4].name, sizeof(c[4].name), "perfhunt-%d-7", (int)dead);
+	snprintf(c[5].name, sizeof(c[5].name), "perfhunt-%d-7", (int)getpid());
+	size_t n = sizeof(c) / sizeof(c[0]);
+	int want_removed = 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", base, c[i].name);
+		assert_int_equal(mkdir(dir, 0755), 0);
+		if (c[i].busy) {
+			snprintf(dir, sizeof(dir), "%s/%s/cgroup.procs", base, c[i].name);
+			FILE *f = fopen(dir, "w");
+			assert_non_null(f);
+			fclose(f);
+		}
+		want_removed += !c[i].kept;
+	}
+	assert_int_equal(cgroup_reap_stale(base), want_removed);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", base, c[i].name);
+		struct stat st;
+		if (c[i].kept)
+			assert_int_equal(stat(dir, &st), 0);
+		else
+			assert_int_equal(stat(dir, &st), -1);
+	}
+	assert_int_equal(cgroup_reap_stale(base), 0);
+	assert_int_equal(cgroup_reap_stale("/nonexistent/perfhunt"), 0);
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stat_comm_with_parens),
+		cmocka_unit_test(test_cgroup_names),
+		cmocka_unit_test(test_cgroup_reap_stale),
 		cmocka_unit_test(test_stat_truncated),
 		cmocka_unit_test(test_status_fixture),
 		cmocka_unit_test(test_status_live),

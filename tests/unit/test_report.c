@@ -20,6 +20,7 @@
 
 #include "export/report.h"
 #include "export/report_chart.h"
+#include "export/summary.h"
 #include "export/svg.h"
 #include "util/xalloc.h"
 
@@ -399,6 +400,53 @@ static void test_save(void **state)
 	svg_release(&s);
 }
 
+/* The page-faults note (summary and run report): only where perf's count and
+ * the task's minflt + majflt differ by more than 10 % and 1000 faults. */
+static bool fault_note(const char *json, char *buf, size_t n)
+{
+	json_error_t je;
+	json_t *rec = json_loads(json, 0, &je);
+	if (!rec)
+		fail_msg("fixture: %s", je.text);
+	bool r = summary_fault_note(rec, buf, n);
+	json_decref(rec);
+	return r;
+}
+
+static void test_fault_note(void **state)
+{
+	(void)state;
+	char buf[400] = "";
+#define REC(minflt, counters) "{\"summary\": {\"minflt\": " minflt ", \"majflt\": 2}, \"counters\": " counters "}"
+#define PF(v, status) "\"page-faults\": {\"value\": " v ", \"status\": \"" status "\"}"
+	assert_false(fault_note("{\"summary\": {\"minflt\": 51200, \"majflt\": 0}}", buf, sizeof(buf)));
+	assert_false(fault_note(REC("51200", "{}"), buf, sizeof(buf)));
+	assert_false(fault_note(REC("51200", "{" PF("50000", "counted") "}"), buf, sizeof(buf)));  /* 2.3 % */
+	assert_false(fault_note(REC("2000", "{" PF("1100", "counted") "}"), buf, sizeof(buf)));    /* 902 faults */
+	assert_false(fault_note(REC("51200", "{" PF("null", "not permitted") "}"), buf, sizeof(buf)));
+	assert_false(fault_note(REC("\"many\"", "{" PF("3", "counted") "}"), buf, sizeof(buf)));
+	assert_false(fault_note(REC("51200", "{" PF("\"x\"", "counted") "}"), buf, sizeof(buf)));
+	assert_false(fault_note(REC("51200", "[1]"), buf, sizeof(buf)));
+	assert_string_equal(buf, "");
+	assert_true(fault_note(REC("51200", "{" PF("3955", "counted") "}"), buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "perf counted 3955 page-faults events but the task counters 51.2 k faults"));
+	assert_non_null(strstr(buf, "mlock, MAP_POPULATE, get_user_pages"));
+	assert_null(strchr(buf, '\n'));
+	/* more perf events than task faults is a difference too */
+	assert_true(fault_note(REC("100", "{" PF("5000", "counted") "}"), buf, sizeof(buf)));
+	/* without page-faults: minor-faults + major-faults */
+	assert_true(fault_note(REC("51200", "{\"minor-faults\": {\"value\": 10, \"status\": \"counted\"},"
+					    " \"major-faults\": {\"value\": 0, \"status\": \"counted\"}}"), buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "perf counted 10 minor-faults + major-faults events"));
+	assert_false(fault_note(REC("51200", "{\"minor-faults\": {\"value\": 10, \"status\": \"counted\"}}"), buf, sizeof(buf)));
+	/* a tiny buffer is cut, never overrun */
+	char tiny[8];
+	assert_true(fault_note(REC("51200", "{" PF("3955", "counted") "}"), tiny, sizeof(tiny)));
+	assert_int_equal(strlen(tiny), 7);
+#undef REC
+#undef PF
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_run_page),
 		cmocka_unit_test(test_hostile_strings_stay_text),
 		cmocka_unit_test(test_bench_and_compare_pages),
+		cmocka_unit_test(test_fault_note),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_save),
 	};

@@ -49,10 +49,28 @@ static void test_private_dir(void **state)
 	setenv("PERFHUNT_STATE_DIR", link, 1);
 	assert_int_equal(statefile_dir(dir, sizeof(dir), &e), -1);
 	assert_non_null(strstr(e.msg, "not a private directory"));
-	/* so is a directory others may write */
+	assert_non_null(strstr(e.msg, "(it is a symbolic link)"));
+	/* so is a directory others may write, saying why */
 	chmod(want, 0777);
 	setenv("PERFHUNT_STATE_DIR", want, 1);
 	assert_int_equal(statefile_dir(dir, sizeof(dir), &e), -1);
+	assert_non_null(strstr(e.msg, "(it is open to other users (mode 0777))"));
+	/* and, as root, one another user owns (planted before we made ours) */
+	if (geteuid() == 0) {
+		chmod(want, 0700);
+		assert_int_equal(chown(want, 65534, 65534), 0);
+		assert_int_equal(statefile_dir(dir, sizeof(dir), &e), -1);
+		assert_non_null(strstr(e.msg, "(uid 65534), not by you)"));
+	}
+	/* a plain file where the directory should be */
+	snprintf(link, sizeof(link), "%s/file", base);
+	FILE *f = fopen(link, "w");
+	assert_non_null(f);
+	fclose(f);
+	chmod(link, 0600);
+	setenv("PERFHUNT_STATE_DIR", link, 1);
+	assert_int_equal(statefile_dir(dir, sizeof(dir), &e), -1);
+	assert_non_null(strstr(e.msg, "(it is not a directory)"));
 	unsetenv("PERFHUNT_STATE_DIR");
 }
 

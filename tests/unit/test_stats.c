@@ -84,15 +84,32 @@ static void test_outliers(void **state)
 	(void)state;
 	static const double want_z[] = { -0.4496666666666507, 0.8993333333333173, -2.023499999999968, 0.0,
 					 34.51191666666618, -0.674499999999984, 0.6745 };
-	double z[N(S)];
-	bool out[N(S)];
+	double z[16];
+	bool out[16];
 	assert_int_equal(stats_outliers(S, N(S), z, out), 1);
 	for (size_t i = 0; i < N(S); i++) {
 		assert_close(z[i], want_z[i], 1e-9);
 		assert_int_equal(out[i], i == 4);
 	}
-	double flat[] = { 3, 3, 3, 9 }; /* MAD 0: no z-score, no outlier */
+	/* MAD 0: the mean absolute deviation scales z (0.7979 · 6 / 1.5 = 3.19) */
+	double flat[] = { 3, 3, 3, 9 };
 	assert_int_equal(stats_outliers(flat, 4, z, NULL), 0);
+	assert_close(z[3], 6 / (1.253314 * 1.5), 1e-9);
+	double spike[] = { 5, 5, 5, 5, 5, 9 };
+	assert_int_equal(stats_outliers(spike, 6, z, out), 1);
+	assert_true(out[5]);
+	double still[] = { 7, 7, 7 };
+	assert_int_equal(stats_outliers(still, 3, z, NULL), 0);
+	assert_close(z[0], 0, 0);
+	/* A steady run: σ 1.9 ms at 220 ms, one run 2.6 % off. Its |z| is far
+	 * above 3.5 (the MAD is small), but 2.6 % of the median is noise. */
+	double steady[] = { 219.1, 220.0, 220.4, 219.6, 220.2, 225.8, 219.8, 220.1, 219.9, 220.3 };
+	assert_int_equal(stats_outliers(steady, N(steady), z, out), 0);
+	assert_true(fabs(z[5]) > STATS_OUTLIER_Z);
+	/* the same run 15 % off is an outlier */
+	steady[5] = 253;
+	assert_int_equal(stats_outliers(steady, N(steady), z, out), 1);
+	assert_true(out[5]);
 }
 
 static void test_rng(void **state)
@@ -132,27 +149,76 @@ static void test_bootstrap(void **state)
 	assert_int_equal(stats_bootstrap_ratio_ci(x, 0, y, 5, 100, 0.95, 1, &lo, &hi), -1);
 }
 
+/* Exact p-values with ties: reference.py's brute-force permutation (every
+ * split of the pooled values), as exact fractions. */
+static const double G6[] = { 11, 14, 17, 17, 22, 30 };
+static const double B6[] = { 75, 81, 88, 90, 96, 103 };
+static const double X7[] = { 12, 12, 13, 15, 15, 18, 20 };
+static const double Y9[] = { 13, 15, 15, 16, 18, 21, 21, 24, 25 };
+static const double Z0[] = { 0, 0, 0, 0, 1, 0 };
+static const double Z1[] = { 0, 0, 2, 3, 0, 0 };
+
+/* 50 + 50 (the largest exact size): W with many ties (integer ms), U without. */
+static void fill_w(double *w1, double *w2)
+{
+	for (int i = 0; i < 50; i++) {
+		w1[i] = 200 + (i * 37) % 23;
+		w2[i] = 203 + (i * 53) % 23;
+	}
+}
+
 static void test_mann_whitney(void **state)
 {
 	(void)state;
-	bool exact;
-	assert_close(stats_mann_whitney_p(A, N(A), B, N(B), &exact), 0.08225108225108226, 1e-12);
-	assert_true(exact);
+	enum stats_mwu_method m;
+	assert_close(stats_mann_whitney_p(A, N(A), B, N(B), &m), 0.08225108225108226, 1e-12);
+	assert_int_equal(m, STATS_MWU_EXACT);
+	assert_string_equal(stats_mwu_method_name(m), "exact");
 	/* argument order does not matter for a two-sided test */
-	assert_close(stats_mann_whitney_p(B, N(B), A, N(A), &exact), 0.08225108225108226, 1e-12);
-	assert_close(stats_mann_whitney_p(E1, N(E1), E2, N(E2), &exact), 0.004681198543944589, 1e-10);
-	assert_true(exact);
-	/* ties: normal approximation with tie and continuity corrections */
-	assert_close(stats_mann_whitney_p(T1, N(T1), T2, N(T2), &exact), 0.010515245935858907, 1e-10);
-	assert_false(exact);
-	/* large samples without ties */
-	assert_close(stats_mann_whitney_p(L1, N(L1), L2, N(L2), &exact), 0.006580886596854768, 1e-10);
-	assert_false(exact);
+	assert_close(stats_mann_whitney_p(B, N(B), A, N(A), &m), 0.08225108225108226, 1e-12);
+	assert_close(stats_mann_whitney_p(E1, N(E1), E2, N(E2), &m), 0.004681198543944589, 1e-10);
+	assert_int_equal(m, STATS_MWU_EXACT);
+	/* 30 vs 35 without ties: SciPy's exact table */
+	assert_close(stats_mann_whitney_p(L1, N(L1), L2, N(L2), &m), 0.006010555383094403, 1e-10);
+	assert_int_equal(m, STATS_MWU_EXACT);
+
+	/* ties: the exact permutation distribution of the midranks */
+	assert_close(stats_mann_whitney_p(T1, N(T1), T2, N(T2), &m), 7.0 / 715, 1e-12);
+	assert_int_equal(m, STATS_MWU_EXACT);
+	/* the 6 vs 6 that do not overlap, one tie: 2/924 */
+	assert_close(stats_mann_whitney_p(G6, N(G6), B6, N(B6), &m), 1.0 / 462, 1e-12);
+	assert_close(stats_mann_whitney_p(B6, N(B6), G6, N(G6), &m), 1.0 / 462, 1e-12);
+	assert_int_equal(m, STATS_MWU_EXACT);
+	assert_close(stats_mann_whitney_p(X7, N(X7), Y9, N(Y9), &m), 97.0 / 1430, 1e-12);
+	assert_close(stats_mann_whitney_p(Y9, N(Y9), X7, N(X7), &m), 97.0 / 1430, 1e-12);
+	assert_close(stats_mann_whitney_p(Z0, N(Z0), Z1, N(Z1), &m), 5.0 / 11, 1e-12);
+
+	double w1[51], w2[51];
+	fill_w(w1, w2);
+	assert_close(stats_mann_whitney_p(w1, 50, w2, 50, &m), 0.033319810160280114, 1e-10);
+	assert_int_equal(m, STATS_MWU_EXACT);
+	double u1[50], u2[50];
+	for (int i = 0; i < 50; i++) {
+		u1[i] = round((100 + 0.37 * i + (i % 7) * 0.0011) * 1e4) / 1e4;
+		u2[i] = round((103 + 0.29 * i + (i % 5) * 0.0013) * 1e4) / 1e4 + 0.00005;
+	}
+	assert_close(stats_mann_whitney_p(u1, 50, u2, 50, &m), 0.33426713121687107, 1e-10);
+	/* 51 vs 51: the normal approximation with tie and continuity corrections */
+	w1[50] = 210;
+	w2[50] = 211;
+	assert_close(stats_mann_whitney_p(w1, 51, w2, 51, &m), 0.03400412398424719, 1e-10);
+	assert_int_equal(m, STATS_MWU_NORMAL);
+	assert_string_equal(stats_mwu_method_name(m), "normal");
+
 	/* identical samples: 1, not NaN */
 	double five[] = { 5, 5, 5 };
-	assert_close(stats_mann_whitney_p(five, 3, five, 3, &exact), 1.0, 0);
+	assert_close(stats_mann_whitney_p(five, 3, five, 3, &m), 1.0, 0);
+	assert_int_equal(m, STATS_MWU_EXACT);
 	double one_a = 1, one_b = 2;
-	assert_close(stats_mann_whitney_p(&one_a, 1, &one_b, 1, &exact), 1.0, 0);
+	assert_close(stats_mann_whitney_p(&one_a, 1, &one_b, 1, &m), 1.0, 0);
+	assert_true(isnan(stats_mann_whitney_p(A, 0, B, N(B), &m)));
+	assert_int_equal(m, STATS_MWU_NONE);
+	assert_string_equal(stats_mwu_method_name(m), "none");
 	assert_true(isnan(stats_mann_whitney_p(A, 0, B, N(B), NULL)));
 }
 
@@ -394,6 +460,117 @@ static void test_comparison(void **state)
 	metrics_set_release(&base);
 }
 
+/* A run with a phase "step" of step_ms, wall wall_s and side metrics. */
+static json_t *small_run(double wall_s, double step_ms, double minflt, double majflt, double cycles)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\": \"perfhunt.run/1\","
+		 " \"summary\": {\"wall_s\": %.17g, \"user_s\": %.17g, \"sys_s\": 0.01, \"peak_rss_kb\": %.17g,"
+		 " \"minflt\": %.17g, \"majflt\": %.17g},"
+		 " \"phases\": [{\"name\": \"step\", \"start_ms\": 5, \"end_ms\": %.17g}],"
+		 " \"counters\": {\"cycles\": {\"value\": %.17g, \"supported\": true}}}",
+		 wall_s, wall_s / 2, 3000 + minflt, minflt, majflt, 5 + step_ms, cycles);
+	json_error_t je;
+	json_t *r = json_loads(buf, 0, &je);
+	if (!r)
+		fail_msg("fixture: %s", je.text);
+	return r;
+}
+
+static void small_side(struct metrics_set *s, const double *step_ms, const double *majflt, double wall0)
+{
+	json_t *runs[6];
+	for (size_t i = 0; i < 6; i++)
+		runs[i] = small_run(wall0 + 0.001 * (double)((i * 5) % 6), step_ms[i], 900 + (double)((i * 7) % 5),
+				    majflt[i], 1e6 + (double)i);
+	struct err e = { 0 };
+	assert_int_equal(metrics_from_records(runs, 6, s, &e), 0);
+	for (size_t i = 0; i < 6; i++)
+		json_decref(runs[i]);
+}
+
+static void test_families(void **state)
+{
+	(void)state;
+	assert_int_equal(comparison_family_of("wall_s", false), COMPARISON_PRIMARY);
+	assert_int_equal(comparison_family_of("phase:pin_abc", true), COMPARISON_PRIMARY);
+	assert_int_equal(comparison_family_of("phase:gpu.kernel", true), COMPARISON_PRIMARY);
+	assert_int_equal(comparison_family_of("phase:pin_abc.minflt", true), COMPARISON_PHASE_RESOURCES);
+	assert_int_equal(comparison_family_of("phase:pin_abc.user_s", true), COMPARISON_PHASE_RESOURCES);
+	assert_int_equal(comparison_family_of("phase:gpu.kernel.rss_growth_kb", true), COMPARISON_PHASE_RESOURCES);
+	assert_int_equal(comparison_family_of("phase:x", false), COMPARISON_SECONDARY);
+	assert_int_equal(comparison_family_of("user_s", false), COMPARISON_SECONDARY);
+	assert_int_equal(comparison_family_of("cycles", false), COMPARISON_SECONDARY);
+	assert_string_equal(comparison_family_name(COMPARISON_PRIMARY), "primary");
+	assert_string_equal(comparison_family_name(COMPARISON_SECONDARY), "secondary");
+	assert_string_equal(comparison_family_name(COMPARISON_PHASE_RESOURCES), "phase resources");
+}
+
+/* The issue's case: 6 runs against 6 that do not overlap (one tie), beside
+ * side metrics. Exact p 2/924; Holm within the primary family (wall_s and
+ * the phase) keeps it far below 0.05, so the phase is regressed. */
+static void test_comparison_small_n(void **state)
+{
+	(void)state;
+	static const double no_majflt[6] = { 0 }, some_majflt[6] = { 0, 0, 0, 0, 2, 3 };
+	struct metrics_set base, nw;
+	struct comparison c;
+	struct comparison_opts o;
+	struct err e = { 0 };
+	comparison_opts_init(&o);
+	o.resamples = 2000;
+	small_side(&base, G6, no_majflt, 1.0);
+	small_side(&nw, B6, some_majflt, 1.0);
+	assert_int_equal(comparison_run(&base, &nw, &o, &c, &e), 0);
+	/* primary first, then the rest in the sets' order */
+	assert_string_equal(c.metrics[0].name, "wall_s");
+	assert_string_equal(c.metrics[1].name, "phase:step");
+	assert_string_equal(c.metrics[2].name, "user_s");
+	assert_int_equal(c.family_tests[COMPARISON_PRIMARY], 2);
+	assert_int_equal(c.family_tests[COMPARISON_SECONDARY], c.n_metrics - 2);
+	const struct comparison_metric *step = &c.metrics[1];
+	assert_int_equal(step->family, COMPARISON_PRIMARY);
+	assert_int_equal(step->test, STATS_MWU_EXACT);
+	assert_close(step->p_value, 2.0 / 924, 1e-12);
+	assert_close(step->p_adjusted, 2 * 2.0 / 924, 1e-12);
+	assert_int_equal(step->verdict, STATS_REGRESSED);
+	for (size_t i = 0; i < c.n_metrics; i++) {
+		const struct comparison_metric *m = &c.metrics[i];
+		assert_int_equal(m->family, i < 2 ? COMPARISON_PRIMARY : COMPARISON_SECONDARY);
+		assert_int_equal(m->test, STATS_MWU_EXACT);
+		if (!strcmp(m->name, "majflt")) {
+			/* 0 vs 0: same, and no 1.000..inf interval */
+			assert_int_equal(m->verdict, STATS_SAME);
+			assert_true(isnan(m->ci_low) && isnan(m->ci_high));
+			assert_false(isnan(m->p_value));
+		}
+		if (!strcmp(m->name, "wall_s") || !strcmp(m->name, "user_s") || !strcmp(m->name, "sys_s"))
+			assert_int_equal(m->verdict, STATS_SAME); /* identical samples */
+	}
+	assert_int_equal(c.regressed, 1); /* phase:step only: the side metrics are equal */
+	comparison_release(&c);
+	/* identical samples are the same even when their spread (11..30 ms)
+	 * leaves the bootstrap interval wider than the threshold */
+	assert_int_equal(comparison_run(&base, &base, &o, &c, &e), 0);
+	assert_true(c.metrics[1].ci_low < 0.98 && c.metrics[1].ci_high > 1.02);
+	assert_int_equal(c.metrics[1].verdict, STATS_SAME);
+	assert_close(c.metrics[1].p_value, 1, 0);
+	comparison_release(&c);
+	metrics_set_release(&base);
+	/* identical small counts (0, 1, 2): same, and no "0.5..inf" interval */
+	static const double few[6] = { 0, 1, 1, 0, 1, 2 };
+	small_side(&base, G6, few, 1.0);
+	assert_int_equal(comparison_run(&base, &base, &o, &c, &e), 0);
+	for (size_t i = 0; i < c.n_metrics; i++) {
+		assert_int_equal(c.metrics[i].verdict, STATS_SAME);
+		assert_false(isinf(c.metrics[i].ci_low) || isinf(c.metrics[i].ci_high));
+	}
+	comparison_release(&c);
+	metrics_set_release(&nw);
+	metrics_set_release(&base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +585,8 @@ int main(void)
 		cmocka_unit_test(test_metrics_errors),
 		cmocka_unit_test(test_runs_of_bench),
 		cmocka_unit_test(test_comparison),
+		cmocka_unit_test(test_families),
+		cmocka_unit_test(test_comparison_small_n),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

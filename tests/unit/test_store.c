@@ -161,11 +161,34 @@ static void test_default_path(void **state)
 	assert_int_equal(store_default_path(NULL, buf, sizeof(buf), &e), 0);
 	snprintf(want, sizeof(want), "%s/.perfhunt/history.db", repo);
 	assert_string_equal(buf, want);
-	/* Outside one: the current directory. */
+	enum store_origin origin;
+	assert_int_equal(store_locate(NULL, buf, sizeof(buf), &origin, &e), 0);
+	assert_int_equal(origin, STORE_ORIGIN_REPO);
+	/* Outside one: the per-user database, never a .perfhunt/ in the current
+	 * directory. $XDG_DATA_HOME when absolute, else ~/.local/share. */
 	assert_int_equal(chdir(tmpdir), 0);
+	char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	setenv("XDG_DATA_HOME", "/xdg/data", 1);
+	assert_int_equal(store_locate(NULL, buf, sizeof(buf), &origin, &e), 0);
+	assert_string_equal(buf, "/xdg/data/perfhunt/history.db");
+	assert_int_equal(origin, STORE_ORIGIN_USER);
+	setenv("XDG_DATA_HOME", "relative/data", 1); /* invalid by the XDG rules: ignored */
+	setenv("HOME", "/home/someone", 1);
 	assert_int_equal(store_default_path(NULL, buf, sizeof(buf), &e), 0);
-	snprintf(want, sizeof(want), "%s/.perfhunt/history.db", tmpdir);
-	assert_string_equal(buf, want);
+	assert_string_equal(buf, "/home/someone/.local/share/perfhunt/history.db");
+	unsetenv("XDG_DATA_HOME");
+	unsetenv("HOME"); /* then the password database's home */
+	assert_int_equal(store_default_path(NULL, buf, sizeof(buf), &e), 0);
+	assert_non_null(strstr(buf, "/.local/share/perfhunt/history.db"));
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	free(old_home);
+	setenv("PERFHUNT_DB", "/env/h.db", 1);
+	assert_int_equal(store_locate(NULL, buf, sizeof(buf), &origin, &e), 0);
+	assert_int_equal(origin, STORE_ORIGIN_ENV);
+	assert_int_equal(store_locate("/x.db", buf, sizeof(buf), &origin, &e), 0);
+	assert_int_equal(origin, STORE_ORIGIN_ARG);
+	unsetenv("PERFHUNT_DB");
 	assert_int_equal(chdir(cwd), 0);
 }
 
@@ -567,6 +590,92 @@ static void test_two_writers(void **state)
 	assert_true(sql_value(path, "PRAGMA integrity_check") == 0); /* "ok" reads as 0 */
 }
 
+/* A history where another user could have put it is refused before anything
+ * is made there; $PERFHUNT_SAFE_DIRECTORY vouches for a tree. */
+static void test_refuses_open_locations(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	struct store *s = NULL;
+	struct err e = { 0 };
+	db_path(dir, sizeof(dir), "open777");
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	snprintf(path, sizeof(path), "%s/.perfhunt/history.db", dir);
+	assert_int_equal(store_open(&s, path, &e), -1);
+	assert_null(s);
+	char want[PATH_MAX * 3 + 200];
+	snprintf(want, sizeof(want), "refusing the history database '%s': '%s' is writable by "
+		 "other users (mode 0777); set PERFHUNT_SAFE_DIRECTORY=%s to trust it, or "
+		 "PERFHUNT_DB to choose another", path, dir, dir);
+	assert_string_equal(e.msg, want);
+	snprintf(want, sizeof(want), "%s/.perfhunt", dir);
+	assert_int_equal(access(want, F_OK), -1); /* nothing made */
+	assert_int_equal(store_check_location(path, &e), -1);
+	setenv("PERFHUNT_SAFE_DIRECTORY", dir, 1);
+	assert_int_equal(store_check_location(path, &e), 0);
+	assert_int_equal(store_open(&s, path, &e), 0);
+	store_close(s);
+	s = NULL;
+	unsetenv("PERFHUNT_SAFE_DIRECTORY");
+	/* the existing database is refused too, for reading as for writing */
+	assert_int_equal(store_open_existing(&s, path, &e), -1);
+	/* a sticky directory (like /tmp) may be above the database, not hold it:
+	 * SQLite's -wal and -shm files beside it could be planted */
+	db_path(dir, sizeof(dir), "sticky");
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(chmod(dir, 01777), 0);
+	snprintf(path, sizeof(path), "%s/history.db", dir);
+	assert_int_equal(store_open(&s, path, &e), -1);
+	assert_non_null(strstr(e.msg, "(mode 1777; sticky, but they could plant files beside ours)"));
+	snprintf(path, sizeof(path), "%s/mine/history.db", dir);
+	if (store_open(&s, path, &e))
+		fail_msg("%s", e.msg);
+	store_close(s);
+	/* URLs and :memory: are not files */
+	assert_int_equal(store_check_location(":memory:", &e), 0);
+	assert_int_equal(store_check_location("postgresql://u@h/db", &e), 0);
+}
+
+/* As root: a .perfhunt/ owned by another user, and a history.db symlink
+ * planted by one, are refused; the link's target is not created or touched. */
+static void test_refuses_planted_history(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	char dir[PATH_MAX], path[PATH_MAX + 32], victim[PATH_MAX];
+	struct store *s = NULL;
+	struct err e = { 0 };
+	db_path(dir, sizeof(dir), "planted");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(chown(dir, 65534, 65534), 0);
+	snprintf(path, sizeof(path), "%s/history.db", dir);
+	assert_int_equal(store_open(&s, path, &e), -1);
+	assert_non_null(strstr(e.msg, "planted' is owned by "));
+	assert_non_null(strstr(e.msg, "(uid 65534), not by you or root"));
+	/* under sudo, the directory of the user who ran it is theirs to use */
+	setenv("SUDO_UID", "65534", 1);
+	assert_int_equal(store_check_location(path, &e), 0);
+	unsetenv("SUDO_UID");
+
+	db_path(victim, sizeof(victim), "victim");
+	db_path(path, sizeof(path), "link.db");
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(lchown(path, 65534, 65534), 0);
+	assert_int_equal(store_open(&s, path, &e), -1);
+	assert_non_null(strstr(e.msg, "link.db' is owned by "));
+	assert_int_equal(access(victim, F_OK), -1);
+	int fd = open(victim, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "precious", 8), 8);
+	close(fd);
+	assert_int_equal(store_open(&s, path, &e), -1);
+	struct stat st;
+	assert_int_equal(stat(victim, &st), 0);
+	assert_int_equal(st.st_size, 8);
+}
+
 static int setup_all(void **state)
 {
 	(void)state;
@@ -592,6 +701,8 @@ int main(void)
 		cmocka_unit_test(test_open_creates_directory_and_schema),
 		cmocka_unit_test(test_migrates_empty_file_and_refuses_newer),
 		cmocka_unit_test(test_default_path),
+		cmocka_unit_test(test_refuses_open_locations),
+		cmocka_unit_test(test_refuses_planted_history),
 		cmocka_unit_test(test_add_list_get),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_tags_and_bad_records),

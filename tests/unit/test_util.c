@@ -7,7 +7,14 @@
 #include <errno.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "util/err.h"
+#include "util/fsafe.h"
 #include "util/parse.h"
 #include "util/units.h"
 
@@ -102,6 +109,199 @@ static void test_err(void **state)
 	assert_int_equal(err_set(NULL, "ignored %d", 1), -1);
 }
 
+/* A struct stat as lstat would fill it: the rules read only type, mode, owner. */
+static struct stat fake_stat(mode_t mode, uid_t uid, gid_t gid)
+{
+	struct stat st;
+	memset(&st, 0, sizeof(st));
+	st.st_mode = mode;
+	st.st_uid = uid;
+	st.st_gid = gid;
+	return st;
+}
+
+static void test_fsafe_problem(void **state)
+{
+	(void)state;
+	char why[192];
+	uid_t me = geteuid();
+	gid_t mine = getegid();
+	/* a group nobody here is in */
+	gid_t other_gid = 54321;
+	uid_t other_uid = me == 54321 ? 54322 : 54321;
+	struct stat st = fake_stat(S_IFDIR | 0755, me, mine);
+	assert_null(fsafe_problem(&st, FSAFE_TRUSTED, why, sizeof(why)));
+	st = fake_stat(S_IFDIR | 0755, 0, 0); /* root's: trusted */
+	assert_null(fsafe_problem(&st, FSAFE_TRUSTED, why, sizeof(why)));
+	st = fake_stat(S_IFDIR | 0755, other_uid, other_gid);
+	assert_non_null(fsafe_problem(&st, FSAFE_TRUSTED, why, sizeof(why)));
+	assert_non_null(strstr(why, "not by you or root"));
+	st = fake_stat(S_IFDIR | 0777, me, mine);
+	assert_non_null(fsafe_problem(&st, FSAFE_TRUSTED, why, sizeof(why)));
+	assert_string_equal(why, "writable by other users (mode 0777)");
+	/* /tmp: sticky is enough above the file, not beside an SQLite database */
+	st = fake_stat(S_IFDIR | 01777, 0, 0);
+	assert_null(fsafe_problem(&st, FSAFE_TRUSTED, why, sizeof(why)));
+	assert_non_null(fsafe_problem(&st, FSAFE_TRUSTED_NO_STICKY, why, sizeof(why)));
+	assert_non_null(strstr(why, "mode 1777; sticky"));
+	/* group write: fine for a group we are in, not for another */
+	st = fake_stat(S_IFDIR | 0775, me, mine);
+	assert_null(fsafe_problem(&st, FSAFE_TRUSTED, why, sizeof(why)));
+	st = fake_stat(S_IFDIR | 0775, me, other_gid);
+	assert_non_null(fsafe_problem(&st, FSAFE_TRUSTED, why, sizeof(why)));
+	/* a regular file others may write; a device is everyone's by design */
+	st = fake_stat(S_IFREG | 0666, me, mine);
+	assert_non_null(fsafe_problem(&st, FSAFE_TRUSTED, why, sizeof(why)));
+	st = fake_stat(S_IFCHR | 0666, 0, 0);
+	assert_null(fsafe_problem(&st, FSAFE_TRUSTED, why, sizeof(why)));
+	/* a link: only its owner counts */
+	st = fake_stat(S_IFLNK | 0777, me, mine);
+	assert_null(fsafe_problem(&st, FSAFE_TRUSTED, why, sizeof(why)));
+	st = fake_stat(S_IFLNK | 0777, other_uid, other_gid);
+	assert_non_null(fsafe_problem(&st, FSAFE_TRUSTED, why, sizeof(why)));
+	/* private: ours, not a link, no bits for anyone else */
+	st = fake_stat(S_IFDIR | 0700, me, mine);
+	assert_null(fsafe_problem(&st, FSAFE_PRIVATE, why, sizeof(why)));
+	st = fake_stat(S_IFDIR | 0750, me, mine);
+	assert_non_null(fsafe_problem(&st, FSAFE_PRIVATE, why, sizeof(why)));
+	assert_string_equal(why, "open to other users (mode 0750)");
+	st = fake_stat(S_IFLNK | 0777, me, mine);
+	assert_string_equal(fsafe_problem(&st, FSAFE_PRIVATE, why, sizeof(why)), "a symbolic link");
+	/* under sudo, root trusts the user who ran it, and only that user */
+	if (me == 0) {
+		setenv("SUDO_UID", "54321", 1);
+		assert_true(fsafe_uid_trusted(54321));
+		assert_false(fsafe_uid_trusted(54322));
+		setenv("SUDO_UID", "54321x", 1);
+		assert_false(fsafe_uid_trusted(54321));
+		unsetenv("SUDO_UID");
+	}
+	assert_false(fsafe_uid_trusted(other_uid));
+}
+
+static char fs_tmp[64];
+
+static void fs_path(char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s/%s", fs_tmp, name);
+}
+
+static void test_fsafe_check_path(void **state)
+{
+	(void)state;
+	char dir[128], path[160], link[160], entry[4096];
+	struct err e = { 0 };
+	strcpy(fs_tmp, "/tmp/perfhunt-fsafe.XXXXXX");
+	assert_non_null(mkdtemp(fs_tmp));
+	/* absent entries are fine: only what exists can be someone else's */
+	fs_path(path, sizeof(path), "no/such/file");
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, entry, sizeof(entry), &e), 0);
+	/* an open directory on the way is named */
+	fs_path(dir, sizeof(dir), "open");
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	fs_path(path, sizeof(path), "open/sub/file");
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), -1);
+	char want[256];
+	snprintf(want, sizeof(want), "'%s' is writable by other users (mode 0777)", dir);
+	assert_string_equal(e.msg, want);
+	assert_string_equal(entry, dir);
+	/* $PERFHUNT_SAFE_DIRECTORY vouches for a tree: whole components only,
+	 * in a ':' list, or '*' for everything */
+	setenv("PERFHUNT_SAFE_DIRECTORY", dir, 1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), 0);
+	snprintf(want, sizeof(want), "/nowhere:%s/", dir);
+	setenv("PERFHUNT_SAFE_DIRECTORY", want, 1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), 0);
+	snprintf(want, sizeof(want), "%.*s", (int)strlen(dir) - 1, dir); /* ".../ope" */
+	setenv("PERFHUNT_SAFE_DIRECTORY", want, 1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), -1);
+	setenv("PERFHUNT_SAFE_DIRECTORY", "relative/open", 1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), -1);
+	setenv("PERFHUNT_SAFE_DIRECTORY", "*", 1);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), 0);
+	unsetenv("PERFHUNT_SAFE_DIRECTORY");
+	/* sticky: fine above, refused as the holder under NO_STICKY */
+	assert_int_equal(chmod(dir, 01777), 0);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, entry, sizeof(entry), &e), 0);
+	fs_path(path, sizeof(path), "open/file");
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), 0);
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, entry, sizeof(entry), &e), -1);
+	/* through a link of ours into the open directory: the resolved path is
+	 * checked too */
+	assert_int_equal(chmod(dir, 0777), 0);
+	fs_path(link, sizeof(link), "tolink");
+	assert_int_equal(symlink(dir, link), 0);
+	fs_path(path, sizeof(path), "tolink/file");
+	assert_int_equal(fsafe_check_path(path, FSAFE_TRUSTED, entry, sizeof(entry), &e), -1);
+	assert_non_null(strstr(e.msg, "/open' is writable by other users"));
+	/* relative paths are checked from the current directory */
+	char cwd[4096];
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(fs_tmp), 0);
+	assert_int_equal(fsafe_check_path("open/x", FSAFE_TRUSTED, entry, sizeof(entry), &e), -1);
+	assert_int_equal(fsafe_check_path("x.csv", FSAFE_TRUSTED, entry, sizeof(entry), &e), 0);
+	assert_int_equal(chdir(cwd), 0);
+	if (geteuid() == 0) { /* another user's link: refused, whoever it points at */
+		fs_path(link, sizeof(link), "theirs");
+		assert_int_equal(symlink("/etc/hostname", link), 0);
+		assert_int_equal(lchown(link, 65534, 65534), 0);
+		assert_int_equal(fsafe_check_path(link, FSAFE_TRUSTED, entry, sizeof(entry), &e), -1);
+		assert_non_null(strstr(e.msg, "theirs' is owned by"));
+	}
+}
+
+static void test_fsafe_open_stream(void **state)
+{
+	(void)state;
+	char path[160], planted[160], hard[160];
+	struct err e = { 0 };
+	int fd;
+	bool regular;
+	/* new: created 0644 (umask aside) */
+	fs_path(path, sizeof(path), "new.csv");
+	mode_t old = umask(0);
+	assert_int_equal(fsafe_open_stream(path, &fd, &regular, &e), 0);
+	umask(old);
+	assert_true(regular);
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(write(fd, "kept\n", 5), 5);
+	close(fd);
+	/* existing: opened, not cut (the caller cuts once it holds its lock) */
+	assert_int_equal(fsafe_open_stream(path, &fd, &regular, &e), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 5);
+	close(fd);
+	/* a device is written in place */
+	assert_int_equal(fsafe_open_stream("/dev/null", &fd, &regular, &e), 0);
+	assert_false(regular);
+	close(fd);
+	/* other names for the same file: refused */
+	fs_path(hard, sizeof(hard), "hard.csv");
+	assert_int_equal(link(path, hard), 0);
+	assert_int_equal(fsafe_open_stream(hard, &fd, &regular, &e), -1);
+	assert_non_null(strstr(e.msg, "has 2 hard links"));
+	assert_int_equal(unlink(hard), 0);
+	/* a directory: the system's own error */
+	assert_int_equal(fsafe_open_stream(fs_tmp, &fd, &regular, &e), -1);
+	assert_non_null(strstr(e.msg, "Is a directory"));
+	if (geteuid() == 0) { /* a link another user planted: refused, target intact */
+		fs_path(planted, sizeof(planted), "planted.csv");
+		assert_int_equal(symlink(path, planted), 0);
+		assert_int_equal(lchown(planted, 65534, 65534), 0);
+		assert_int_equal(fsafe_open_stream(planted, &fd, &regular, &e), -1);
+		assert_non_null(strstr(e.msg, "refusing to write"));
+		assert_non_null(strstr(e.msg, "planted.csv' is owned by"));
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_size, 5);
+	}
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fs_tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -111,6 +311,9 @@ int main(void)
 		cmocka_unit_test(test_parse_u64_at),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_err),
+		cmocka_unit_test(test_fsafe_problem),
+		cmocka_unit_test(test_fsafe_check_path),
+		cmocka_unit_test(test_fsafe_open_stream),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

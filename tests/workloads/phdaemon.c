@@ -1,13 +1,18 @@
 /* phdaemon: a small daemon and its client, the seed's scenario in miniature.
  *
- *   phdaemon serve SOCK LOG HOLD_MIB WORK_MIB [stamp] [rotate=N] [pidfile=F]
+ *   phdaemon serve SOCK LOG HOLD_MIB WORK_MIB [stamp] [log=tracing] [color]
+ *                  [bad] [rotate=N] [pidfile=F]
  *     holds HOLD_MIB resident, serves requests on the UNIX socket SOCK; each
- *     request allocates and touches WORK_MIB (the "proof"), then frees it. It
- *     logs CUZK_TIMING lines to LOG (with a leading RFC 3339 timestamp when
- *     "stamp" is given) and renames LOG to LOG.1 after N requests (rotation).
- *     Exits on SIGTERM.
- *   phdaemon request SOCK N
- *     the client: sends N requests one after another and waits for each reply.
+ *     request allocates and touches WORK_MIB (phase "alloc"), then proves for
+ *     80 ms holding it (phase "prove") and frees it. It logs CUZK_TIMING lines
+ *     to LOG: bare, with a leading RFC 3339 timestamp ("stamp"), or as Rust's
+ *     tracing writes them ("log=tracing": timestamp, level, module path;
+ *     "color" adds the ANSI colours it uses on a terminal). "bad" is the
+ *     regressed build: its prove phase takes 60 ms longer and touches 16 MiB
+ *     more. LOG is renamed to LOG.1 after N requests (rotation). Exits on SIGTERM.
+ *   phdaemon request SOCK N [hang]
+ *     the client: sends N requests one after another and waits for each reply;
+ *     with "hang", then waits for a reply that never comes (a hung client).
  */
 #include <errno.h>
 #include <signal.h>
@@ -40,16 +45,24 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static void log_line(FILE *f, int stamp, const char *fmt, double a)
+enum { LOG_BARE, LOG_STAMP, LOG_TRACING };
+
+static void log_line(FILE *f, int style, int color, const char *fmt, double a)
 {
-	if (stamp) {
+	if (style != LOG_BARE) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		struct tm tm;
 		gmtime_r(&ts.tv_sec, &tm);
 		char buf[40];
 		strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(f, "%s.%03ldZ ", buf, ts.tv_nsec / 1000000);
+		if (style == LOG_STAMP)
+			fprintf(f, "%s.%03ldZ ", buf, ts.tv_nsec / 1000000);
+		else if (color) /* tracing_subscriber's default on a terminal */
+			fprintf(f, "\033[2m%s.%06ldZ\033[0m \033[32m INFO\033[0m \033[2mcuzk_core::prover\033[0m\033[2m:\033[0m ",
+				buf, ts.tv_nsec / 1000);
+		else
+			fprintf(f, "%s.%06ldZ  INFO cuzk_core::prover: ", buf, ts.tv_nsec / 1000);
 	}
 	fprintf(f, fmt, a);
 	fputc('\n', f);
@@ -72,11 +85,17 @@ static int serve(int argc, char **argv)
 		return 2;
 	const char *sock = argv[2], *logpath = argv[3];
 	long hold = atol(argv[4]), work = atol(argv[5]);
-	int stamp = 0;
+	int stamp = LOG_BARE, color = 0, bad = 0;
 	long rotate = 0;
 	for (int i = 6; i < argc; i++) {
 		if (!strcmp(argv[i], "stamp"))
-			stamp = 1;
+			stamp = LOG_STAMP;
+		else if (!strcmp(argv[i], "log=tracing"))
+			stamp = LOG_TRACING;
+		else if (!strcmp(argv[i], "color"))
+			color = 1;
+		else if (!strcmp(argv[i], "bad"))
+			bad = 1;
 		else if (!strncmp(argv[i], "rotate=", 7))
 			rotate = atol(argv[i] + 7);
 		else if (!strncmp(argv[i], "pidfile=", 8)) {
@@ -111,11 +130,15 @@ static int serve(int argc, char **argv)
 			double t0 = now_ms();
 			char *w = touch(work); /* the proof's working set */
 			double t1 = now_ms();
-			log_line(log, stamp, "CUZK_TIMING: alloc_ms=%.0f", t1 - t0);
-			struct timespec ts = { 0, 80 * 1000000L };
+			log_line(log, stamp, color, "CUZK_TIMING: alloc_ms=%.0f", t1 - t0);
+			/* the regression: a larger, slower prove */
+			char *extra = bad ? touch(16) : NULL;
+			struct timespec ts = { 0, (bad ? 140 : 80) * 1000000L };
 			nanosleep(&ts, NULL);
+			if (extra)
+				munmap(extra, (size_t)16 << 20);
 			munmap(w, (size_t)work << 20); /* the working set lives inside the phase */
-			log_line(log, stamp, "CUZK_TIMING: gpu_tid=0 prove_ms=%.0f", now_ms() - t1);
+			log_line(log, stamp, color, "CUZK_TIMING: gpu_tid=0 prove_ms=%.0f", now_ms() - t1);
 			if (write(c, "k", 1) != 1)
 				break;
 			if (rotate && ++served == rotate) {
@@ -149,6 +172,12 @@ static int request(int argc, char **argv)
 		}
 	}
 	printf("%ld requests served\n", n);
+	fflush(stdout);
+	if (argc > 4 && !strcmp(argv[4], "hang")) {
+		char b;
+		while (read(s, &b, 1) != 0) /* no request pending: no reply ever comes */
+			;
+	}
 	return 0;
 }
 
@@ -158,7 +187,8 @@ int main(int argc, char **argv)
 		return serve(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "request"))
 		return request(argc, argv);
-	fprintf(stderr, "usage: phdaemon serve SOCK LOG HOLD_MIB WORK_MIB [stamp] [rotate=N] [pidfile=F]\n"
-			"       phdaemon request SOCK N\n");
+	fprintf(stderr, "usage: phdaemon serve SOCK LOG HOLD_MIB WORK_MIB [stamp] [log=tracing] [color] [bad]\n"
+			"                      [rotate=N] [pidfile=F]\n"
+			"       phdaemon request SOCK N [hang]\n");
 	return 2;
 }

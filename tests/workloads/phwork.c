@@ -2,6 +2,8 @@
  *
  * Each argument is one step, run in order:
  *   alloc:MIB        allocate MIB MiB and touch every page (pushed on a stack)
+ *   populate:MIB     allocate MIB MiB with MAP_POPULATE: the kernel faults every
+ *                    page in inside mmap (minflt, but no perf page-faults events)
  *   free             free the most recent allocation
  *   sleep:MS         sleep
  *   spin:MS          burn CPU
@@ -94,6 +96,17 @@ int main(int argc, char **argv)
 			if (depth < 64) {
 				stack_len[depth] = (size_t)a << 20;
 				stack[depth++] = touch_alloc(a);
+			}
+		} else if (sscanf(s, "populate:%ld", &a) == 1) {
+			size_t n = (size_t)a << 20;
+			char *p = n ? mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0) : NULL;
+			if (p == MAP_FAILED) {
+				perror("phwork: mmap");
+				exit(3);
+			}
+			if (depth < 64) {
+				stack_len[depth] = n;
+				stack[depth++] = p;
 			}
 		} else if (!strcmp(s, "free")) {
 			if (depth > 0) {

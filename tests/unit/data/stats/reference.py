@@ -79,3 +79,72 @@ for _ in range(2000):
     mn = np.median([Y[below(g, len(Y))] for _ in Y])
     ratios.append(mn / mb)
 print("bootstrap X,Y 2000 seed 42 95%", repr(np.percentile(ratios, 2.5)), repr(np.percentile(ratios, 97.5)))
+
+# Exact Mann–Whitney with ties: SciPy's method='exact' refuses ties (1.10 falls
+# back silently to its tie-free table), so the reference is the definition
+# itself: every split of the pooled sample into sizes (na, nb) equally likely,
+# the smaller side's sum of midranks S, p = min(1, 2 min(P(S <= s), P(S >= s))),
+# counted with exact fractions. brute() enumerates the splits; genfun() counts
+# them with an integer generating function, for sizes too large to enumerate,
+# and is checked against brute() on every small case first.
+from fractions import Fraction
+from itertools import combinations
+from scipy.stats import rankdata
+
+def split(a, b):
+    r = [int(2 * v) for v in rankdata(list(a) + list(b))]  # doubled midranks
+    small = list(range(len(a))) if len(a) <= len(b) else list(range(len(a), len(a) + len(b)))
+    return r, len(small), sum(r[i] for i in small)
+
+def two_sided(dist, s):
+    total = sum(dist.values())
+    lo = sum(c for v, c in dist.items() if v <= s)
+    hi = sum(c for v, c in dist.items() if v >= s)
+    return min(Fraction(1), 2 * Fraction(min(lo, hi), total))
+
+def brute(a, b):
+    r, k, s = split(a, b)
+    dist = {}
+    for c in combinations(r, k):
+        dist[sum(c)] = dist.get(sum(c), 0) + 1
+    return two_sided(dist, s)
+
+def genfun(a, b):
+    r, k, s = split(a, b)
+    f = [dict() for _ in range(k + 1)]  # f[j][sum] = number of j-subsets
+    f[0][0] = 1
+    for w in r:
+        for j in range(k, 0, -1):
+            for v, c in f[j - 1].items():
+                f[j][v + w] = f[j].get(v + w, 0) + c
+    return two_sided(f[k], s)
+
+G6 = [11, 14, 17, 17, 22, 30]       # the good build, one tie
+B6 = [75, 81, 88, 90, 96, 103]      # its bad build: no overlap
+X7 = [12, 12, 13, 15, 15, 18, 20]   # ties within and across the sides
+Y9 = [13, 15, 15, 16, 18, 21, 21, 24, 25]
+Z0 = [0, 0, 0, 0, 1, 0]             # majflt-like counts
+Z1 = [0, 0, 2, 3, 0, 0]
+# 50 vs 50, integer milliseconds: many ties, the largest exact case
+W1 = [200 + (i * 37) % 23 for i in range(50)]
+W2 = [203 + (i * 53) % 23 for i in range(50)]
+# 50 vs 50 without ties: SciPy's exact table applies and must agree
+U1 = [round(100 + 0.37 * i + (i % 7) * 0.0011, 4) for i in range(50)]
+U2 = [round(103 + 0.29 * i + (i % 5) * 0.0013, 4) + 0.00005 for i in range(50)]
+for name, x in [("G6", G6), ("B6", B6), ("X7", X7), ("Y9", Y9), ("Z0", Z0), ("Z1", Z1),
+                ("W1", W1), ("W2", W2), ("U1", U1), ("U2", U2)]:
+    print(f"{name} = {{ {fmt(x)} }}")
+for name, a, b in [("G6,B6", G6, B6), ("X7,Y9", X7, Y9), ("Z0,Z1", Z0, Z1), ("T1,T2", T1, T2),
+                   ("A,B", A, B), ("five", [5, 5, 5], [5, 5, 5])]:
+    p = brute(a, b)
+    assert genfun(a, b) == p and genfun(b, a) == p, name
+    print("p exact ties", name, p, repr(float(p)))
+print("p exact ties W1,W2", repr(float(genfun(W1, W2))),
+      "asymptotic", repr(stats.mannwhitneyu(W1, W2, alternative='two-sided', method='asymptotic').pvalue))
+print("p exact U1,U2 genfun", repr(float(genfun(U1, U2))),
+      "scipy exact", repr(stats.mannwhitneyu(U1, U2, alternative='two-sided', method='exact').pvalue))
+# 51 vs 51: past the exact limit, SciPy's asymptotic p with tie correction
+V1 = W1 + [210]; V2 = W2 + [211]
+print("p asymptotic V1,V2 (W1+[210], W2+[211])", repr(stats.mannwhitneyu(V1, V2, alternative='two-sided', method='asymptotic').pvalue))
+print("p exact L1,L2 (30 vs 35, no ties)", repr(stats.mannwhitneyu(L1, L2, alternative='two-sided', method='exact').pvalue),
+      "genfun", repr(float(genfun(L1, L2))))

@@ -1,0 +1,68 @@
+/* detect_markdown: history detect as markdown — one table row per change
+ * point (cells escaped by compare_markdown_cell, numbers from compare_text,
+ * as on the terminal), then the bisect lines in a code block.
+ */
+#include "export/detect_markdown.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "export/compare_markdown.h"
+#include "export/compare_text.h"
+#include "export/detect_text.h"
+
+int detect_markdown_write(const struct detect_series *s, size_t n, const struct detect_context *c, FILE *out)
+{
+	size_t changes, regressions;
+	detect_text_count(s, n, &changes, &regressions);
+	fputs("## perfhunt history detect\n\n", out);
+	fprintf(out, "%zu series in %s; alpha %g, min segment %zu, min magnitude %g %%: ", n,
+		c->first_parent ? "first-parent order of HEAD" : "recording order", c->opts.alpha,
+		c->opts.min_segment, c->opts.min_magnitude * 100);
+	fprintf(out, "%zu change point%s, %zu regression%s.\n", changes, changes == 1 ? "" : "s", regressions,
+		regressions == 1 ? "" : "s");
+	if (!changes)
+		return ferror(out) ? -1 : 0;
+	fputs("\n| change | metric | benchmark | new commit | last old | before | after | delta | p |\n"
+	      "|:--|:--|:--|:--|:--|--:|--:|--:|--:|\n", out);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < s[i].cp.n; k++) {
+			if (!detect_reported(&s[i], k))
+				continue;
+			const struct changepoint *cp = &s[i].cp.items[k];
+			char buf[64];
+			compare_markdown_cell(out, detect_direction_name(s[i].directions[k]));
+			compare_markdown_cell(out, s[i].metric);
+			compare_markdown_cell(out, s[i].bench);
+			compare_markdown_cell(out, detect_text_point(&s[i].points[cp->index], buf, sizeof(buf)));
+			compare_markdown_cell(out, detect_text_point(&s[i].points[cp->index - 1], buf, sizeof(buf)));
+			compare_markdown_cell(out, compare_text_value(s[i].metric, cp->before_median, buf, sizeof(buf)));
+			compare_markdown_cell(out, compare_text_value(s[i].metric, cp->after_median, buf, sizeof(buf)));
+			if (isinf(cp->rel_change))
+				compare_markdown_cell(out, "from 0");
+			else
+				compare_markdown_cell(out, compare_text_pct(100 * cp->rel_change, buf, sizeof(buf)));
+			snprintf(buf, sizeof(buf), "%.2g", cp->p_value);
+			compare_markdown_cell(out, buf);
+			fputs("|\n", out);
+		}
+	}
+	int header = 0;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < s[i].cp.n; k++) {
+			char *start, *run;
+			if (!detect_text_bisect(&s[i], k, &start, &run))
+				continue;
+			if (!header)
+				fputs("\nTo find the commit of each regression (runs were not taken at every commit):\n\n```sh\n",
+				      out);
+			header = 1;
+			fprintf(out, "%s\n%s\n", start, run);
+			free(start);
+			free(run);
+		}
+	}
+	if (header)
+		fputs("```\n", out);
+	return ferror(out) ? -1 : 0;
+}
