@@ -63,7 +63,7 @@ static int record_opt(struct parseopt_state *st, const struct parseopt *row, con
 {
 	(void)st;
 	struct record_opts *o = row->value;
-	bool b;
+	bool b = false; /* gcc -O3 cannot see that two_words sets it when it returns 0 */
 	switch (row->defval) {
 	case OPT_CSV_FORMAT:
 		if (two_words("--csv-format", arg, "full", "seed", &b, e) < 0)

@@ -148,12 +148,12 @@ PERFHUNT_DB=$TMP/ro/new.db as_user "$PERFHUNT" history import "$TMP/ro.json" >"$
 expect_status 1 $? && expect_grep "^perfhunt: cannot create history database '$TMP/ro/new.db': directory '$TMP/ro' is read-only$" "$TMP/err" && ok
 chmod 700 "$TMP/ro"
 
-t "runs commit without a checkpoint; every few the WAL is folded in, nothing is lost"
+t "twelve runs: the WAL file stays, emptied, and the database file alone holds them all"
 i=0; while [ $i -lt 12 ]; do PERFHUNT_DB=$TMP/fold.db "$PERFHUNT" run -q -- true >/dev/null 2>&1; i=$((i + 1)); done
-wal=$(wc -c <"$TMP/fold.db-wal")
+cp "$TMP/fold.db" "$TMP/fold-copy.db"
 PERFHUNT_DB=$TMP/fold.db H list; expect_status 0 $? && check "12 rows" [ "$(rows)" = 12 ] &&
-	check "WAL kept below 64 pages and a run (got $wal bytes)" [ "$wal" -lt 400000 ] &&
-	check "a plain sqlite3 sees all 12" [ "$(sqlite3 "$TMP/fold.db" 'select count(*) from runs')" = 12 ] && ok
+	check "the WAL file kept" [ -e "$TMP/fold.db-wal" ] &&
+	check "a copy of the file alone has all 12" [ "$(sqlite3 "$TMP/fold-copy.db" 'select count(*) from runs')" = 12 ] && ok
 
 t "show of a recorded run: its phase table, each tag once"
 PERFHUNT_DB=$TMP/h2.db "$PERFHUNT" run -q --tag twice --tag twice -- sh -c 'echo PERFHUNT: begin=load; sleep 0.05; echo PERFHUNT: end=load' >/dev/null 2>&1
