@@ -17,7 +17,7 @@
 int cmd_fail(int status, const struct err *e)
 {
 	/* A message can hold a file name or a record's text: quoted when it has escapes. */
-	char *msg = quote_c(e && e->msg[0] ? e->msg : "failed");
+	char *msg = quote_message(e && e->msg[0] ? e->msg : "failed");
 	fprintf(stderr, "perfhunt: %s\n", msg);
 	free(msg);
 	return status;

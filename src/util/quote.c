@@ -53,9 +53,14 @@ bool quote_needed(const char *s)
 }
 
 /* Appends the escaped form of s between open and close; shell selects \e and \' over \033 and \". */
-static char *quote_escaped(char *out, size_t *len, size_t *cap, const char *s, bool shell)
+/* The style of an escaped string: C's "...", the shell's $'...', or bare
+ * (a message: only the unsafe bytes escaped, its own quotes kept). */
+enum quote_style { QUOTE_C, QUOTE_SHELL, QUOTE_BARE };
+
+static char *quote_escaped(char *out, size_t *len, size_t *cap, const char *s, enum quote_style style)
 {
-	const char *open = shell ? "$'" : "\"";
+	bool shell = style == QUOTE_SHELL, bare = style == QUOTE_BARE;
+	const char *open = bare ? "" : shell ? "$'" : "\"";
 	xgrow((void **)&out, cap, *len + 4 * strlen(s) + 4, 1);
 	char *o = out + *len;
 	o = stpcpy(o, open);
@@ -64,7 +69,7 @@ static char *quote_escaped(char *out, size_t *len, size_t *cap, const char *s, b
 		if (!bad) {
 			unsigned char c = *p;
 			size_t n = quote_char_len(p);
-			if (c == '\\' || c == (shell ? '\'' : '"'))
+			if (!bare && (c == '\\' || c == (shell ? '\'' : '"')))
 				*o++ = '\\';
 			memcpy(o, p, n);
 			o += n;
@@ -84,7 +89,8 @@ static char *quote_escaped(char *out, size_t *len, size_t *cap, const char *s, b
 			}
 		}
 	}
-	*o++ = shell ? '\'' : '"';
+	if (!bare)
+		*o++ = shell ? '\'' : '"';
 	*o = '\0';
 	*len = (size_t)(o - out);
 	return out;
@@ -95,7 +101,15 @@ char *quote_c(const char *s)
 	if (!quote_needed(s))
 		return xstrdup(s);
 	size_t len = 0, cap = 0;
-	return quote_escaped(NULL, &len, &cap, s, false);
+	return quote_escaped(NULL, &len, &cap, s, QUOTE_C);
+}
+
+char *quote_message(const char *s)
+{
+	if (!quote_needed(s))
+		return xstrdup(s);
+	size_t len = 0, cap = 0;
+	return quote_escaped(NULL, &len, &cap, s, QUOTE_BARE);
 }
 
 int quote_fputs(const char *s, FILE *f)
@@ -135,7 +149,7 @@ char *quote_shell(char *line, const char *word, bool term)
 		line[len++] = ' ';
 	line[len] = '\0';
 	if (term && quote_needed(word))
-		return quote_escaped(line, &len, &cap, word, true);
+		return quote_escaped(line, &len, &cap, word, QUOTE_SHELL);
 	char *o = line + len;
 	if (wl > 0 && strspn(word, safe) == wl) {
 		o = stpcpy(o, word);

@@ -19,6 +19,10 @@ bool quote_needed(const char *s);
 /* s as is when !quote_needed(s), else "..." with \" \\ \t \n \r \a \b \f \v
  * and \ooo (octal, one per byte) escapes. Caller frees. */
 char *quote_c(const char *s);
+/* A message for a terminal: s as is when !quote_needed(s), else its unsafe
+ * bytes escaped as quote_c does them, without quotes around the whole (the
+ * message's own quoting of names stays readable). Caller frees. */
+char *quote_message(const char *s);
 /* Writes quote_c(s) to f; returns what fputs returns. */
 int quote_fputs(const char *s, FILE *f);
 
