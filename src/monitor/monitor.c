@@ -419,6 +419,7 @@ static void start_clock(struct loop *l)
 {
 	l->r->start_epoch_ms = clock_epoch_ms();
 	l->t0_ns = clock_mono_ns();
+	l->r->t0_mono_ns = l->t0_ns;
 }
 
 static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
