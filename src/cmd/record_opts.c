@@ -12,7 +12,10 @@
 
 #include "cmd/cmd.h"
 #include "counters/counters.h"
+#include "export/profile_folded.h"
+#include "export/speedscope.h"
 #include "export/summary.h"
+#include "export/trace.h"
 #include "util/xalloc.h"
 
 void record_opts_init(struct record_opts *o)
@@ -306,6 +309,25 @@ static int record(const struct session_config *c, struct shown *sh, json_t **rec
 	return out.status;
 }
 
+/* --export-folded, --export-speedscope, --export-trace of the run's record;
+ * a failure is said and makes the status 1 where the run succeeded. */
+static int write_exports(const struct record_opts *o, const json_t *rec, int status)
+{
+	const struct {
+		const char *path;
+		int (*fn)(const json_t *, FILE *, struct err *);
+	} ex[] = { { o->folded_path, profile_folded_write }, { o->speedscope_path, speedscope_write },
+		   { o->trace_path, trace_write } };
+	for (size_t i = 0; rec && i < sizeof(ex) / sizeof(ex[0]); i++) {
+		struct err e;
+		if (ex[i].path && cmd_write_export(ex[i].path, ex[i].fn, rec, &e) < 0) {
+			fprintf(stderr, "perfhunt: %s\n", e.msg);
+			status = status ? status : PH_EXIT_FAIL;
+		}
+	}
+	return status;
+}
+
 int record_opts_execute(const struct record_opts *o, const struct launch_opts *launch,
 			uint64_t memory_limit_bytes, char *const *record_argv, const struct record_watch *w)
 {
@@ -314,6 +336,7 @@ int record_opts_execute(const struct record_opts *o, const struct launch_opts *l
 	struct shown sh = { .o = o, .w = w, .summary = true };
 	json_t *rec;
 	int status = record(&c, &sh, &rec);
+	status = write_exports(o, rec, status);
 	json_decref(rec);
 	return status;
 }
