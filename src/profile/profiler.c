@@ -125,7 +125,7 @@ static void exec_perf(const struct profiler *p, const char *pids, const struct p
 	fcntl(3, F_SETFD, FD_CLOEXEC); /* the pid list is the keeper's */
 	char hz[16];
 	snprintf(hz, sizeof(hz), "%d", info->hz);
-	char *const argv[] = { "perf", "record", "-q", "-k", "mono", "-e", (char *)info->event, "-F", hz,
+	char *const argv[] = { "perf", "record", "-q", "--no-buildid-cache", "-k", "mono", "-e", (char *)info->event, "-F", hz,
 			       "--call-graph", "dwarf", "-D", "-1", "--control", "fd:4,5", "-o", (char *)p->data,
 			       "-p", (char *)pids, NULL };
 	execvp("perf", argv);
