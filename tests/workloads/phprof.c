@@ -24,9 +24,15 @@ static double cpu_ms(void)
 
 static volatile double sink;
 
-/* each with its own constant: identical bodies would be folded into one */
+/* each with its own constant: identical bodies would be folded into one;
+ * never cloned (gcc would name a clone hot_alpha.constprop.0) */
+#ifdef __clang__
+#define KEEP __attribute__((noinline))
+#else
+#define KEEP __attribute__((noinline, noclone))
+#endif
 #define BURN(name, k)                                                \
-	__attribute__((noinline, noclone)) static void name(double ms) \
+	KEEP static void name(double ms)                              \
 	{                                                            \
 		double x = 1, end = cpu_ms() + ms;                   \
 		while (cpu_ms() < end)                               \
