@@ -12,6 +12,9 @@
 
 #include <sys/types.h>
 
+#include <jansson.h>
+#include <stdio.h>
+
 #include "util/err.h"
 #include "util/parseopt.h"
 
@@ -54,6 +57,10 @@ int cmd_opt_alpha(struct parseopt_state *st, const struct parseopt *row, const c
 int cmd_opt_duration(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e);
 /* Flushes stdout and reports a write error (closed pipe, full disk); returns status or PH_EXIT_FAIL. */
 int cmd_finish_stdout(int status);
+/* Writes what fn renders of rec to path, whole (atomically); 0, or -1 with e
+ * filled ("cannot write 'PATH': ..."). */
+int cmd_write_export(const char *path, int (*fn)(const json_t *, FILE *, struct err *), const json_t *rec,
+		     struct err *e);
 /* True when colour may be used on the stream (a tty and NO_COLOR unset). */
 int cmd_use_color(int fd);
 /* The daemon of --attach PID (*pid > 0, checked), --attach-name NAME or

@@ -3,6 +3,8 @@
  */
 #include "cmd/cmd.h"
 
+#include "record/jsonio.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -108,6 +110,25 @@ int cmd_finish_stdout(int status)
 		return status ? status : PH_EXIT_FAIL;
 	}
 	return status;
+}
+
+int cmd_write_export(const char *path, int (*fn)(const json_t *, FILE *, struct err *), const json_t *rec,
+		     struct err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return err_sys(e, "cannot write '%s'", path);
+	int rc = fn(rec, f, e);
+	if (fclose(f) != 0 && rc == 0)
+		rc = err_sys(e, "cannot write '%s'", path);
+	if (rc == 0)
+		rc = jsonio_write_bytes(path, buf, len, e);
+	else
+		err_wrap(e, "cannot write '%s'", path);
+	free(buf);
+	return rc < 0 ? -1 : 0;
 }
 
 int cmd_use_color(int fd)

@@ -12,7 +12,10 @@
 
 #include "cmd/cmd.h"
 #include "counters/counters.h"
+#include "export/profile_folded.h"
+#include "export/speedscope.h"
 #include "export/summary.h"
+#include "export/trace.h"
 #include "util/xalloc.h"
 
 void record_opts_init(struct record_opts *o)
@@ -30,6 +33,7 @@ void record_opts_init(struct record_opts *o)
 	fleet_opts_init(&o->fleet);
 	o->push_labels = xcalloc(1, sizeof(*o->push_labels));
 	o->idle_ms = 500;
+	o->profile_hz = 99;
 	probe_config_init(&o->probe_cfg);
 }
 
@@ -45,8 +49,20 @@ void record_opts_release(struct record_opts *o)
 
 enum {
 	OPT_CSV_FORMAT = 1, OPT_CGROUP, OPT_PROBE, OPT_LANE_KEY, OPT_TAG, OPT_GPU, OPT_PROBE_LOG, OPT_PROBE_TIME,
-	OPT_PUSH, OPT_PUSH_LABEL, OPT_EVENTS,
+	OPT_PUSH, OPT_PUSH_LABEL, OPT_EVENTS, OPT_EXPORT_FOLDED, OPT_EXPORT_SPEEDSCOPE, OPT_EXPORT_TRACE,
 };
+
+/* The profile exports are files of one run: bench and bisect-check refuse them. */
+static int export_path(struct record_opts *o, const char *opt, const char *arg, const char **to, struct err *e)
+{
+	if (o->rows_for == RECORD_OPTS_FOR_BENCH || o->rows_for == RECORD_OPTS_FOR_BISECT)
+		return err_set(e, "%s is not available here: it writes one run's profile (run, watch, or show RUN)",
+			       opt);
+	if (!*arg)
+		return err_set(e, "%s: expected a file name", opt);
+	*to = arg;
+	return 0;
+}
 
 /* arg is one of two words: *second = whether it is the second; else an error naming opt. */
 static int two_words(const char *opt, const char *arg, const char *first, const char *second, bool *is_second,
@@ -119,6 +135,12 @@ static int record_opt(struct parseopt_state *st, const struct parseopt *row, con
 		o->events = arg;
 		o->counters = true;
 		return 0;
+	case OPT_EXPORT_FOLDED:
+		return export_path(o, "--export-folded", arg, &o->folded_path, e);
+	case OPT_EXPORT_SPEEDSCOPE:
+		return export_path(o, "--export-speedscope", arg, &o->speedscope_path, e);
+	case OPT_EXPORT_TRACE:
+		return export_path(o, "--export-trace", arg, &o->trace_path, e);
 	}
 	return err_set(e, "unknown shared option %d", (int)row->defval);
 }
@@ -135,6 +157,7 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 	const unsigned not_bisect = bisect ? PARSEOPT_HIDDEN : 0; /* quiet already, saved only with --save, no push */
 	/* a cgroup and counters need a command perfhunt starts: watch accepts and ignores them */
 	const unsigned launched = cmd == RECORD_OPTS_FOR_WATCH ? PARSEOPT_HIDDEN : 0;
+	o->rows_for = (int)cmd;
 	const struct parseopt r[RECORD_OPTS_NROWS] = {
 		PARSEOPT_INT(0, "interval", &o->interval_ms, "MS", "sampling interval (default 100, minimum 1)", 1,
 			     3600000),
@@ -178,6 +201,17 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		{ .type = PARSEOPT_TYPE_STRING, .long_name = "push-job", .value = &o->fleet.job, .argh = "NAME",
 		  .help = "the gateway's job (default perfhunt)", .flags = PARSEOPT_NONEMPTY | not_bisect },
 		ROW(0, "push-label", "K=V", "a grouping label of the push (repeatable)", OPT_PUSH_LABEL, not_bisect),
+		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "profile", .value = &o->profile, .defval = 1,
+		  .help = "sample on-CPU stacks (user and kernel) of the tree\nwith perf, per phase, into the record",
+		  .flags = not_bisect },
+		{ .type = PARSEOPT_TYPE_INT, .long_name = "profile-hz", .value = &o->profile_hz, .argh = "HZ",
+		  .help = "samples per second of --profile (default 99)", .min = 1, .max = 10000, .flags = not_bisect },
+		ROW(0, "export-folded", "FILE", "the profile as folded stacks, rooted at their\nphases (flamegraph.pl)",
+		    OPT_EXPORT_FOLDED, per_run),
+		ROW(0, "export-speedscope", "FILE", "the profile as speedscope JSON: one profile per\nphase and the run",
+		    OPT_EXPORT_SPEEDSCOPE, per_run),
+		ROW(0, "export-trace", "FILE", "the run as Chrome trace-event JSON (Perfetto):\n"
+		    "phases, counters, profile samples", OPT_EXPORT_TRACE, per_run),
 		PARSEOPT_END(),
 	};
 	memcpy(rows, r, sizeof(r));
@@ -207,6 +241,8 @@ void record_opts_session(const struct record_opts *o, const struct launch_opts *
 		.probe_time_arrival = o->probe_time_arrival,
 		.counters = o->counters,
 		.events = o->events,
+		.profile = o->profile,
+		.profile_hz = o->profile_hz,
 		.discard_output = o->discard_output,
 		.attach_pid = o->attach_pid,
 		.duration_ms = o->duration_ms,
@@ -274,6 +310,25 @@ static int record(const struct session_config *c, struct shown *sh, json_t **rec
 	return out.status;
 }
 
+/* --export-folded, --export-speedscope, --export-trace of the run's record;
+ * a failure is said and makes the status 1 where the run succeeded. */
+static int write_exports(const struct record_opts *o, const json_t *rec, int status)
+{
+	const struct {
+		const char *path;
+		int (*fn)(const json_t *, FILE *, struct err *);
+	} ex[] = { { o->folded_path, profile_folded_write }, { o->speedscope_path, speedscope_write },
+		   { o->trace_path, trace_write } };
+	for (size_t i = 0; rec && i < sizeof(ex) / sizeof(ex[0]); i++) {
+		struct err e;
+		if (ex[i].path && cmd_write_export(ex[i].path, ex[i].fn, rec, &e) < 0) {
+			fprintf(stderr, "perfhunt: %s\n", e.msg);
+			status = status ? status : PH_EXIT_FAIL;
+		}
+	}
+	return status;
+}
+
 int record_opts_execute(const struct record_opts *o, const struct launch_opts *launch,
 			uint64_t memory_limit_bytes, char *const *record_argv, const struct record_watch *w)
 {
@@ -282,6 +337,7 @@ int record_opts_execute(const struct record_opts *o, const struct launch_opts *l
 	struct shown sh = { .o = o, .w = w, .summary = true };
 	json_t *rec;
 	int status = record(&c, &sh, &rec);
+	status = write_exports(o, rec, status);
 	json_decref(rec);
 	return status;
 }

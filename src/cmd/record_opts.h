@@ -49,6 +49,10 @@ struct record_opts {
 	const char **push_labels; /* name, value, ..., NULL */
 	size_t npush_labels;
 	double push_every_ms;    /* watch --push-every: live samples to the gateway */
+	bool profile;            /* --profile: on-CPU stacks through perf */
+	int profile_hz;          /* --profile-hz (default 99) */
+	const char *folded_path, *speedscope_path, *trace_path; /* --export-folded/-speedscope/-trace */
+	int rows_for;            /* the enum record_opts_for the rows were made for */
 };
 
 /* The command a table of the shared options is for: what it shows of them.
@@ -56,7 +60,7 @@ struct record_opts {
  * refused after parsing); bisect-check also hides what it has no use for,
  * watch the options that need a command perfhunt starts (--cgroup, counters). */
 enum record_opts_for { RECORD_OPTS_FOR_RUN, RECORD_OPTS_FOR_WATCH, RECORD_OPTS_FOR_BENCH, RECORD_OPTS_FOR_BISECT };
-#define RECORD_OPTS_NROWS 22
+#define RECORD_OPTS_NROWS 27
 
 void record_opts_init(struct record_opts *o);
 void record_opts_release(struct record_opts *o);

@@ -444,6 +444,7 @@ static void start_clock(struct loop *l)
 {
 	l->r->start_epoch_ms = clock_epoch_ms();
 	l->t0_ns = clock_mono_ns();
+	l->r->t0_mono_ns = l->t0_ns;
 }
 
 /* The cgroup when the child joins it itself (a vforked child): its limit

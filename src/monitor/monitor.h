@@ -92,6 +92,7 @@ struct tree_result {
  * attached daemon's, with daemon_attached. */
 struct monitor_result {
 	int64_t start_epoch_ms;
+	int64_t t0_mono_ns;          /* clock_mono_ns() at t_ms = 0 (to place other clocks' events) */
 	double wall_ms;
 	bool started;                /* the command ran (exec succeeded) */
 	int exec_errno;              /* exec failed with this */

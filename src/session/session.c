@@ -13,6 +13,7 @@
 #include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,8 +21,10 @@
 #include "monitor/monitor.h"
 #include "monitor/probefeed.h"
 #include "monitor/track.h"
+#include "profile/profiler.h"
 #include "record/jsonio.h"
 #include "record/phases_json.h"
+#include "record/profile_json.h"
 #include "record/runrec.h"
 #include "store/store.h"
 
@@ -91,6 +94,9 @@ struct session {
 	struct counters *counters;        /* the command's, or the watched tree's */
 	struct counters *daemon_counters; /* run --attach: the daemon's */
 	char counters_error[600];
+	struct profiler *profiler;        /* --profile: perf runs on the tree */
+	struct profiler_info profile_info;
+	char profile_error[600];          /* why there is no profile: a note in the record */
 	double last_push_ms;
 	bool push_failed;
 	int status;
@@ -141,11 +147,42 @@ static void on_started(void *arg)
 		s->h->started(s->h->arg);
 }
 
-/* The command is forked, not yet exec'd: counting starts at its exec. */
+/* --profile: perf's keeper, started before anything is measured; a failure
+ * is said once and the recording goes on without a profile. */
+static void prepare_profile(struct session *s)
+{
+	struct err e;
+	if (profiler_check(s->c->profile_hz, &s->profile_info, &e) < 0 ||
+	    profiler_prepare(&s->profiler, &s->profile_info, &e) < 0) {
+		snprintf(s->profile_error, sizeof(s->profile_error), "%s", e.msg);
+		warn(s, "%s", e.msg);
+		return;
+	}
+	if (s->profile_info.kernel_note[0])
+		warn(s, "profile: %s", s->profile_info.kernel_note);
+}
+
+/* perf on these trees from now on. */
+static void start_profile(struct session *s, const pid_t *pids, size_t n)
+{
+	struct err e;
+	if (s->profiler && profiler_attach(s->profiler, pids, n, &e) < 0) {
+		snprintf(s->profile_error, sizeof(s->profile_error), "%s", e.msg);
+		warn(s, "%s", e.msg);
+		profiler_free(s->profiler);
+		s->profiler = NULL;
+	}
+}
+
+/* The command is forked, not yet exec'd: counting and profiling start at its exec. */
 static void on_spawn(void *arg, pid_t pid)
 {
 	struct session *s = arg;
 	struct err e;
+	if (s->c->profile) {
+		pid_t pids[2] = { pid, s->c->daemon_pid };
+		start_profile(s, pids, s->c->daemon_pid > 0 ? 2 : 1);
+	}
 	if (!s->c->counters)
 		return;
 	if (counters_open(&s->counters, pid, s->c->events, &e) < 0)
@@ -289,6 +326,103 @@ static void open_attached_counters(struct session *s)
 	s->feed.counters = *to;
 }
 
+/* Turning perf's samples into the record's profile. */
+struct profile_fold {
+	const struct phase_set *ph;
+	int64_t t0_ns;
+	pid_t keeper;
+	struct profile_json *pj;
+	struct profile_json_meta m;
+	char *stack;   /* root;...;leaf */
+	size_t cap;
+};
+
+static void fold_sample(void *arg, const struct perfscript_sample *sm)
+{
+	struct profile_fold *f = arg;
+	if (sm->pid == f->keeper) {
+		f->m.outside++;
+		return;
+	}
+	size_t len = 0;
+	bool unnamed = false, user = false;
+	char name[PERFSCRIPT_NAME + 40];
+	for (size_t i = sm->nframes; i-- > 0;) {
+		const struct perfscript_frame *fr = &sm->frames[i];
+		unnamed |= !strcmp(fr->sym, "[unknown]");
+		user |= !fr->kernel;
+		perfscript_frame_name(fr, name, sizeof(name));
+		size_t nl = strlen(name);
+		if (len + nl + 2 > f->cap) {
+			f->cap = (len + nl + 2) * 2;
+			f->stack = realloc(f->stack, f->cap);
+			if (!f->stack)
+				abort();
+		}
+		if (len)
+			f->stack[len++] = ';';
+		memcpy(f->stack + len, name, nl + 1);
+		len += nl;
+	}
+	if (!f->stack) {
+		f->stack = malloc(64);
+		if (!f->stack)
+			abort();
+		f->cap = 64;
+	}
+	f->stack[len] = 0;
+	f->m.unnamed += unnamed;
+	f->m.kernel_only += sm->nframes && !user;
+	f->m.truncated += sm->truncated;
+	if (sm->nframes)
+		perfscript_frame_name(&sm->frames[0], name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "[no stack]");
+	double t_ms = (double)(sm->time_ns - f->t0_ns) / 1e6;
+	char phases[512];
+	phase_set_active_at(f->ph, t_ms, phases, sizeof(phases));
+	profile_json_add(f->pj, t_ms, sm->tid, phases, f->stack, name);
+}
+
+/* perf stopped, its samples read and placed on the timeline's clock; NULL
+ * (with the reason noted) when there is no profile. */
+static json_t *collect_profile(struct session *s, const struct monitor_result *r, json_t *notes)
+{
+	if (!s->profiler) {
+		if (s->profile_error[0])
+			json_array_append_new(notes, json_string(s->profile_error));
+		return NULL;
+	}
+	struct err e;
+	struct profile_fold f = { .ph = &s->feed.phases, .t0_ns = r->t0_mono_ns, .keeper = s->profile_info.keeper,
+				  .pj = profile_json_new() };
+	struct perfscript *ps = malloc(sizeof(*ps));
+	json_t *profile = NULL;
+	if (!ps)
+		abort();
+	perfscript_init(ps, fold_sample, &f);
+	if (profiler_stop(s->profiler, &e) < 0 || profiler_script(s->profiler, ps, &s->profile_info, &e) < 0) {
+		warn(s, "%s", e.msg);
+		json_array_append_new(notes, json_string(e.msg));
+	} else {
+		const struct profiler_info *in = &s->profile_info;
+		f.m.event = in->event;
+		f.m.software = in->software;
+		f.m.hz = in->hz;
+		f.m.unwinding = "dwarf";
+		f.m.lost_chunks = in->lost_chunks;
+		f.m.bad_lines = in->bad_lines;
+		f.m.kernel_note = in->kernel_note;
+		profile = profile_json_build(f.pj, &f.m);
+	}
+	free(ps);
+	free(f.stack);
+	profile_json_free(f.pj);
+	profiler_free(s->profiler);
+	s->profiler = NULL;
+	return profile;
+}
+
 /* Why a watch ended, for the record. */
 static void watch_ended(const struct monitor_result *r, char *buf, size_t n)
 {
@@ -337,6 +471,7 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
 	json_t *notes = json_array();
 	json_t *counters = read_counters(s, s->counters, notes);
 	json_t *daemon_counters = read_counters(s, s->daemon_counters, notes);
+	json_t *profile = collect_profile(s, r, notes);
 	struct runrec_input in = {
 		.kind = c->kind, .argv = c->record_argv, .tags = c->tags, .opts = mo,
 		.cgroup_mode = c->cgroup ? "auto" : "off", .r = r, .csv_path = c->csv_path,
@@ -355,6 +490,8 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
 	json_decref(phases);
 	if (s->counters || s->daemon_counters)
 		json_object_set_new(rec, "phase_counters", probefeed_counters_json(&s->feed));
+	if (profile)
+		json_object_set_new(rec, "profile", profile);
 	return rec;
 }
 
@@ -443,6 +580,10 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 	open_attached_counters(&s);
 	if (c->save)
 		history_open_start(&s.history);
+	if (c->profile)
+		prepare_profile(&s);
+	if (c->profile && !launch && c->attach_pid > 0)
+		start_profile(&s, &c->attach_pid, 1);
 	if (monitor_run(&mo, &r, e) < 0)
 		goto out;
 	if (s.history.started) {
@@ -478,6 +619,7 @@ out:
 	track_release(&s.client);
 	counters_close(s.counters);
 	counters_close(s.daemon_counters);
+	profiler_free(s.profiler);
 	out->status = s.status;
 	return ret;
 }

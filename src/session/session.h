@@ -39,6 +39,8 @@ struct session_config {
 	bool probe_time_arrival;           /* ignore log lines' own timestamps */
 	bool counters;                     /* perf_event_open counters */
 	const char *events;                /* -e LIST, NULL = default */
+	bool profile;                      /* --profile: on-CPU stacks through perf */
+	int profile_hz;                    /* --profile-hz */
 	bool discard_output;               /* parse the command's output, do not show it */
 	pid_t attach_pid;                  /* watch: the root of the tree */
 	double duration_ms;                /* watch: stop after this long (0 = until it exits) */

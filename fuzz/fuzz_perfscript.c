@@ -1,0 +1,62 @@
+/* fuzz_perfscript: libFuzzer target for the text of `perf script`.
+ *
+ * The bytes go through perfscript as perf's output would (whole and, split at
+ * a byte the input picks, as two feeds); every sample's frames get their
+ * folded names and go into a profile_json, whose JSON is built. Invariants
+ * (bounded frame counts, names without ';' or newlines, both feeds giving the
+ * same count) abort like a crash.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/perfscript.h"
+#include "record/profile_json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void on_sample(void *arg, const struct perfscript_sample *s)
+{
+	struct profile_json *pj = arg;
+	if (s->nframes > PERFSCRIPT_MAX_FRAMES)
+		abort();
+	char stack[1024] = "", name[PERFSCRIPT_NAME + 40] = "[no stack]";
+	for (size_t i = 0; i < s->nframes; i++) {
+		perfscript_frame_name(&s->frames[i], name, sizeof(name));
+		if (strpbrk(name, ";\n"))
+			abort();
+		if (strlen(stack) + strlen(name) + 2 < sizeof(stack)) {
+			if (stack[0])
+				strcat(stack, ";");
+			strcat(stack, name);
+		}
+	}
+	profile_json_add(pj, (double)s->time_ns / 1e6, s->tid, s->pid % 3 ? "a+b" : "", stack, name);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct profile_json *pj = profile_json_new();
+	struct perfscript *whole = malloc(sizeof(*whole)), *split = malloc(sizeof(*split));
+	if (!whole || !split)
+		abort();
+	perfscript_init(whole, on_sample, pj);
+	perfscript_feed(whole, (const char *)data, size);
+	perfscript_finish(whole);
+	/* split at a newline: line by line, the same samples */
+	perfscript_init(split, NULL, NULL);
+	const char *nl = size ? memchr(data, '\n', size / 2 + 1) : NULL;
+	size_t cut = nl ? (size_t)(nl - (const char *)data) + 1 : 0;
+	perfscript_feed(split, (const char *)data, cut);
+	perfscript_feed(split, (const char *)data + cut, size - cut);
+	perfscript_finish(split);
+	if (split->samples != whole->samples)
+		abort();
+	struct profile_json_meta m = { .event = "cpu-clock", .hz = 99 };
+	json_decref(profile_json_build(pj, &m));
+	profile_json_free(pj);
+	free(whole);
+	free(split);
+	return 0;
+}

@@ -1,0 +1,173 @@
+/* trace: the trace events built as one JSON array from the record's
+ * phases, sample rows (by column name) and profile timeline. */
+#include "export/trace.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The record's command (an argv array) as one line, for a title. */
+static void command_line(const json_t *rec, char *buf, size_t n)
+{
+	const json_t *c = json_object_get(rec, "command");
+	size_t len = 0, i;
+	const json_t *a;
+	buf[0] = 0;
+	if (json_is_string(c)) {
+		snprintf(buf, n, "%s", json_string_value(c));
+		return;
+	}
+	json_array_foreach(c, i, a) {
+		const char *s = json_string_value(a);
+		if (s && len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? " " : "", s);
+	}
+}
+
+enum { TRACE_RUN_PID = 1, TRACE_SAMPLES_PID = 2 };
+
+static json_t *meta(const char *what, int pid, int tid, const char *name)
+{
+	return json_pack("{s:s, s:s, s:i, s:i, s:{s:s}}", "name", what, "ph", "M", "pid", pid, "tid", tid, "args",
+			 "name", name);
+}
+
+/* The lane's track: 1 for phases without a lane, then one per lane name. */
+static int lane_tid(json_t *lanes, json_t *events, const char *lane)
+{
+	const json_t *v = json_object_get(lanes, lane);
+	if (v)
+		return (int)json_integer_value(v);
+	int tid = (int)json_object_size(lanes) + 1;
+	json_object_set_new(lanes, lane, json_integer(tid));
+	json_array_append_new(events, meta("thread_name", TRACE_RUN_PID, tid, lane[0] ? lane : "phases"));
+	return tid;
+}
+
+static void add_phases(const json_t *rec, json_t *events)
+{
+	json_t *lanes = json_object();
+	lane_tid(lanes, events, "");
+	size_t i;
+	const json_t *ph;
+	json_array_foreach(json_object_get(rec, "phases"), i, ph) {
+		const char *name = json_string_value(json_object_get(ph, "name"));
+		const char *lane = json_string_value(json_object_get(ph, "lane"));
+		double start = json_number_value(json_object_get(ph, "start_ms"));
+		double end = json_number_value(json_object_get(ph, "end_ms"));
+		if (!name || end < start)
+			continue;
+		json_t *args = json_object();
+		const json_t *res = json_object_get(ph, "resources");
+		if (json_is_object(res))
+			json_object_update(args, (json_t *)res);
+		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:o}", "name", name, "cat",
+							"phase", "ph", "X", "ts", start * 1000, "dur",
+							(end - start) * 1000, "pid", TRACE_RUN_PID, "tid",
+							lane_tid(lanes, events, lane ? lane : ""), "args", args));
+	}
+	json_decref(lanes);
+}
+
+static int column(const json_t *cols, const char *name)
+{
+	size_t i;
+	const json_t *c;
+	json_array_foreach(cols, i, c) {
+		const char *s = json_string_value(c);
+		if (s && !strcmp(s, name))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* One counter track per group: its series are the named columns of a row. */
+static void add_counters(const json_t *rec, json_t *events)
+{
+	static const struct {
+		const char *track;
+		const char *cols[4];
+	} groups[] = {
+		{ "memory (KiB)", { "rss_kb", "anon_kb", "file_kb", "shmem_kb" } },
+		{ "page faults per interval", { "minflt", "majflt", NULL, NULL } },
+		{ "CPU (ms per interval)", { "user_ms", "sys_ms", NULL, NULL } },
+		{ "GPU memory (MiB)", { "gpu_mib", NULL, NULL, NULL } },
+	};
+	const json_t *samples = json_object_get(rec, "samples");
+	const json_t *cols = json_object_get(samples, "columns");
+	int t = column(cols, "t_ms");
+	if (t < 0)
+		return;
+	size_t i;
+	const json_t *row;
+	json_array_foreach(json_object_get(samples, "rows"), i, row) {
+		double t_ms = json_number_value(json_array_get(row, (size_t)t));
+		for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+			json_t *args = json_object();
+			for (size_t k = 0; k < 4 && groups[g].cols[k]; k++) {
+				int c = column(cols, groups[g].cols[k]);
+				const json_t *v = c >= 0 ? json_array_get(row, (size_t)c) : NULL;
+				if (json_is_number(v))
+					json_object_set_new(args, groups[g].cols[k], json_real(json_number_value(v)));
+			}
+			if (!json_object_size(args)) {
+				json_decref(args);
+				continue;
+			}
+			json_array_append_new(events, json_pack("{s:s, s:s, s:f, s:i, s:o}", "name", groups[g].track, "ph",
+								"C", "ts", t_ms * 1000, "pid", TRACE_RUN_PID, "args",
+								args));
+		}
+	}
+}
+
+static void add_profile_samples(const json_t *rec, json_t *events)
+{
+	const json_t *tl = json_object_get(json_object_get(json_object_get(rec, "profile"), "timeline"), "samples");
+	if (!json_array_size(tl))
+		return;
+	json_array_append_new(events, meta("process_name", TRACE_SAMPLES_PID, 0, "profile samples"));
+	json_t *seen = json_object();
+	size_t i;
+	const json_t *s;
+	json_array_foreach(tl, i, s) {
+		double t_ms = json_number_value(json_array_get(s, 0));
+		int tid = (int)json_integer_value(json_array_get(s, 1));
+		const char *leaf = json_string_value(json_array_get(s, 2));
+		if (t_ms < 0 || !leaf)
+			continue;
+		char key[16];
+		snprintf(key, sizeof(key), "%d", tid);
+		if (!json_object_get(seen, key)) {
+			json_object_set_new(seen, key, json_true());
+			char name[32];
+			snprintf(name, sizeof(name), "thread %d", tid);
+			json_array_append_new(events, meta("thread_name", TRACE_SAMPLES_PID, tid, name));
+		}
+		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:s, s:f, s:i, s:i}", "name", leaf, "cat",
+							"sample", "ph", "i", "s", "t", "ts", t_ms * 1000, "pid",
+							TRACE_SAMPLES_PID, "tid", tid));
+	}
+	json_decref(seen);
+}
+
+int trace_write(const json_t *rec, FILE *out, struct err *e)
+{
+	const char *schema = json_string_value(json_object_get(rec, "schema"));
+	if (!schema || strncmp(schema, "perfhunt.run/", 13))
+		return err_set(e, "a trace is made of a run record (perfhunt.run/1)");
+	json_t *events = json_array();
+	char cmd[400];
+	command_line(rec, cmd, sizeof(cmd));
+	char title[512];
+	snprintf(title, sizeof(title), "perfhunt: %s", cmd[0] ? cmd : "run");
+	json_array_append_new(events, meta("process_name", TRACE_RUN_PID, 0, title));
+	add_phases(rec, events);
+	add_counters(rec, events);
+	add_profile_samples(rec, events);
+	json_t *doc = json_pack("{s:o, s:s, s:{s:s, s:O?}}", "traceEvents", events, "displayTimeUnit", "ms",
+				"otherData", "generator", "perfhunt", "started_at", json_object_get(rec, "started_at"));
+	int rc = json_dumpf(doc, out, JSON_COMPACT | JSON_REAL_PRECISION(10)) < 0 ? err_set(e, "cannot write the trace JSON") : 0;
+	fputc('\n', out);
+	json_decref(doc);
+	return rc;
+}

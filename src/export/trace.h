@@ -1,0 +1,23 @@
+/* trace: a record as Chrome trace-event JSON (--export-trace), the format
+ * Perfetto's UI and chrome://tracing open.
+ *
+ * Process 1 is the run: its phases as complete ("X") slices, one thread
+ * (track) per lane, and its timelines as counter ("C") events — memory,
+ * faults and CPU per interval, GPU memory where sampled. Process 2 holds the
+ * profile's timed samples as instant ("i") events, one track per sampled
+ * thread, named by their leaf frame. Times are microseconds since the
+ * recording started (the record's t_ms x 1000). Records without a profile
+ * export too.
+ */
+#ifndef PERFHUNT_TRACE_H
+#define PERFHUNT_TRACE_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "util/err.h"
+
+/* -1 (e filled) on a record that is not a run record. */
+int trace_write(const json_t *rec, FILE *out, struct err *e);
+
+#endif

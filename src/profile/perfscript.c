@@ -1,0 +1,214 @@
+/* perfscript: a line parser for `perf script -F PERFSCRIPT_FIELDS --ns`.
+ *
+ * A header line starts at column 0: "PID/TID  SEC.NSEC:  PERIOD EVENT:".
+ * A frame line starts with white space: "ADDR SYM (DSO)" — SYM may hold
+ * spaces and parentheses (C++ signatures), so the DSO is the last
+ * parenthesised group at the end of the line. Anything else is a bad line.
+ */
+#include "profile/perfscript.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void perfscript_init(struct perfscript *p, perfscript_fn fn, void *arg)
+{
+	memset(p, 0, sizeof(*p));
+	p->fn = fn;
+	p->arg = arg;
+}
+
+static void end_sample(struct perfscript *p)
+{
+	if (!p->in_sample)
+		return;
+	p->in_sample = false;
+	p->samples++;
+	if (p->fn)
+		p->fn(p->arg, &p->cur);
+}
+
+static void copy_bounded(char *dst, size_t cap, const char *src, size_t n)
+{
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+static const char *skip_ws(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	return s;
+}
+
+static const char *token_end(const char *s, const char *end)
+{
+	while (s < end && *s != ' ' && *s != '\t')
+		s++;
+	return s;
+}
+
+/* Digits [s, end) as a number; false unless all digits and it fits. */
+static bool parse_u64(const char *s, const char *end, uint64_t *v)
+{
+	if (s == end || end - s > 19)
+		return false;
+	uint64_t x = 0;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	*v = x;
+	return true;
+}
+
+/* "SEC.NSEC:" (nine digits of nanoseconds with --ns; fewer are scaled). */
+static bool parse_time(const char *s, const char *end, int64_t *ns)
+{
+	if (end - s < 2 || end[-1] != ':')
+		return false;
+	end--;
+	const char *dot = memchr(s, '.', (size_t)(end - s));
+	uint64_t sec, frac = 0;
+	if (!dot || !parse_u64(s, dot, &sec) || sec > 9000000000ull)
+		return false;
+	size_t nd = (size_t)(end - dot - 1);
+	if (nd > 9 || (nd && !parse_u64(dot + 1, end, &frac)))
+		return false;
+	for (size_t i = nd; i < 9; i++)
+		frac *= 10;
+	*ns = (int64_t)(sec * 1000000000ull + frac);
+	return true;
+}
+
+static bool parse_header(struct perfscript *p, const char *s, const char *end)
+{
+	struct perfscript_sample *c = &p->cur;
+	const char *t = token_end(s, end);
+	const char *slash = memchr(s, '/', (size_t)(t - s));
+	uint64_t pid, tid;
+	if (!slash || !parse_u64(s, slash, &pid) || !parse_u64(slash + 1, t, &tid) || pid > INT32_MAX ||
+	    tid > INT32_MAX)
+		return false;
+	s = skip_ws(t, end);
+	t = token_end(s, end);
+	int64_t ns;
+	if (!parse_time(s, t, &ns))
+		return false;
+	s = skip_ws(t, end);
+	t = token_end(s, end);
+	uint64_t period = 0;
+	if (parse_u64(s, t, &period)) { /* the period comes before the event */
+		s = skip_ws(t, end);
+		t = token_end(s, end);
+	}
+	if (t - s < 2 || t[-1] != ':')
+		return false;
+	c->pid = (int32_t)pid;
+	c->tid = (int32_t)tid;
+	c->time_ns = ns;
+	c->period = period;
+	copy_bounded(c->event, sizeof(c->event), s, (size_t)(t - s - 1));
+	c->nframes = 0;
+	c->truncated = false;
+	return true;
+}
+
+static bool parse_frame(struct perfscript *p, const char *s, const char *end)
+{
+	s = skip_ws(s, end);
+	const char *t = token_end(s, end);
+	if (s == t || t - s > 16)
+		return false;
+	uint64_t ip = 0;
+	for (const char *q = s; q < t; q++) {
+		int d = *q >= '0' && *q <= '9' ? *q - '0' : *q >= 'a' && *q <= 'f' ? *q - 'a' + 10 : -1;
+		if (d < 0)
+			return false;
+		ip = ip << 4 | (uint64_t)d;
+	}
+	s = skip_ws(t, end);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		end--;
+	const char *sym_end = end, *dso = end, *dso_end = end;
+	if (end > s && end[-1] == ')') { /* the last " (" opens the DSO */
+		for (const char *q = end - 1; q > s; q--) {
+			if (*q == '(' && q[-1] == ' ') {
+				sym_end = q - 1;
+				dso = q + 1;
+				dso_end = end - 1;
+				break;
+			}
+		}
+	}
+	struct perfscript_sample *c = &p->cur;
+	if (c->nframes == PERFSCRIPT_MAX_FRAMES) {
+		c->truncated = true;
+		return true;
+	}
+	struct perfscript_frame *f = &c->frames[c->nframes++];
+	f->ip = ip;
+	if (sym_end == s)
+		copy_bounded(f->sym, sizeof(f->sym), "[unknown]", 9);
+	else
+		copy_bounded(f->sym, sizeof(f->sym), s, (size_t)(sym_end - s));
+	copy_bounded(f->dso, sizeof(f->dso), dso, (size_t)(dso_end - dso));
+	f->kernel = !strncmp(f->dso, "[kernel", 7) || (ip >> 47) == 0x1ffff;
+	return true;
+}
+
+void perfscript_line(struct perfscript *p, const char *line, size_t n)
+{
+	const char *end = line + n;
+	while (end > line && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	if (end == line || skip_ws(line, end) == end) {
+		end_sample(p);
+		return;
+	}
+	if (*line == ' ' || *line == '\t') {
+		if (!p->in_sample || !parse_frame(p, line, end))
+			p->bad_lines++;
+		return;
+	}
+	end_sample(p);
+	if (parse_header(p, line, end))
+		p->in_sample = true;
+	else
+		p->bad_lines++;
+}
+
+void perfscript_feed(struct perfscript *p, const char *buf, size_t n)
+{
+	const char *end = buf + n;
+	while (buf < end) {
+		const char *nl = memchr(buf, '\n', (size_t)(end - buf));
+		const char *le = nl ? nl : end;
+		perfscript_line(p, buf, (size_t)(le - buf));
+		buf = nl ? nl + 1 : end;
+	}
+}
+
+void perfscript_finish(struct perfscript *p)
+{
+	end_sample(p);
+}
+
+void perfscript_frame_name(const struct perfscript_frame *f, char *buf, size_t n)
+{
+	if (n == 0)
+		return;
+	if (strcmp(f->sym, "[unknown]")) {
+		snprintf(buf, n, "%s%s", f->sym, f->kernel ? "_[k]" : "");
+	} else {
+		const char *base = strrchr(f->dso, '/');
+		base = base ? base + 1 : f->dso[0] ? f->dso : "?";
+		snprintf(buf, n, "%s+0x%llx%s", base, (unsigned long long)f->ip, f->kernel ? "_[k]" : "");
+	}
+	for (char *q = buf; *q; q++)
+		if (*q == ';' || (unsigned char)*q < 0x20 || *q == 0x7f)
+			*q = '_';
+}

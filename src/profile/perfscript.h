@@ -1,0 +1,64 @@
+/* perfscript: the text `perf script` prints, turned back into samples.
+ *
+ * perfhunt asks perf for a fixed field list (PERFSCRIPT_FIELDS) and reads
+ * its output one line at a time: a header line per sample (pid/tid, time in
+ * seconds on the recording clock, period, event) followed by one indented
+ * line per frame, leaf first, and a blank line. The text is untrusted input
+ * (a symbol name can hold anything): a line that fits no shape is counted,
+ * never a crash, and every name is bounded.
+ */
+#ifndef PERFHUNT_PERFSCRIPT_H
+#define PERFHUNT_PERFSCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The -F list the parser expects (with --ns). */
+#define PERFSCRIPT_FIELDS "pid,tid,time,event,period,ip,sym,dso"
+
+#define PERFSCRIPT_MAX_FRAMES 256
+#define PERFSCRIPT_NAME 160
+
+struct perfscript_frame {
+	uint64_t ip;
+	char sym[PERFSCRIPT_NAME];   /* "[unknown]" when perf could not name it */
+	char dso[PERFSCRIPT_NAME];   /* the mapping's path, "[kernel.kallsyms]", "inlined", or "" */
+	bool kernel;                 /* a kernel frame */
+};
+
+struct perfscript_sample {
+	int32_t pid, tid;
+	int64_t time_ns;             /* on the clock perf recorded with (-k mono) */
+	uint64_t period;
+	char event[64];
+	struct perfscript_frame frames[PERFSCRIPT_MAX_FRAMES]; /* leaf first */
+	size_t nframes;
+	bool truncated;              /* more frames than PERFSCRIPT_MAX_FRAMES */
+};
+
+/* Called for each complete sample; it may not keep the pointer. */
+typedef void (*perfscript_fn)(void *arg, const struct perfscript_sample *s);
+
+struct perfscript {
+	perfscript_fn fn;
+	void *arg;
+	struct perfscript_sample cur;
+	bool in_sample;
+	uint64_t samples, bad_lines;
+};
+
+void perfscript_init(struct perfscript *p, perfscript_fn fn, void *arg);
+/* One line of output, without its newline (a trailing '\n' is ignored). */
+void perfscript_line(struct perfscript *p, const char *line, size_t n);
+/* A whole buffer: split into lines and fed in order. */
+void perfscript_feed(struct perfscript *p, const char *buf, size_t n);
+/* Ends the last sample (output need not end with a blank line). */
+void perfscript_finish(struct perfscript *p);
+
+/* A frame's name for a folded stack: the symbol, or "dso+0xIP" (the
+ * mapping's base name) where the symbol is unknown; kernel frames get the
+ * FlameGraph suffix "_[k]"; ';' and control bytes become '_'. */
+void perfscript_frame_name(const struct perfscript_frame *f, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,242 @@
+/* profile_json: counting folded stacks in open-addressing tables (one for
+ * the run, one per phase name), then the top of each, sorted, as JSON.
+ */
+#include "record/profile_json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+struct stack_count {
+	char *stack;
+	uint64_t count;
+};
+
+struct stack_table {
+	struct stack_count *slots;
+	size_t cap, n;
+	uint64_t samples;
+};
+
+struct phase_profile {
+	char *name;
+	struct stack_table t;
+};
+
+struct timed_sample {
+	double t_ms;
+	int tid;
+	char *leaf;
+};
+
+struct profile_json {
+	struct stack_table run;
+	struct phase_profile *phases;
+	size_t nphases;
+	uint64_t phases_dropped;      /* samples of phase names past the cap */
+	struct timed_sample *timeline;
+	size_t ntimeline;
+	uint64_t timeline_dropped;
+};
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void table_add(struct stack_table *t, const char *stack, uint64_t n);
+
+static void table_grow(struct stack_table *t)
+{
+	struct stack_table old = *t;
+	t->cap = old.cap ? old.cap * 2 : 64;
+	t->slots = xcalloc(t->cap, sizeof(*t->slots));
+	t->n = 0;
+	for (size_t i = 0; i < old.cap; i++) {
+		if (!old.slots[i].stack)
+			continue;
+		size_t j = hash(old.slots[i].stack) & (t->cap - 1);
+		while (t->slots[j].stack)
+			j = (j + 1) & (t->cap - 1);
+		t->slots[j] = old.slots[i];
+		t->n++;
+	}
+	free(old.slots);
+}
+
+static void table_add(struct stack_table *t, const char *stack, uint64_t n)
+{
+	if ((t->n + 1) * 2 > t->cap)
+		table_grow(t);
+	size_t j = hash(stack) & (t->cap - 1);
+	while (t->slots[j].stack && strcmp(t->slots[j].stack, stack))
+		j = (j + 1) & (t->cap - 1);
+	if (!t->slots[j].stack) {
+		t->slots[j].stack = xstrdup(stack);
+		t->n++;
+	}
+	t->slots[j].count += n;
+	t->samples += n;
+}
+
+static void table_free(struct stack_table *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->slots[i].stack);
+	free(t->slots);
+}
+
+struct profile_json *profile_json_new(void)
+{
+	return xcalloc(1, sizeof(struct profile_json));
+}
+
+static struct stack_table *phase_table(struct profile_json *pj, const char *name, size_t n)
+{
+	for (size_t i = 0; i < pj->nphases; i++)
+		if (strlen(pj->phases[i].name) == n && !memcmp(pj->phases[i].name, name, n))
+			return &pj->phases[i].t;
+	if (pj->nphases == PROFILE_JSON_MAX_PHASES)
+		return NULL;
+	pj->phases = xrealloc(pj->phases, (pj->nphases + 1) * sizeof(*pj->phases));
+	struct phase_profile *p = &pj->phases[pj->nphases++];
+	memset(p, 0, sizeof(*p));
+	p->name = xstrndup(name, n);
+	return &p->t;
+}
+
+void profile_json_add(struct profile_json *pj, double t_ms, int tid, const char *phases, const char *stack,
+		      const char *leaf)
+{
+	/* the run's stacks are rooted at the phases of their instant */
+	size_t sl = strlen(stack);
+	char *rooted = xmalloc(strlen(phases) + sl + 16);
+	int rl = phases[0] ? sprintf(rooted, "[phase:%s]", phases) : sprintf(rooted, "[no phase]");
+	if (sl)
+		sprintf(rooted + rl, ";%s", stack);
+	table_add(&pj->run, rooted, 1);
+	free(rooted);
+	/* each phase name active at the sample counts it once */
+	const char *s = phases;
+	while (*s) {
+		const char *plus = strchr(s, '+');
+		size_t n = plus ? (size_t)(plus - s) : strlen(s);
+		bool seen = false; /* a name nested in itself counts once */
+		for (const char *q = phases; q < s && !seen;) {
+			const char *qp = strchr(q, '+');
+			size_t qn = qp ? (size_t)(qp - q) : strlen(q);
+			seen = qn == n && !memcmp(q, s, n);
+			q = qp ? qp + 1 : q + qn;
+		}
+		if (n && !seen) {
+			struct stack_table *t = phase_table(pj, s, n);
+			if (t)
+				table_add(t, sl ? stack : "[no stack]", 1);
+			else
+				pj->phases_dropped++;
+		}
+		s = plus ? plus + 1 : s + n;
+	}
+	if (pj->ntimeline < PROFILE_JSON_TIMELINE) {
+		if (pj->ntimeline % 256 == 0)
+			pj->timeline = xrealloc(pj->timeline, (pj->ntimeline + 256) * sizeof(*pj->timeline));
+		pj->timeline[pj->ntimeline++] = (struct timed_sample){ t_ms, tid, xstrdup(leaf) };
+	} else {
+		pj->timeline_dropped++;
+	}
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct stack_count *x = *(const struct stack_count *const *)a, *y = *(const struct stack_count *const *)b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->stack, y->stack);
+}
+
+/* {"samples": N, "stacks": [{"stack", "count"}...], "merged": K}: the top
+ * PROFILE_JSON_TOP, then "[other]" holding the K stacks past them. */
+static json_t *table_json(const struct stack_table *t)
+{
+	const struct stack_count **v = xcalloc(t->n ? t->n : 1, sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slots[i].stack)
+			v[n++] = &t->slots[i];
+	qsort(v, n, sizeof(*v), by_count);
+	json_t *stacks = json_array();
+	uint64_t other = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i < PROFILE_JSON_TOP)
+			json_array_append_new(stacks, json_pack("{s:s, s:I}", "stack", v[i]->stack, "count",
+							       (json_int_t)v[i]->count));
+		else
+			other += v[i]->count;
+	}
+	size_t merged = n > PROFILE_JSON_TOP ? n - PROFILE_JSON_TOP : 0;
+	if (merged)
+		json_array_append_new(stacks, json_pack("{s:s, s:I}", "stack", "[other]", "count", (json_int_t)other));
+	free(v);
+	return json_pack("{s:I, s:o, s:I}", "samples", (json_int_t)t->samples, "stacks", stacks, "merged",
+			 (json_int_t)merged);
+}
+
+json_t *profile_json_build(const struct profile_json *pj, const struct profile_json_meta *m)
+{
+	json_t *p = json_object();
+	json_object_set_new(p, "tool", json_string("perf"));
+	json_object_set_new(p, "event", json_string(m->event ? m->event : ""));
+	if (m->software)
+		json_object_set_new(p, "event_note",
+				    json_string("hardware cycles are absent here: the software cpu-clock event"));
+	json_object_set_new(p, "frequency_hz", json_integer(m->hz));
+	json_object_set_new(p, "ms_per_sample", json_real(m->hz > 0 ? 1000.0 / m->hz : 0));
+	json_object_set_new(p, "unwinding", json_string(m->unwinding ? m->unwinding : "dwarf"));
+	json_object_set_new(p, "samples", json_integer((json_int_t)pj->run.samples));
+	json_object_set_new(p, "stack_bound", json_integer(PROFILE_JSON_TOP));
+	json_t *problems = json_object();
+	json_object_set_new(problems, "lost_chunks", json_integer((json_int_t)m->lost_chunks));
+	json_object_set_new(problems, "unnamed_frames", json_integer((json_int_t)m->unnamed));
+	json_object_set_new(problems, "kernel_only", json_integer((json_int_t)m->kernel_only));
+	json_object_set_new(problems, "truncated", json_integer((json_int_t)m->truncated));
+	json_object_set_new(problems, "unreadable_lines", json_integer((json_int_t)m->bad_lines));
+	if (pj->phases_dropped)
+		json_object_set_new(problems, "phase_names_past_bound", json_integer((json_int_t)pj->phases_dropped));
+	if (m->kernel_note && m->kernel_note[0])
+		json_object_set_new(problems, "kernel", json_string(m->kernel_note));
+	json_object_set_new(p, "problems", problems);
+	json_object_set_new(p, "run", table_json(&pj->run));
+	json_t *phases = json_object();
+	for (size_t i = 0; i < pj->nphases; i++)
+		json_object_set_new(phases, pj->phases[i].name, table_json(&pj->phases[i].t));
+	json_object_set_new(p, "phases", phases);
+	json_t *tl = json_array();
+	for (size_t i = 0; i < pj->ntimeline; i++) {
+		const struct timed_sample *s = &pj->timeline[i];
+		json_array_append_new(tl, json_pack("[f, i, s]", s->t_ms, s->tid, s->leaf));
+	}
+	json_object_set_new(p, "timeline", json_pack("{s:i, s:I, s:o}", "bound", PROFILE_JSON_TIMELINE, "dropped",
+						     (json_int_t)pj->timeline_dropped, "samples", tl));
+	return p;
+}
+
+void profile_json_free(struct profile_json *pj)
+{
+	if (!pj)
+		return;
+	table_free(&pj->run);
+	for (size_t i = 0; i < pj->nphases; i++) {
+		free(pj->phases[i].name);
+		table_free(&pj->phases[i].t);
+	}
+	free(pj->phases);
+	for (size_t i = 0; i < pj->ntimeline; i++)
+		free(pj->timeline[i].leaf);
+	free(pj->timeline);
+	free(pj);
+}

@@ -1,0 +1,46 @@
+/* profile_json: a run's profile as the record keeps it — folded stacks with
+ * sample counts for the whole run (each rooted at the phases active at the
+ * sample) and per phase name, bounded: the top PROFILE_JSON_TOP stacks of each,
+ * the rest merged into "[other]", the bound stated in the record.
+ *
+ * It knows nothing of perf: the session hands it each sample as strings
+ * (the active phases, the stack root first), so it is plain data in, JSON out.
+ */
+#ifndef PERFHUNT_PROFILE_JSON_H
+#define PERFHUNT_PROFILE_JSON_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PROFILE_JSON_TOP 300          /* stacks kept per list */
+#define PROFILE_JSON_TIMELINE 5000    /* samples kept with their time (for traces) */
+#define PROFILE_JSON_MAX_PHASES 256   /* phase names with a profile of their own */
+
+struct profile_json;
+
+/* How the profile was taken and what could not be read. */
+struct profile_json_meta {
+	const char *event;            /* "cycles" or "cpu-clock" */
+	bool software;                /* hardware cycles absent */
+	int hz;
+	const char *unwinding;        /* "dwarf" */
+	uint64_t lost_chunks;         /* perf lost buffers of samples */
+	uint64_t bad_lines;           /* perf script lines not understood */
+	uint64_t unnamed;             /* samples with at least one frame without a symbol */
+	uint64_t kernel_only;         /* samples whose user stack was not unwound */
+	uint64_t truncated;           /* samples with more frames than kept */
+	uint64_t outside;             /* samples of perfhunt's own helper, not counted */
+	const char *kernel_note;      /* why kernel frames are not named, or NULL */
+};
+
+struct profile_json *profile_json_new(void);
+/* One sample at t_ms (the timeline's clock) on thread tid: phases "a+b" (""
+ * for none), stack "root;...;leaf", leaf its last frame. */
+void profile_json_add(struct profile_json *pj, double t_ms, int tid, const char *phases, const char *stack,
+		      const char *leaf);
+/* The record's "profile" object. */
+json_t *profile_json_build(const struct profile_json *pj, const struct profile_json_meta *m);
+void profile_json_free(struct profile_json *pj);
+
+#endif
