@@ -25,7 +25,7 @@
 
 /* libsqlite3, loaded when a history is opened (see util/dynlib.h): a run
  * with --no-save does not pay for mapping and relocating it at start. */
-#define SQ3_FNS(X) X(aggregate_context) X(bind_double) X(bind_int64) X(bind_null) X(bind_parameter_index) X(bind_text) X(busy_timeout) X(close) X(column_count) X(column_double) X(column_int64) X(column_text) X(column_type) X(create_function) X(errcode) X(errmsg) X(errstr) X(exec) X(extended_result_codes) X(file_control) X(finalize) X(open_v2) X(prepare_v2) X(result_int64) X(result_null) X(result_text) X(step) X(value_text)
+#define SQ3_FNS(X) X(aggregate_context) X(bind_double) X(bind_int64) X(bind_null) X(bind_parameter_index) X(bind_text) X(busy_timeout) X(close) X(column_count) X(column_double) X(column_int64) X(column_text) X(column_type) X(create_function) X(errcode) X(errmsg) X(errstr) X(exec) X(extended_result_codes) X(finalize) X(open_v2) X(prepare_v2) X(result_int64) X(result_null) X(result_text) X(step) X(value_text)
 static struct {
 #define SQ3_PTR(n) __typeof__(sqlite3_##n) *n;
 	SQ3_FNS(SQ3_PTR)
@@ -269,12 +269,6 @@ static int sq_open(struct store *s, const char *name, int flags, struct err *e)
 		return sq_fail(s, rc, "opening", e);
 	sq3.extended_result_codes(db, 1);
 	sq3.busy_timeout(db, s->busy_timeout_ms);
-	/* The WAL file stays between runs (emptied by the checkpoint when the last
-	 * connection closes): no file created and removed per run, no directory
-	 * fsync. That checkpoint is kept, so history.db alone always holds every
-	 * closed run; a copy of the file is a whole history. */
-	int one = 1;
-	sq3.file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
 	sq3.create_function(db, "strpos", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
 				sq_strpos, NULL, NULL);
 	sq3.create_function(db, "string_agg", 2, SQLITE_UTF8, NULL, NULL, sq_agg_step,
