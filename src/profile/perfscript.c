@@ -160,6 +160,15 @@ static bool parse_frame(struct perfscript *p, const char *s, const char *end)
 	return true;
 }
 
+/* "PID/TID" then white space: a header, wherever the line's text starts. */
+static bool looks_like_header(const char *line, const char *end)
+{
+	const char *s = skip_ws(line, end), *d = s;
+	while (d < end && *d >= '0' && *d <= '9')
+		d++;
+	return d > s && d < end && *d == '/';
+}
+
 void perfscript_line(struct perfscript *p, const char *line, size_t n)
 {
 	const char *end = line + n;
@@ -169,13 +178,15 @@ void perfscript_line(struct perfscript *p, const char *line, size_t n)
 		end_sample(p);
 		return;
 	}
-	if (*line == ' ' || *line == '\t') {
+	/* perf indents frames with a tab; a header's PID is right-aligned, so a
+	 * PID shorter than the column starts its line with spaces */
+	if (*line == '\t' || (*line == ' ' && p->in_sample && !looks_like_header(line, end))) {
 		if (!p->in_sample || !parse_frame(p, line, end))
 			p->bad_lines++;
 		return;
 	}
 	end_sample(p);
-	if (parse_header(p, line, end))
+	if (parse_header(p, skip_ws(line, end), end))
 		p->in_sample = true;
 	else
 		p->bad_lines++;

@@ -245,9 +245,10 @@ static void monitor_opts_from(const struct session *s, const struct launch_opts 
 		.probe_logs = c->nlogs ? c->probe_logs : NULL,
 		.hooks = { .arg = (void *)s, .on_output = on_output, .label = on_label,
 			   .on_sample = on_sample, .on_started = on_started,
-			   /* counters are opened between fork and exec; without them the
-			    * command is vforked, cheaper (monitor.c start_command) */
-			   .on_spawn = c->counters ? on_spawn : NULL,
+			   /* counters and the profiler start between fork and exec;
+			    * without them the command is vforked, cheaper
+			    * (monitor.c start_command) */
+			   .on_spawn = c->counters || c->profile ? on_spawn : NULL,
 			   .sample_now = on_sample_now },
 	};
 }

@@ -48,6 +48,19 @@ if [ "$PERF" = 1 ]; then
 		[ "$(jget "$TMP/r.json" summary.max_procs)" -le 2 ] && ok
 else skip "perf cannot sample here"; fi
 
+t "watch --profile: a process already running is profiled (its stacks, its function)"
+if [ "$PERF" = 1 ]; then
+	"$WORKLOADS/phprof" 3000 >/dev/null 2>&1 & WP=$!
+	sleep 0.3
+	"$PERFHUNT" watch -q --no-save --profile --duration 1500ms -o "$TMP/w.json" "$WP" 2>"$TMP/err"
+	st=$?
+	kill "$WP" 2>/dev/null; wait "$WP" 2>/dev/null
+	expect_status 0 $st &&
+		check "samples: $(jget "$TMP/w.json" profile.samples)" [ "$(jget "$TMP/w.json" profile.samples)" -ge 20 ] &&
+		check "unreadable lines" [ "$(jget "$TMP/w.json" profile.problems.unreadable_lines)" = 0 ] &&
+		expect_grep 'hot_(alpha|beta)' "$TMP/w.json" && ok
+else skip "perf cannot sample here"; fi
+
 t "--export-folded: stacks rooted at their phase, 'frames count' lines"
 if [ "$PERF" = 1 ]; then
 	expect_grep '^\[phase:alpha\];.*;main;hot_alpha [0-9]+$' "$TMP/f.txt" &&
