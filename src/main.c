@@ -27,7 +27,7 @@ static const struct command commands[] = {
 	{ "show", cmd_show, "a recorded run on the terminal: summary, phases, RSS sparkline" },
 	{ "peak", cmd_peak, "peak row of a timeline CSV, in one pass" },
 	{ "report", cmd_report, "self-contained HTML report (inline SVG) of a run, bench or compare record" },
-	{ "history", cmd_history, "stored runs: list, show, trend of a metric per commit, import" },
+	{ "history", cmd_history, "stored runs: list, show, trends, change points over commits, a trend site" },
 	{ "push", cmd_push, "push a record's figures to a Prometheus Pushgateway (OpenMetrics)" },
 };
 
