@@ -6,23 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The record's command (an argv array) as one line, for a title. */
-static void command_line(const json_t *rec, char *buf, size_t n)
-{
-	const json_t *c = json_object_get(rec, "command");
-	size_t len = 0, i;
-	const json_t *a;
-	buf[0] = 0;
-	if (json_is_string(c)) {
-		snprintf(buf, n, "%s", json_string_value(c));
-		return;
-	}
-	json_array_foreach(c, i, a) {
-		const char *s = json_string_value(a);
-		if (s && len < n)
-			len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? " " : "", s);
-	}
-}
+#include "record/command.h"
 
 static size_t frame_index(json_t *index, json_t *frames, const char *name, size_t len)
 {
@@ -86,8 +70,10 @@ int speedscope_write(const json_t *rec, FILE *out, struct err *e)
 		snprintf(title, sizeof(title), "phase %s", name);
 		json_array_append_new(profiles, sampled(title, ph, ms, index, frames));
 	}
+	char *line = command_text(json_object_get(rec, "command"));
 	char cmd[400];
-	command_line(rec, cmd, sizeof(cmd));
+	snprintf(cmd, sizeof(cmd), "%s", line ? line : "");
+	free(line);
 	json_t *doc = json_pack("{s:s, s:{s:o}, s:o, s:s, s:i, s:s}", "$schema", SPEEDSCOPE_SCHEMA, "shared", "frames",
 				frames, "profiles", profiles, "name", cmd[0] ? cmd : "perfhunt", "activeProfileIndex", 0,
 				"exporter", "perfhunt");

@@ -3,25 +3,10 @@
 #include "export/trace.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* The record's command (an argv array) as one line, for a title. */
-static void command_line(const json_t *rec, char *buf, size_t n)
-{
-	const json_t *c = json_object_get(rec, "command");
-	size_t len = 0, i;
-	const json_t *a;
-	buf[0] = 0;
-	if (json_is_string(c)) {
-		snprintf(buf, n, "%s", json_string_value(c));
-		return;
-	}
-	json_array_foreach(c, i, a) {
-		const char *s = json_string_value(a);
-		if (s && len < n)
-			len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? " " : "", s);
-	}
-}
+#include "record/command.h"
 
 enum { TRACE_RUN_PID = 1, TRACE_SAMPLES_PID = 2 };
 
@@ -156,8 +141,10 @@ int trace_write(const json_t *rec, FILE *out, struct err *e)
 	if (!schema || strncmp(schema, "perfhunt.run/", 13))
 		return err_set(e, "a trace is made of a run record (perfhunt.run/1)");
 	json_t *events = json_array();
+	char *line = command_text(json_object_get(rec, "command"));
 	char cmd[400];
-	command_line(rec, cmd, sizeof(cmd));
+	snprintf(cmd, sizeof(cmd), "%s", line ? line : "");
+	free(line);
 	char title[512];
 	snprintf(title, sizeof(title), "perfhunt: %s", cmd[0] ? cmd : "run");
 	json_array_append_new(events, meta("process_name", TRACE_RUN_PID, 0, title));
