@@ -17,6 +17,33 @@ static json_t *num(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A phase's profile comparison: sizes, the line, the hot path, the frames. */
+static json_t *profile_json(const struct profdiff *d)
+{
+	if (!d)
+		return json_null();
+	char line[1024];
+	json_t *frames = json_array(), *path = json_array();
+	for (size_t i = 0; i < d->n_frames; i++) {
+		const struct profdiff_frame *f = &d->frames[i];
+		json_array_append_new(frames, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
+			"frame", f->name, "base_ms", num(f->base_ms), "new_ms", num(f->new_ms),
+			"delta_ms", num(f->delta_ms), "self_base_ms", num(f->self_base_ms),
+			"self_new_ms", num(f->self_new_ms), "p_value", num(f->p_value),
+			"p_adjusted", num(f->p_adjusted),
+			"p_test", f->test == STATS_MWU_NONE ? json_null() : json_string(stats_mwu_method_name(f->test)),
+			"state", profdiff_state_name(f->state)));
+	}
+	for (size_t i = 0; i < d->n_hot; i++)
+		json_array_append_new(path, json_string(d->nodes[d->hot[i]].name));
+	return json_pack("{s:I, s:I, s:o, s:o, s:I, s:s, s:o, s:o, s:s, s:o}",
+		"base_runs", (json_int_t)d->base_runs, "new_runs", (json_int_t)d->new_runs,
+		"base_cpu_ms", num(d->base_ms), "new_cpu_ms", num(d->new_ms),
+		"tests", (json_int_t)d->n_tests, "line", compare_text_code(d, line, sizeof(line)),
+		"hot_path", path, "hot_delta_ms", num(d->hot_delta_ms), "hot_state", profdiff_state_name(d->hot_state),
+		"frames", frames);
+}
+
 json_t *compare_json_record(const struct comparison *c, const char *base_label, const char *new_label)
 {
 	json_t *metrics = json_array(), *phases = json_array();
@@ -43,6 +70,9 @@ json_t *compare_json_record(const struct comparison *c, const char *base_label, 
 			"depth", p->depth, "base_ms", num(p->base_ms), "new_ms", num(p->new_ms),
 			"delta_ms", num(p->delta_ms), "delta_pct", num(p->delta_pct), "share_pct", num(p->share_pct),
 			"verdict", stats_verdict_name(p->verdict), "changed", p->changed, "reasons", reasons));
+		if (p->profile)
+			json_object_set_new(json_array_get(phases, json_array_size(phases) - 1), "profile",
+					    profile_json(p->profile));
 	}
 	json_t *families = json_object();
 	char *bc = c->base_command ? command_text(c->base_command) : NULL;
@@ -62,6 +92,8 @@ json_t *compare_json_record(const struct comparison *c, const char *base_label, 
 		"geomean", "ratio", num(c->geomean),
 		"wall_delta_ms", num(c->wall_delta_ms),
 		"regressed", (json_int_t)c->regressed, "improved", (json_int_t)c->improved);
+	if (c->run_profile)
+		json_object_set_new(rec, "run_profile", profile_json(c->run_profile));
 	free(bc);
 	free(nc);
 	return rec;

@@ -21,6 +21,16 @@ void compare_markdown_cell(FILE *out, const char *s)
 	fputc(' ', out);
 }
 
+/* s as inline code: frame names hold "__" and "*", which markdown would
+ * read as emphasis; a backtick or a line break inside becomes a quote or a space. */
+static void code_span(FILE *out, const char *s)
+{
+	fputc('`', out);
+	for (; *s; s++)
+		fputc(*s == '`' ? '\'' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
+	fputc('`', out);
+}
+
 int compare_markdown_write(const struct comparison *c, const char *base_label, const char *new_label,
 			   FILE *out)
 {
@@ -66,6 +76,21 @@ int compare_markdown_write(const struct comparison *c, const char *base_label, c
 			compare_markdown_cell(out, p->changed ? compare_text_reasons(p, why, sizeof(why)) : "");
 			fputs("|\n", out);
 		}
+	}
+	/* which code, for the phases with profiles on both sides */
+	bool code = false;
+	for (size_t i = 0; i < c->n_phases; i++) {
+		char line[1024];
+		if (!compare_text_code(c->phases[i].profile, line, sizeof(line))[0])
+			continue;
+		if (!code)
+			fputs("\n### Code\n\nWhere each changed phase's CPU time went (profiles, frames compared run by run):\n\n", out);
+		code = true;
+		fputs("- ", out);
+		code_span(out, c->phases[i].name);
+		fputs(": ", out);
+		code_span(out, line);
+		fputs("\n", out);
 	}
 	return ferror(out) ? -1 : 0;
 }

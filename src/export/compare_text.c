@@ -10,6 +10,7 @@
 #include "export/compare_text.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,79 @@ char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n
 			break;
 		len += (size_t)w;
 	}
+	return buf;
+}
+
+/* Appends printf output to buf at *len, never past n. */
+static void append(char *buf, size_t n, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t n, size_t *len, const char *fmt, ...)
+{
+	if (*len >= n)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf + *len, n - *len, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		*len = *len + (size_t)w < n ? *len + (size_t)w : n - 1;
+}
+
+static bool frame_is_kernel(const char *name)
+{
+	bool k;
+	char label[PROFDIFF_LABEL];
+	profdiff_frame_label(name, label, sizeof(label), &k);
+	return k;
+}
+
+char *compare_text_code(const struct profdiff *d, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	if (!d || !d->n_hot)
+		return buf;
+	char delta[48], label[PROFDIFF_LABEL];
+	bool kernel;
+	const struct profdiff_node *hot = &d->nodes[d->hot[d->n_hot - 1]];
+	profdiff_frame_label(hot->name, label, sizeof(label), &kernel);
+	append(buf, n, &len, "%s CPU in %s%s", compare_text_delta_ms(d->hot_delta_ms, delta, sizeof(delta)),
+	       kernel ? "kernel " : "", label);
+	/* its callers: two more, then, for a kernel frame, the system call it
+	 * serves ("__x64_sys_mlock") if further up, and the first two user
+	 * frames as "called from" */
+	size_t top = d->n_hot - 1;
+	for (size_t k = 0; k < 2 && top > 0; k++) {
+		bool kk;
+		profdiff_frame_label(d->nodes[d->hot[top - 1]].name, label, sizeof(label), &kk);
+		if (kk != kernel)
+			break;
+		append(buf, n, &len, " \u2190 %s", label);
+		top--;
+	}
+	if (kernel) {
+		size_t user = top;
+		while (user > 0 && frame_is_kernel(d->nodes[d->hot[user - 1]].name))
+			user--;
+		/* user: the count of user frames above; the syscall is the
+		 * outermost kernel frame named *sys_* below them */
+		for (size_t i = user; i < top; i++) {
+			const char *nm = d->nodes[d->hot[i]].name;
+			if (strstr(nm, "sys_") && strncmp(nm, "do_syscall", 10) && strncmp(nm, "entry_SYSCALL", 13)) {
+				profdiff_frame_label(nm, label, sizeof(label), NULL);
+				append(buf, n, &len, "%s \u2190 %s", i + 1 < top ? " \u2190 \u2026" : "", label);
+				break;
+			}
+		}
+		top = user;
+	}
+	for (size_t k = 0; k < 2 && top > 0; k++, top--) {
+		profdiff_frame_label(d->nodes[d->hot[top - 1]].name, label, sizeof(label), NULL);
+		append(buf, n, &len, "%s%s", k ? " \u2190 " : ", called from ", label);
+	}
+	if (d->hot_state == PROFDIFF_NOISE)
+		append(buf, n, &len, " (within noise)");
+	else if (d->hot_state == PROFDIFF_UNTESTED)
+		append(buf, n, &len, " (not tested: fewer than two profiled runs a side)");
 	return buf;
 }
 
@@ -314,6 +388,10 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 			if (p->changed && p->n_reasons)
 				fprintf(out, ": %s", compare_text_reasons(p, why, sizeof(why)));
 			fputs("\n", out);
+			if (compare_text_code(p->profile, why, sizeof(why))[0]) {
+				fprintf(out, "  %*s", 2 * p->depth + 2, "");
+				fprintf(out, "code: %s\n", quote_pool_c(&q, why));
+			}
 		}
 		if (resources)
 			fprintf(out, "(%zu per-phase resource metrics compared, Holm within them: all in --export-json\n"

@@ -31,6 +31,11 @@ char *compare_text_pct(double pct, char *buf, size_t n);
 char *compare_text_value(const char *name, double v, char *buf, size_t n);
 /* A changed phase's reasons as one line: "minor faults 0 → 51.2 k, sys +198 ms". */
 char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n);
+/* Which code a phase's change went to, as one line: "+201 ms CPU in kernel
+ * clear_page_erms ← get_page_from_freelist ← do_anonymous_page, called from
+ * syscall ← pin" (a "(within noise)" or "(not tested: ...)" note when the
+ * frame's change is not established); "" when no frame carries it. */
+char *compare_text_code(const struct profdiff *d, char *buf, size_t n);
 /* Rounds to an integer, never -0 (for "%.0f %%" shares). */
 double compare_text_round(double v);
 /* "+5.700 s" for a phase's delta in ms */

@@ -267,6 +267,9 @@ static void attribute_phases(struct comparison *c, const struct metrics_set *bas
 		p->share_pct = !p->parent && c->wall_delta_ms != 0 && isfinite(c->wall_delta_ms)
 			? 100 * p->delta_ms / c->wall_delta_ms : NAN;
 		find_reasons(c, p);
+		if (p->changed)
+			p->profile = profdiff_phase(base->profiles, nw->profiles, p->name,
+						    p->base_ms > 0 ? p->base_ms : p->new_ms, c->threshold, c->alpha);
 	}
 	order_phases(c);
 }
@@ -341,6 +344,11 @@ int comparison_run(struct metrics_set *base, struct metrics_set *nw,
 	free(p);
 	free(ratios);
 	attribute_phases(out, base, nw);
+	const struct comparison_metric *wall = metric_named(out, "wall_s");
+	if (wall && (wall->verdict == STATS_REGRESSED || wall->verdict == STATS_IMPROVED ||
+		     (wall->verdict == STATS_NO_SIGNIFICANCE && fabs(wall->delta_pct) > 100 * o->threshold)))
+		out->run_profile = profdiff_phase(base->profiles, nw->profiles, NULL, 1000 * wall->base_median,
+						  o->threshold, o->alpha);
 	out->base_command = json_incref(base->command);
 	out->new_command = json_incref(nw->command);
 	return 0;
@@ -353,7 +361,9 @@ void comparison_release(struct comparison *c)
 	for (size_t i = 0; i < c->n_phases; i++) {
 		free(c->phases[i].name);
 		free(c->phases[i].parent);
+		profdiff_free(c->phases[i].profile);
 	}
+	profdiff_free(c->run_profile);
 	free(c->metrics);
 	free(c->phases);
 	json_decref(c->base_command);

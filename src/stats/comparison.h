@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "stats/metrics.h"
+#include "stats/profdiff.h"
 #include "stats/stats.h"
 #include "util/err.h"
 
@@ -79,6 +80,9 @@ struct comparison_phase {
 	/* the resources whose change best accounts for it, largest first */
 	struct comparison_reason reasons[COMPARISON_MAX_REASONS];
 	size_t n_reasons;
+	/* which code: its profiles compared, when it changed and both sides
+	 * have runs recorded with --profile; else NULL */
+	struct profdiff *profile;
 };
 
 struct comparison {
@@ -92,6 +96,7 @@ struct comparison {
 	size_t n_phases;
 	double geomean;         /* of the metrics' median ratios */
 	double wall_delta_ms;   /* NAN without wall_s on both sides */
+	struct profdiff *run_profile; /* the whole run's profiles, when wall_s changed; else NULL */
 	json_t *base_command, *new_command; /* each side's first command (references), or NULL */
 	size_t regressed, improved;
 };

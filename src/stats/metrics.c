@@ -43,6 +43,7 @@ void metrics_set_release(struct metrics_set *s)
 	}
 	free(s->items);
 	json_decref(s->command);
+	json_decref(s->profiles);
 	metrics_set_init(s);
 }
 
@@ -298,6 +299,10 @@ int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n,
 			s->command = json_incref(cmd);
 		else if (cmd && !json_equal(cmd, s->command))
 			s->mixed_commands = true;
+		if (!s->profiles)
+			s->profiles = json_array();
+		json_t *prof = json_object_get(rec, "profile");
+		json_array_append(s->profiles, json_is_object(prof) ? prof : json_null());
 		if (add_summary(s, rec, i + 1, e) < 0 || add_counters(s, rec, i + 1, e) < 0 ||
 		    add_daemon(s, rec, i + 1, e) < 0)
 			return -1;

@@ -41,6 +41,7 @@ struct metrics_set {
 	size_t n, cap;
 	size_t runs; /* run records added */
 	json_t *command;     /* the first run's "command" (a reference), or NULL */
+	json_t *profiles;    /* one entry per run: its "profile" object or null (NULL: no run yet) */
 	bool mixed_commands; /* a later run ran another command */
 };
 

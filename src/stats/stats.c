@@ -432,6 +432,27 @@ void stats_holm(const double *p, size_t m, double *adj)
 	free(o);
 }
 
+void stats_bh(const double *p, size_t m, double *adj)
+{
+	struct indexed *o = xmalloc((m ? m : 1) * sizeof(*o));
+	size_t k = 0;
+	for (size_t i = 0; i < m; i++)
+		if (!isnan(p[i]))
+			o[k++] = (struct indexed){ p[i], i };
+	qsort(o, k, sizeof(*o), cmp_indexed);
+	for (size_t i = 0; i < m; i++)
+		if (isnan(p[i]))
+			adj[i] = NAN;
+	double running = 1;
+	for (size_t r = k; r-- > 0;) {
+		double v = (double)k / (double)(r + 1) * o[r].p;
+		if (v < running)
+			running = v;
+		adj[o[r].i] = running;
+	}
+	free(o);
+}
+
 double stats_geomean(const double *ratios, size_t n)
 {
 	double s = 0;

@@ -98,6 +98,12 @@ const char *stats_mwu_method_name(enum stats_mwu_method m);
  * NaN entries are left NaN and do not count towards m. */
 void stats_holm(const double *p, size_t m, double *adj);
 
+/* Benjamini–Hochberg adjusted p-values (q-values, R's p.adjust "BH") of
+ * p[0..m) into adj (may alias p); NaN entries as in stats_holm. Rejecting
+ * q < alpha bounds the expected share of false findings by alpha, and the
+ * chance of any when nothing changed. */
+void stats_bh(const double *p, size_t m, double *adj);
+
 /* Geometric mean of the finite, positive ratios; NAN when there are none. */
 double stats_geomean(const double *ratios, size_t n);
 

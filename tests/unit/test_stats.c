@@ -242,6 +242,28 @@ static void test_holm(void **state)
 	assert_close(big[0], 1, 0);
 }
 
+/* Against R: p.adjust(c(0.001, 0.008, 0.039, 0.041, 0.042, 0.06, 0.074, 0.205), "BH"),
+ * given shuffled, with a NaN that does not count. */
+static void test_bh(void **state)
+{
+	(void)state;
+	double p[] = { 0.06, 0.001, 0.205, NAN, 0.041, 0.008, 0.074, 0.039, 0.042 };
+	static const double want[] = { 0.08, 0.008, 0.205, NAN, 0.0672, 0.032, 0.0845714285714286, 0.0672, 0.0672 };
+	stats_bh(p, N(p), p);
+	for (size_t i = 0; i < N(p); i++) {
+		if (isnan(want[i]))
+			assert_true(isnan(p[i]));
+		else
+			assert_close(p[i], want[i], 1e-12);
+	}
+	/* fifteen frames of 5 + 5 runs all at the exact minimum 2/252: all kept below 0.05 */
+	double same[15];
+	for (size_t i = 0; i < 15; i++)
+		same[i] = 2.0 / 252;
+	stats_bh(same, 15, same);
+	assert_close(same[14], 2.0 / 252, 1e-15);
+}
+
 static void test_geomean_verdict(void **state)
 {
 	(void)state;
@@ -580,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_bootstrap),
 		cmocka_unit_test(test_mann_whitney),
 		cmocka_unit_test(test_holm),
+		cmocka_unit_test(test_bh),
 		cmocka_unit_test(test_geomean_verdict),
 		cmocka_unit_test(test_metrics_extract),
 		cmocka_unit_test(test_metrics_errors),
