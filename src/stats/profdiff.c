@@ -48,7 +48,7 @@ struct entry {
 	char *name;
 	double *v, *self;
 	uint64_t mark;  /* the last stack that counted it (a recursive frame counts once) */
-	int depth;      /* deepest position seen, for ordering ties */
+	double leaf_w, leaf_dist_w; /* samples, and samples times frames between it and the leaf */
 };
 
 struct table {
@@ -80,25 +80,22 @@ static void table_rehash(struct table *t)
 	}
 }
 
-static size_t table_get(struct table *t, size_t parent, const char *name, int depth)
+static size_t table_get(struct table *t, size_t parent, const char *name)
 {
 	if ((t->n + 1) * 2 > t->cap)
 		table_rehash(t);
 	size_t j = key_hash(parent, name) & (t->cap - 1);
 	for (; t->slots[j]; j = (j + 1) & (t->cap - 1)) {
 		struct entry *x = &t->e[t->slots[j] - 1];
-		if (x->parent == parent && !strcmp(x->name, name)) {
-			if (depth > x->depth)
-				x->depth = depth;
+		if (x->parent == parent && !strcmp(x->name, name))
 			return t->slots[j] - 1;
-		}
 	}
 	if (t->n == t->cap_e) {
 		t->cap_e = t->cap_e ? 2 * t->cap_e : 256;
 		t->e = xrealloc(t->e, t->cap_e * sizeof(*t->e));
 	}
 	t->e[t->n] = (struct entry){ .parent = parent, .name = xstrdup(name), .v = xcalloc(t->runs, sizeof(double)),
-				     .self = xcalloc(t->runs, sizeof(double)), .depth = depth };
+				     .self = xcalloc(t->runs, sizeof(double)) };
 	t->slots[j] = ++t->n;
 	return t->n - 1;
 }
@@ -131,9 +128,17 @@ static const json_t *run_stacks(const json_t *prof, const char *phase)
 	return json_object_get(json_object_get(json_object_get(prof, "phases"), phase), "stacks");
 }
 
+/* How far from the leaf a frame sits, on average over its samples: the
+ * callee of two frames on one path is the nearer, even in stacks that
+ * perf unwound short of their root. */
+static double leaf_distance(const struct entry *x)
+{
+	return x->leaf_w > 0 ? x->leaf_dist_w / x->leaf_w : 0;
+}
+
 /* Adds one run's stacks to both tables. */
 static void add_run(struct table *frames, struct table *nodes, const json_t *prof, const char *phase, size_t r,
-		    uint64_t *serial)
+		    uint64_t *serial, size_t **pos, size_t *cap)
 {
 	double ms = run_ms_per_sample(prof);
 	size_t i;
@@ -145,24 +150,32 @@ static void add_run(struct table *frames, struct table *nodes, const json_t *pro
 			continue;
 		double w = (double)count * ms;
 		char *copy = xstrdup(stack), *save = NULL;
-		size_t parent = SIZE_MAX, frame = SIZE_MAX;
-		int depth = 0;
-		++*serial;
+		size_t parent = SIZE_MAX, n = 0;
 		for (char *f = strtok_r(copy, ";", &save); f; f = strtok_r(NULL, ";", &save)) {
-			if (!phase && depth == 0 && parent == SIZE_MAX && f[0] == '[' &&
+			if (!phase && !n && parent == SIZE_MAX && f[0] == '[' &&
 			    (!strncmp(f, "[phase:", 7) || !strcmp(f, "[no phase]")))
 				continue;
-			parent = table_get(nodes, parent, f, depth);
+			parent = table_get(nodes, parent, f);
 			nodes->e[parent].v[r] += w;
-			frame = table_get(frames, SIZE_MAX, f, depth);
-			if (frames->e[frame].mark != *serial) {
-				frames->e[frame].mark = *serial;
-				frames->e[frame].v[r] += w;
+			if (n == *cap) {
+				*cap = *cap ? 2 * *cap : 64;
+				*pos = xrealloc(*pos, *cap * sizeof(**pos));
 			}
-			depth++;
+			(*pos)[n++] = table_get(frames, SIZE_MAX, f);
 		}
-		if (frame != SIZE_MAX) {
-			frames->e[frame].self[r] += w;
+		/* from the leaf: a recursive frame counts once, at its deepest */
+		++*serial;
+		for (size_t k = n; k-- > 0;) {
+			struct entry *x = &frames->e[(*pos)[k]];
+			if (x->mark == *serial)
+				continue;
+			x->mark = *serial;
+			x->v[r] += w;
+			x->leaf_w += w;
+			x->leaf_dist_w += w * (double)(n - 1 - k);
+		}
+		if (n) {
+			frames->e[(*pos)[n - 1]].self[r] += w;
 			nodes->e[parent].self[r] += w;
 		}
 		free(copy);
@@ -383,13 +396,14 @@ static int cmp_frame(const void *a, const void *b, void *arg)
 	double x = fabs(c->delta[i]), y = fabs(c->delta[j]);
 	if (x != y)
 		return x > y ? -1 : 1;
-	if (c->e[i].depth != c->e[j].depth)
-		return c->e[i].depth > c->e[j].depth ? -1 : 1;
+	double li = leaf_distance(&c->e[i]), lj = leaf_distance(&c->e[j]);
+	if (li != lj)
+		return li < lj ? -1 : 1;
 	return strcmp(c->e[i].name, c->e[j].name);
 }
 
 /* The frame that carries the change: of the frames holding three quarters
- * of the largest change (by the means, which add up), the deepest; then the
+ * of the largest change (by the means, which add up), the nearest the leaf; then the
  * call path of its node that moved most. The names carry it even where
  * perf unwound some stacks short of their root. */
 static void find_hot(struct profdiff *d, const struct table *t, size_t nb, size_t nn, double s)
@@ -406,7 +420,8 @@ static void find_hot(struct profdiff *d, const struct table *t, size_t nb, size_
 	for (size_t i = 0; i < t->n; i++) {
 		const struct entry *x = &t->e[i];
 		double dm = s * (side_mean(x->v + nb, nn) - side_mean(x->v, nb));
-		if (dm >= 0.75 * top && (!hot || x->depth > hot->depth || (x->depth == hot->depth && dm > hot_d))) {
+		if (dm >= 0.75 * top && (!hot || leaf_distance(x) < leaf_distance(hot) ||
+					 (leaf_distance(x) == leaf_distance(hot) && dm > hot_d))) {
 			hot = x;
 			hot_d = dm;
 		}
@@ -503,8 +518,9 @@ struct profdiff *profdiff_phase(const json_t *base, const json_t *nw, const char
 	uint64_t serial = 0;
 	double floor_ms = 0;
 	double *cpu = xcalloc(nb + nn, sizeof(*cpu));
+	size_t *pos = NULL, npos = 0;
 	for (size_t r = 0; r < nb + nn; r++) {
-		add_run(&frames, &nodes, runs[r], phase, r, &serial);
+		add_run(&frames, &nodes, runs[r], phase, r, &serial, &pos, &npos);
 		double ms = run_ms_per_sample(runs[r]);
 		if (ms > floor_ms)
 			floor_ms = ms; /* at least one sample a run */
@@ -528,6 +544,7 @@ struct profdiff *profdiff_phase(const json_t *base, const json_t *nw, const char
 	find_hot(d, &frames, nb, nn, dir > 0 ? 1 : dir < 0 ? -1 : 0);
 	table_release(&frames);
 	table_release(&nodes);
+	free(pos);
 	free(cpu);
 	free(runs);
 	return d;

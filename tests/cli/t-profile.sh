@@ -136,6 +136,49 @@ if [ "$PERF" = 1 ] && command -v objcopy >/dev/null 2>&1; then
 		[ "$(pyget "$TMP/s.rec" 'any("phprof-stripped+0x" in s["stack"] for s in p["run"]["stacks"]) and p["problems"]["unnamed_frames"]>0')" = True ] && ok
 else skip "perf cannot sample here, or no objcopy"; fi
 
+t "mlock in the bad build: most of pin's samples under the kernel's page population"
+# phpin pins 32 MiB: the good build touched it before (mlock takes no fault),
+# the bad one did not (every page is populated inside mlock, in the kernel)
+if [ "$PERF" = 1 ]; then
+	for b in good bad; do
+		flag=; [ $b = bad ] && flag=--bad
+		"$PERFHUNT" bench -n 5 --profile --profile-hz 499 --no-save --export-json "$TMP/pin-$b.json" -- \
+			"$WORKLOADS/phpin" $flag --mib 32 --spin-ms 10 --sys-ms 10 >/dev/null 2>"$TMP/err-$b"
+	done
+	# the share of pin's samples, over the five runs, whose stack holds both frames
+	under() { /usr/bin/python3 -c 'import json,sys
+runs=json.load(open(sys.argv[1]))["commands"][0]["runs"]
+st=[s for r in runs for s in r["profile"]["phases"].get("pin",{"stacks":[]})["stacks"]]
+n=sum(s["count"] for s in st)
+print(round(sum(s["count"] for s in st if "__mm_populate_[k]" in s["stack"] and "sys_mlock_[k]" in s["stack"])/max(n,1),3), n)' "$1"; }
+	u=$(under "$TMP/pin-bad.json")
+	check "bad build: share under __mm_populate and sys_mlock, samples: $u" \
+		[ "$(echo "$u" | awk '{print ($1 >= 0.5 && $2 >= 10)}')" = 1 ] && ok
+else skip "perf cannot sample here"; fi
+
+# pin_named COMPARE BENCH...: the frames compare named in pin that no stack
+# through __mm_populate in the BENCH records holds (noise painted as a change)
+pin_named() { /usr/bin/python3 -c 'import json,sys
+ph={p["name"]:p for p in json.load(open(sys.argv[1]))["phases"]}
+runs=[r for f in sys.argv[2:] for r in json.load(open(f))["commands"][0]["runs"]]
+path=set(f for r in runs for s in r["profile"]["phases"]["pin"]["stacks"] if "__mm_populate_[k]" in s["stack"] for f in s["stack"].split(";"))
+print(" ".join(f["frame"] for f in ph["pin"]["profile"]["frames"] if f["state"] in ("grown","shrunk") and f["frame"] not in path))' "$@"; }
+t "compare of 5 + 5 runs names mlock's page population for pin, and nothing in the noise"
+if [ "$PERF" = 1 ]; then
+	"$PERFHUNT" compare --export-json "$TMP/pc.json" "$TMP/pin-good.json" "$TMP/pin-bad.json" >"$TMP/out" 2>&1
+	st=$?
+	code=$(grep -A1 '^  pin ' "$TMP/out" | grep 'code:')
+	expect_status 0 "$st" &&
+	check "pin's code line: $code" sh -c 'echo "$1" | grep -q "CPU in kernel .*sys_mlock, called from syscall"' - "$code" &&
+	check "__mm_populate grown in the JSON frames" [ "$(/usr/bin/python3 -c 'import json,sys
+ph={p["name"]:p for p in json.load(open(sys.argv[1]))["phases"]}
+fr={f["frame"]:f for f in ph["pin"]["profile"]["frames"]}
+f=fr["__mm_populate_[k]"]
+print(f["state"]=="grown" and f["p_adjusted"]<0.05 and f["delta_ms"]>0 and ph["pin"]["profile"]["new_runs"]==5)' "$TMP/pc.json")" = True ] &&
+	check "every frame named in pin lies on mlock's path: $(pin_named "$TMP/pc.json" "$TMP/pin-good.json" "$TMP/pin-bad.json")" \
+		[ "$(pin_named "$TMP/pc.json" "$TMP/pin-good.json" "$TMP/pin-bad.json")" = "" ] && ok
+else skip "perf cannot sample here"; fi
+
 t "without the privilege: one line naming kernel.perf_event_paranoid, a record without a profile"
 para=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo x)
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1; then

@@ -1,0 +1,221 @@
+/* Unit tests of src/stats/profdiff: which frames a phase's change went to,
+ * on profiles in the record's own format (docs/FORMATS.md "Profile object"),
+ * and the one line compare prints of it (export/compare_text).
+ *
+ * The statistics are held to what a user relies on: a frame that grew in
+ * every run is named with its path; frames drawn from one distribution on
+ * both sides are (almost) never named, over many seeded trials; a frame of
+ * one sample in one run is never named.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "export/compare_text.h"
+#include "stats/profdiff.h"
+#include "stats/stats.h"
+
+#define HZ 100 /* 10 ms a sample */
+
+/* A run's "profile" holding phase pin with stacks[i] counted counts[i] times. */
+static json_t *profile(const char *const *stacks, const int *counts, size_t n)
+{
+	json_t *list = json_array();
+	json_int_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (counts[i] <= 0)
+			continue;
+		json_array_append_new(list, json_pack("{s:s, s:i}", "stack", stacks[i], "count", counts[i]));
+		total += counts[i];
+	}
+	return json_pack("{s:s, s:i, s:f, s:I, s:{s:{s:I, s:o, s:i}}}", "event", "cpu-clock", "frequency_hz", HZ, "ms_per_sample",
+			 1000.0 / HZ, "samples", total, "phases", "pin", "samples", total, "stacks", list, "merged", 0);
+}
+
+static const char *const pin_stacks[] = {
+	"main;pin;syscall;__x64_sys_mlock_[k];__mm_populate_[k];handle_mm_fault_[k];clear_page_erms_[k]",
+	"main;pin;memcpy",
+	"main;spin",
+};
+
+static const struct profdiff_frame *frame(const struct profdiff *d, const char *name)
+{
+	for (size_t i = 0; i < d->n_frames; i++)
+		if (!strcmp(d->frames[i].name, name))
+			return &d->frames[i];
+	return NULL;
+}
+
+/* mlock's path grows from 1-2 samples a run to 30-34; memcpy stays at 10. */
+static void test_grown_path(void **state)
+{
+	(void)state;
+	json_t *base = json_array(), *nw = json_array();
+	for (int r = 0; r < 5; r++) {
+		int b[] = { 1 + r % 2, 10, 3 }, n[] = { 30 + r, 10, 3 };
+		json_array_append_new(base, profile(pin_stacks, b, 3));
+		json_array_append_new(nw, profile(pin_stacks, n, 3));
+	}
+	struct profdiff *d = profdiff_phase(base, nw, "pin", 150, 0.02, 0.05);
+	assert_non_null(d);
+	assert_int_equal(d->base_runs, 5);
+	assert_int_equal(d->new_runs, 5);
+	const struct profdiff_frame *f = frame(d, "__mm_populate_[k]");
+	assert_non_null(f);
+	assert_true(f->delta_ms > 280 && f->delta_ms < 320);
+	assert_int_equal(f->state, PROFDIFF_GROWN);
+	assert_true(f->p_adjusted < 0.05);
+	assert_int_equal(f->test, STATS_MWU_EXACT);
+	/* the frames that did not move are not named */
+	assert_int_equal(frame(d, "memcpy")->state, PROFDIFF_NOISE);
+	/* the hot path ends in the deepest frame that holds the change */
+	assert_true(d->n_hot >= 2);
+	assert_string_equal(d->nodes[d->hot[0]].name, "main");
+	assert_string_equal(d->nodes[d->hot[d->n_hot - 1]].name, "clear_page_erms_[k]");
+	assert_int_equal(d->hot_state, PROFDIFF_GROWN);
+	char line[512];
+	compare_text_code(d, line, sizeof(line));
+	assert_non_null(strstr(line, "CPU in kernel clear_page_erms \u2190 handle_mm_fault \u2190 __mm_populate"));
+	assert_non_null(strstr(line, "__x64_sys_mlock, called from syscall \u2190 pin"));
+	assert_null(strstr(line, "noise"));
+	/* the tree: preorder, children after their parent, means per run */
+	for (size_t i = 0; i < d->n_nodes; i++)
+		if (d->nodes[i].parent != SIZE_MAX) {
+			assert_true(d->nodes[i].parent < i);
+			assert_int_equal(d->nodes[i].depth, d->nodes[d->nodes[i].parent].depth + 1);
+		}
+	profdiff_free(d);
+	json_decref(base);
+	json_decref(nw);
+}
+
+/* Frames drawn from one distribution on both sides: over 200 seeded trials
+ * of 5 + 5 runs with 30 frames each, a frame is named in at most a few. */
+static void test_null_never_painted(void **state)
+{
+	(void)state;
+	char names[30][64];
+	const char *stacks[30];
+	for (int i = 0; i < 30; i++) {
+		snprintf(names[i], sizeof(names[i]), "main;work;f%d%s", i, i % 3 ? "" : ";leaf_[k]");
+		stacks[i] = names[i];
+	}
+	struct stats_rng rng;
+	stats_rng_init(&rng, 42);
+	int named = 0;
+	for (int trial = 0; trial < 200; trial++) {
+		json_t *side[2] = { json_array(), json_array() };
+		for (int s = 0; s < 2; s++)
+			for (int r = 0; r < 5; r++) {
+				int counts[30];
+				for (int i = 0; i < 30; i++) /* 0..2 samples, a few frames of 20..40 */
+					counts[i] = (int)(stats_rng_next(&rng) % (i < 3 ? 21 : 3)) + (i < 3 ? 20 : 0);
+				json_array_append_new(side[s], profile(stacks, counts, 30));
+			}
+		struct profdiff *d = profdiff_phase(side[0], side[1], "pin", 500, 0.02, 0.05);
+		bool any = false;
+		for (size_t i = 0; i < d->n_frames; i++)
+			any |= d->frames[i].state == PROFDIFF_GROWN || d->frames[i].state == PROFDIFF_SHRUNK;
+		named += any;
+		profdiff_free(d);
+		json_decref(side[0]);
+		json_decref(side[1]);
+	}
+	print_message("trials with a frame named: %d of 200\n", named);
+	assert_true(named <= 10); /* alpha is 0.05: 10 expected at most */
+}
+
+/* One sample in one run of the new side: not a change, not even a test. */
+static void test_one_sample_frame(void **state)
+{
+	(void)state;
+	const char *stacks[] = { "main;work", "main;rare_[k]" };
+	json_t *base = json_array(), *nw = json_array();
+	for (int r = 0; r < 6; r++) {
+		int b[] = { 50 + r, 0 }, n[] = { 50 + r, r == 3 };
+		json_array_append_new(base, profile(stacks, b, 2));
+		json_array_append_new(nw, profile(stacks, n, 2));
+	}
+	struct profdiff *d = profdiff_phase(base, nw, "pin", 500, 0.02, 0.05);
+	const struct profdiff_frame *f = frame(d, "rare_[k]");
+	assert_non_null(f);
+	assert_int_equal(f->state, PROFDIFF_NOISE);
+	assert_true(isnan(f->p_adjusted)); /* it could never reach alpha: not in the family */
+	assert_false(isnan(f->p_value));
+	profdiff_free(d);
+	json_decref(base);
+	json_decref(nw);
+}
+
+/* A recursive frame counts once per sample; [other] and runs without a
+ * profile are left out; stacks unwound short of their root still count. */
+static void test_recursion_other_short(void **state)
+{
+	(void)state;
+	const char *stacks[] = { "main;f;f;f", "[other]", "f;g" };
+	json_t *base = json_array(), *nw = json_array();
+	for (int r = 0; r < 3; r++) {
+		int b[] = { 5, 7, 0 }, n[] = { 5, 7, 4 };
+		json_array_append_new(base, profile(stacks, b, 3));
+		json_array_append_new(nw, profile(stacks, n, 3));
+	}
+	json_array_append_new(nw, json_null()); /* a run recorded without --profile */
+	struct profdiff *d = profdiff_phase(base, nw, "pin", 100, 0.02, 0.05);
+	assert_int_equal(d->new_runs, 3);
+	const struct profdiff_frame *f = frame(d, "f");
+	assert_true(fabs(f->base_ms - 50) < 1e-9);
+	assert_true(fabs(f->new_ms - 90) < 1e-9);
+	assert_true(fabs(frame(d, "f")->self_base_ms - 50) < 1e-9);
+	assert_null(frame(d, "[other]"));
+	/* g grew in a stack without main: the path is its own root */
+	assert_string_equal(d->nodes[d->hot[d->n_hot - 1]].name, "g");
+	assert_string_equal(d->nodes[d->hot[0]].name, "f");
+	profdiff_free(d);
+	json_decref(base);
+	json_decref(nw);
+}
+
+/* One run a side: deltas, never a verdict; no profile on a side: NULL. */
+static void test_one_run_and_none(void **state)
+{
+	(void)state;
+	json_t *base = json_array(), *nw = json_array(), *none = json_pack("[n, n]");
+	int b[] = { 1, 10, 3 }, n[] = { 30, 10, 3 };
+	json_array_append_new(base, profile(pin_stacks, b, 3));
+	json_array_append_new(nw, profile(pin_stacks, n, 3));
+	struct profdiff *d = profdiff_phase(base, nw, "pin", 150, 0.02, 0.05);
+	assert_int_equal(frame(d, "handle_mm_fault_[k]")->state, PROFDIFF_UNTESTED);
+	assert_int_equal(d->hot_state, PROFDIFF_UNTESTED);
+	char line[512];
+	assert_non_null(strstr(compare_text_code(d, line, sizeof(line)), "not tested"));
+	profdiff_free(d);
+	assert_null(profdiff_phase(none, nw, "pin", 150, 0.02, 0.05));
+	/* a phase absent from every run of a side is 0 ms there, not an error */
+	d = profdiff_phase(base, nw, "absent", 150, 0.02, 0.05);
+	assert_non_null(d);
+	assert_int_equal(d->n_frames, 0);
+	assert_int_equal(d->n_hot, 0);
+	assert_string_equal(compare_text_code(d, line, sizeof(line)), "");
+	profdiff_free(d);
+	json_decref(base);
+	json_decref(nw);
+	json_decref(none);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grown_path),
+		cmocka_unit_test(test_null_never_painted),
+		cmocka_unit_test(test_one_sample_frame),
+		cmocka_unit_test(test_recursion_other_short),
+		cmocka_unit_test(test_one_run_and_none),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
