@@ -34,6 +34,8 @@ static const char usage_text[] =
 	"else the normal approximation; the test column says which. Holm's correction\n"
 	"is applied within two families: primary (wall_s and phase durations) and\n"
 	"secondary (resources and counters).\n"
+	"Runs recorded with --profile on both sides add a code: line under each\n"
+	"changed phase: the frames whose CPU time changed, tested run by run.\n"
 	"\n"
 	"BASE and NEW are run records (perfhunt.run/1), bench records\n"
 	"(perfhunt.bench/1), or comma-separated lists of record files (a,b,c).\n"

@@ -36,12 +36,19 @@ static json_t *profile_json(const struct profdiff *d)
 	}
 	for (size_t i = 0; i < d->n_hot; i++)
 		json_array_append_new(path, json_string(d->nodes[d->hot[i]].name));
-	return json_pack("{s:I, s:I, s:o, s:o, s:I, s:s, s:o, s:o, s:s, s:o}",
+	json_t *nodes = json_array();
+	for (size_t i = 0; i < d->n_nodes; i++) {
+		const struct profdiff_node *nd = &d->nodes[i];
+		json_array_append_new(nodes, json_pack("{s:s, s:i, s:o, s:o, s:s}", "frame", nd->name, "depth", nd->depth,
+						       "base_ms", num(nd->base_ms), "new_ms", num(nd->new_ms),
+						       "state", profdiff_state_name(nd->state)));
+	}
+	return json_pack("{s:I, s:I, s:o, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:o}",
 		"base_runs", (json_int_t)d->base_runs, "new_runs", (json_int_t)d->new_runs,
 		"base_cpu_ms", num(d->base_ms), "new_cpu_ms", num(d->new_ms),
 		"tests", (json_int_t)d->n_tests, "line", compare_text_code(d, line, sizeof(line)),
 		"hot_path", path, "hot_delta_ms", num(d->hot_delta_ms), "hot_state", profdiff_state_name(d->hot_state),
-		"frames", frames);
+		"frames", frames, "nodes", nodes);
 }
 
 json_t *compare_json_record(const struct comparison *c, const char *base_label, const char *new_label)

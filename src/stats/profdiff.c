@@ -426,13 +426,23 @@ static void find_hot(struct profdiff *d, const struct table *t, size_t nb, size_
 			hot_d = dm;
 		}
 	}
+	/* its node that moved most, preferring a path perf unwound to a known
+	 * root: a failed unwind ends in "[unknown]+0x..." frames read from
+	 * whatever lay on the stack */
 	size_t at = SIZE_MAX;
 	double best = 0;
+	bool best_known = false;
 	for (size_t i = 0; i < d->n_nodes; i++) {
+		if (strcmp(d->nodes[i].name, hot->name))
+			continue;
+		bool known = true;
+		for (size_t k = d->nodes[i].parent; k != SIZE_MAX && known; k = d->nodes[k].parent)
+			known = strncmp(d->nodes[k].name, "[unknown]", 9) != 0;
 		double dm = s * (d->nodes[i].new_ms - d->nodes[i].base_ms);
-		if (!strcmp(d->nodes[i].name, hot->name) && (at == SIZE_MAX || dm > best)) {
+		if (at == SIZE_MAX || known > best_known || (known == best_known && dm > best)) {
 			at = i;
 			best = dm;
+			best_known = known;
 		}
 	}
 	if (at == SIZE_MAX)

@@ -181,6 +181,30 @@ static void test_recursion_other_short(void **state)
 	json_decref(nw);
 }
 
+/* perf unwinds some stacks into garbage ("[unknown]+0x..." read off the
+ * stack): the line follows the path with a known root even when the
+ * garbage one holds more samples. */
+static void test_unknown_root(void **state)
+{
+	(void)state;
+	const char *stacks[] = { "[unknown]+0x6e69622f;syscall;__x64_sys_mlock_[k];fault_[k]",
+				 "main;pin;syscall;__x64_sys_mlock_[k];fault_[k]" };
+	json_t *base = json_array(), *nw = json_array();
+	for (int r = 0; r < 5; r++) {
+		int b[] = { 1, 1 }, n[] = { 20 + r, 15 + r };
+		json_array_append_new(base, profile(stacks, b, 2));
+		json_array_append_new(nw, profile(stacks, n, 2));
+	}
+	struct profdiff *d = profdiff_phase(base, nw, "pin", 100, 0.02, 0.05);
+	assert_string_equal(d->nodes[d->hot[0]].name, "main");
+	assert_string_equal(d->nodes[d->hot[d->n_hot - 1]].name, "fault_[k]");
+	/* the frame's change counts both paths: (39 - 2) samples of 10 ms */
+	assert_true(fabs(d->hot_delta_ms - 370) < 1e-9);
+	profdiff_free(d);
+	json_decref(base);
+	json_decref(nw);
+}
+
 /* One run a side: deltas, never a verdict; no profile on a side: NULL. */
 static void test_one_run_and_none(void **state)
 {
@@ -215,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_null_never_painted),
 		cmocka_unit_test(test_one_sample_frame),
 		cmocka_unit_test(test_recursion_other_short),
+		cmocka_unit_test(test_unknown_root),
 		cmocka_unit_test(test_one_run_and_none),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
