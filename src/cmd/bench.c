@@ -247,28 +247,6 @@ static void progress_clear(struct progress *p)
 	}
 }
 
-/* Writes one export through an in-memory buffer and jsonio's atomic write. */
-static int write_export(const char *path, int (*fn)(const json_t *, FILE *, struct err *), const json_t *rec)
-{
-	struct err e = { 0 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f) {
-		err_sys(&e, "cannot write '%s'", path);
-		return cmd_fail(PH_EXIT_FAIL, &e);
-	}
-	int rc = fn(rec, f, &e);
-	if (fclose(f) != 0 && rc == 0)
-		rc = err_sys(&e, "cannot write '%s'", path);
-	if (rc == 0)
-		rc = jsonio_write_bytes(path, buf, len, &e);
-	else
-		err_wrap(&e, "cannot write '%s'", path);
-	free(buf);
-	return rc < 0 ? cmd_fail(PH_EXIT_FAIL, &e) : 0;
-}
-
 static int markdown_fn(const json_t *rec, FILE *f, struct err *e)
 {
 	return bench_markdown_write(rec, f) < 0 ? err_set(e, "write error") : 0;
@@ -466,12 +444,9 @@ int cmd_bench(int argc, char **argv)
 		status = PH_EXIT_FAIL;
 	if (b.json_path && jsonio_write(b.json_path, rec, &e) < 0)
 		status = cmd_fail(PH_EXIT_FAIL, &e);
-	if (b.csv_path && write_export(b.csv_path, bench_csv_write, rec))
-		status = PH_EXIT_FAIL;
-	if (b.md_path && write_export(b.md_path, markdown_fn, rec))
-		status = PH_EXIT_FAIL;
-	if (b.go_path && write_export(b.go_path, bench_gobench_write, rec))
-		status = PH_EXIT_FAIL;
+	const struct cmd_export ex[] = { { b.csv_path, bench_csv_write }, { b.md_path, markdown_fn },
+					 { b.go_path, bench_gobench_write } };
+	status = cmd_write_exports(ex, sizeof(ex) / sizeof(ex[0]), rec, status);
 	if (b.timed_out && !b.ignore_failure && status == PH_EXIT_OK)
 		status = PH_EXIT_FAIL; /* recorded and reported, but the bench did not run clean */
 	fflush(stdout);

@@ -61,6 +61,16 @@ int cmd_finish_stdout(int status);
  * filled ("cannot write 'PATH': ..."). */
 int cmd_write_export(const char *path, int (*fn)(const json_t *, FILE *, struct err *), const json_t *rec,
 		     struct err *e);
+/* One export of a record a command was asked for: the file (NULL: not asked)
+ * and the exporter that renders it. */
+struct cmd_export {
+	const char *path;
+	int (*fn)(const json_t *, FILE *, struct err *);
+};
+/* Writes each asked export of rec (cmd_write_export), a failure said on stderr
+ * as cmd_fail says it; returns status, or PH_EXIT_FAIL where status was 0 and
+ * an export failed. */
+int cmd_write_exports(const struct cmd_export *ex, size_t n, const json_t *rec, int status);
 /* True when colour may be used on the stream (a tty and NO_COLOR unset). */
 int cmd_use_color(int fd);
 /* The daemon of --attach PID (*pid > 0, checked), --attach-name NAME or

@@ -131,6 +131,16 @@ int cmd_write_export(const char *path, int (*fn)(const json_t *, FILE *, struct 
 	return rc < 0 ? -1 : 0;
 }
 
+int cmd_write_exports(const struct cmd_export *ex, size_t n, const json_t *rec, int status)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct err e;
+		if (ex[i].path && cmd_write_export(ex[i].path, ex[i].fn, rec, &e) < 0)
+			status = cmd_fail(status ? status : PH_EXIT_FAIL, &e);
+	}
+	return status;
+}
+
 int cmd_use_color(int fd)
 {
 	const char *nc = getenv("NO_COLOR");

@@ -314,19 +314,11 @@ static int record(const struct session_config *c, struct shown *sh, json_t **rec
  * a failure is said and makes the status 1 where the run succeeded. */
 static int write_exports(const struct record_opts *o, const json_t *rec, int status)
 {
-	const struct {
-		const char *path;
-		int (*fn)(const json_t *, FILE *, struct err *);
-	} ex[] = { { o->folded_path, profile_folded_write }, { o->speedscope_path, speedscope_write },
-		   { o->trace_path, trace_write } };
-	for (size_t i = 0; rec && i < sizeof(ex) / sizeof(ex[0]); i++) {
-		struct err e;
-		if (ex[i].path && cmd_write_export(ex[i].path, ex[i].fn, rec, &e) < 0) {
-			fprintf(stderr, "perfhunt: %s\n", e.msg);
-			status = status ? status : PH_EXIT_FAIL;
-		}
-	}
-	return status;
+	if (!rec)
+		return status;
+	const struct cmd_export ex[] = { { o->folded_path, profile_folded_write },
+					 { o->speedscope_path, speedscope_write }, { o->trace_path, trace_write } };
+	return cmd_write_exports(ex, sizeof(ex) / sizeof(ex[0]), rec, status);
 }
 
 int record_opts_execute(const struct record_opts *o, const struct launch_opts *launch,
