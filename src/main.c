@@ -24,7 +24,7 @@ static const struct command commands[] = {
 	{ "bench", cmd_bench, "repeated, interleaved runs of commands: statistics, outliers, exports" },
 	{ "compare", cmd_compare, "compare runs: medians, CI, p-value, verdict, phase attribution" },
 	{ "bisect-check", cmd_bisect_check, "for git bisect run: exit 0 good, 1 regressed, 125 skip" },
-	{ "show", cmd_show, "a recorded run on the terminal: summary, phases, RSS sparkline" },
+	{ "show", cmd_show, "a recorded run on the terminal: summary, phases, RSS sparkline; its exports" },
 	{ "peak", cmd_peak, "peak row of a timeline CSV, in one pass" },
 	{ "report", cmd_report, "self-contained HTML report (inline SVG) of a run, bench or compare record" },
 	{ "history", cmd_history, "stored runs: list, show, trends, change points over commits, a trend site" },

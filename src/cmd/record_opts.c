@@ -49,19 +49,44 @@ void record_opts_release(struct record_opts *o)
 
 enum {
 	OPT_CSV_FORMAT = 1, OPT_CGROUP, OPT_PROBE, OPT_LANE_KEY, OPT_TAG, OPT_GPU, OPT_PROBE_LOG, OPT_PROBE_TIME,
-	OPT_PUSH, OPT_PUSH_LABEL, OPT_EVENTS, OPT_EXPORT_FOLDED, OPT_EXPORT_SPEEDSCOPE, OPT_EXPORT_TRACE,
+	OPT_PUSH, OPT_PUSH_LABEL, OPT_EVENTS,
 };
 
 /* The profile exports are files of one run: bench and bisect-check refuse them. */
-static int export_path(struct record_opts *o, const char *opt, const char *arg, const char **to, struct err *e)
+static int export_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
 {
-	if (o->rows_for == RECORD_OPTS_FOR_BENCH || o->rows_for == RECORD_OPTS_FOR_BISECT)
+	(void)st;
+	struct record_opts_exports *x = row->value;
+	char opt[64];
+	snprintf(opt, sizeof(opt), "--%s", row->long_name);
+	if (x->refused)
 		return err_set(e, "%s is not available here: it writes one run's profile (run, watch, or show RUN)",
 			       opt);
 	if (!*arg)
 		return err_set(e, "%s: expected a file name", opt);
-	*to = arg;
+	const char **to[] = { &x->folded_path, &x->speedscope_path, &x->trace_path };
+	*to[row->defval] = arg;
 	return 0;
+}
+
+void record_opts_export_rows(struct record_opts_exports *x, unsigned flags,
+			     struct parseopt rows[RECORD_OPTS_EXPORT_NROWS])
+{
+	const struct parseopt r[RECORD_OPTS_EXPORT_NROWS] = {
+		PARSEOPT_CALLBACK(0, "export-folded", x, "FILE",
+				  "the profile as folded stacks, rooted at their\nphases (flamegraph.pl)", export_opt),
+		PARSEOPT_CALLBACK(0, "export-speedscope", x, "FILE",
+				  "the profile as speedscope JSON: one profile per\nphase and the run", export_opt),
+		PARSEOPT_CALLBACK(0, "export-trace", x, "FILE",
+				  "the run as Chrome trace-event JSON (Perfetto):\nphases, counters, profile samples",
+				  export_opt),
+		PARSEOPT_END(),
+	};
+	memcpy(rows, r, sizeof(r));
+	for (int i = 0; i < RECORD_OPTS_EXPORT_NROWS - 1; i++) {
+		rows[i].flags = flags;
+		rows[i].defval = i; /* which of x's paths */
+	}
 }
 
 /* arg is one of two words: *second = whether it is the second; else an error naming opt. */
@@ -135,12 +160,6 @@ static int record_opt(struct parseopt_state *st, const struct parseopt *row, con
 		o->events = arg;
 		o->counters = true;
 		return 0;
-	case OPT_EXPORT_FOLDED:
-		return export_path(o, "--export-folded", arg, &o->folded_path, e);
-	case OPT_EXPORT_SPEEDSCOPE:
-		return export_path(o, "--export-speedscope", arg, &o->speedscope_path, e);
-	case OPT_EXPORT_TRACE:
-		return export_path(o, "--export-trace", arg, &o->trace_path, e);
 	}
 	return err_set(e, "unknown shared option %d", (int)row->defval);
 }
@@ -158,7 +177,7 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 	/* a cgroup and counters need a command perfhunt starts: watch accepts and ignores them */
 	const unsigned launched = cmd == RECORD_OPTS_FOR_WATCH ? PARSEOPT_HIDDEN : 0;
 	o->rows_for = (int)cmd;
-	const struct parseopt r[RECORD_OPTS_NROWS] = {
+	const struct parseopt r[] = {
 		PARSEOPT_INT(0, "interval", &o->interval_ms, "MS", "sampling interval (default 100, minimum 1)", 1,
 			     3600000),
 		{ .type = PARSEOPT_TYPE_STRING, .short_name = 'o', .long_name = "output", .value = &o->json_path,
@@ -206,15 +225,13 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		  .flags = not_bisect },
 		{ .type = PARSEOPT_TYPE_INT, .long_name = "profile-hz", .value = &o->profile_hz, .argh = "HZ",
 		  .help = "samples per second of --profile (default 99)", .min = 1, .max = 10000, .flags = not_bisect },
-		ROW(0, "export-folded", "FILE", "the profile as folded stacks, rooted at their\nphases (flamegraph.pl)",
-		    OPT_EXPORT_FOLDED, per_run),
-		ROW(0, "export-speedscope", "FILE", "the profile as speedscope JSON: one profile per\nphase and the run",
-		    OPT_EXPORT_SPEEDSCOPE, per_run),
-		ROW(0, "export-trace", "FILE", "the run as Chrome trace-event JSON (Perfetto):\n"
-		    "phases, counters, profile samples", OPT_EXPORT_TRACE, per_run),
-		PARSEOPT_END(),
+		PARSEOPT_END(), /* the export rows from here */
 	};
+	_Static_assert(sizeof(r) / sizeof(r[0]) == RECORD_OPTS_NROWS - RECORD_OPTS_EXPORT_NROWS + 1,
+		       "RECORD_OPTS_NROWS counts the rows and the export rows");
 	memcpy(rows, r, sizeof(r));
+	o->exports.refused = bench || bisect;
+	record_opts_export_rows(&o->exports, per_run, rows + RECORD_OPTS_NROWS - RECORD_OPTS_EXPORT_NROWS);
 }
 
 #undef ROW
@@ -310,14 +327,12 @@ static int record(const struct session_config *c, struct shown *sh, json_t **rec
 	return out.status;
 }
 
-/* --export-folded, --export-speedscope, --export-trace of the run's record;
- * a failure is said and makes the status 1 where the run succeeded. */
-static int write_exports(const struct record_opts *o, const json_t *rec, int status)
+int record_opts_write_exports(const struct record_opts_exports *x, const json_t *rec, int status)
 {
 	if (!rec)
 		return status;
-	const struct cmd_export ex[] = { { o->folded_path, profile_folded_write },
-					 { o->speedscope_path, speedscope_write }, { o->trace_path, trace_write } };
+	const struct cmd_export ex[] = { { x->folded_path, profile_folded_write },
+					 { x->speedscope_path, speedscope_write }, { x->trace_path, trace_write } };
 	return cmd_write_exports(ex, sizeof(ex) / sizeof(ex[0]), rec, status);
 }
 
@@ -329,7 +344,7 @@ int record_opts_execute(const struct record_opts *o, const struct launch_opts *l
 	struct shown sh = { .o = o, .w = w, .summary = true };
 	json_t *rec;
 	int status = record(&c, &sh, &rec);
-	status = write_exports(o, rec, status);
+	status = record_opts_write_exports(&o->exports, rec, status);
 	json_decref(rec);
 	return status;
 }

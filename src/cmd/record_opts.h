@@ -19,6 +19,14 @@
 #include "util/parse.h"
 #include "util/parseopt.h"
 
+/* The files of one run's record: --export-folded, --export-speedscope and
+ * --export-trace (NULL: not asked). run and watch write them of the run they
+ * record, show of a stored one; bench and bisect-check refuse them. */
+struct record_opts_exports {
+	const char *folded_path, *speedscope_path, *trace_path;
+	bool refused; /* the rows refuse them: bench, bisect-check */
+};
+
 struct record_opts {
 	int interval_ms;
 	const char *json_path;
@@ -51,7 +59,7 @@ struct record_opts {
 	double push_every_ms;    /* watch --push-every: live samples to the gateway */
 	bool profile;            /* --profile: on-CPU stacks through perf */
 	int profile_hz;          /* --profile-hz (default 99) */
-	const char *folded_path, *speedscope_path, *trace_path; /* --export-folded/-speedscope/-trace */
+	struct record_opts_exports exports; /* --export-folded/-speedscope/-trace */
 	int rows_for;            /* the enum record_opts_for the rows were made for */
 };
 
@@ -67,6 +75,14 @@ void record_opts_release(struct record_opts *o);
 /* Fills rows with the shared options (END-terminated), their values written
  * into o, for a command's table: PARSEOPT_INCLUDE(rows). */
 void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct parseopt rows[RECORD_OPTS_NROWS]);
+/* Fills rows with the three export options (END-terminated), their values
+ * written into x, each row with flags (PARSEOPT_HIDDEN). */
+#define RECORD_OPTS_EXPORT_NROWS 4
+void record_opts_export_rows(struct record_opts_exports *x, unsigned flags,
+			     struct parseopt rows[RECORD_OPTS_EXPORT_NROWS]);
+/* Writes the exports x asks for of the run record rec: a failure is said on
+ * stderr and makes status PH_EXIT_FAIL where it was 0. Returns the status. */
+int record_opts_write_exports(const struct record_opts_exports *x, const json_t *rec, int status);
 /* The session configuration of these options (borrowing from o). */
 void record_opts_session(const struct record_opts *o, const struct launch_opts *launch,
 			 uint64_t memory_limit_bytes, char *const *record_argv, struct session_config *c);

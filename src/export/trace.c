@@ -2,11 +2,14 @@
  * phases, sample rows (by column name) and profile timeline. */
 #include "export/trace.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "record/command.h"
+#include "util/xalloc.h"
 
 enum { TRACE_RUN_PID = 1, TRACE_SAMPLES_PID = 2 };
 
@@ -16,41 +19,117 @@ static json_t *meta(const char *what, int pid, int tid, const char *name)
 			 "name", name);
 }
 
-/* The lane's track: 1 for phases without a lane, then one per lane name. */
-static int lane_tid(json_t *lanes, json_t *events, const char *lane)
+/* One track of a lane: the ends (ns) of the slices open on it, innermost last. */
+struct track {
+	const char *lane;
+	int tid;
+	int64_t *open_end_ns;
+	size_t nopen, cap;
+};
+
+struct tracks {
+	struct track *t;
+	size_t n;
+	json_t *events; /* where a new track's thread_name goes */
+};
+
+/* The track of a slice [start_ns, end_ns] of lane, the slices coming in order
+ * of start (the longer first at one start): the lane's first track where it
+ * nests in what is open, else a new track of the lane ("LANE (2)") — Perfetto
+ * and the format want the complete events of one thread to nest, and two
+ * phases of one lane may overlap (duration probes, markers closed out of
+ * order). Tracks are numbered 1, 2, ... in order of first use. */
+static int track_for(struct tracks *ts, const char *lane, int64_t start_ns, int64_t end_ns)
 {
-	const json_t *v = json_object_get(lanes, lane);
-	if (v)
-		return (int)json_integer_value(v);
-	int tid = (int)json_object_size(lanes) + 1;
-	json_object_set_new(lanes, lane, json_integer(tid));
-	json_array_append_new(events, meta("thread_name", TRACE_RUN_PID, tid, lane[0] ? lane : "phases"));
-	return tid;
+	int copies = 0;
+	struct track *t = NULL;
+	for (size_t i = 0; i < ts->n && !t; i++) {
+		struct track *c = &ts->t[i];
+		if (strcmp(c->lane, lane))
+			continue;
+		copies++;
+		while (c->nopen && c->open_end_ns[c->nopen - 1] <= start_ns)
+			c->nopen--; /* ended before this start: closed for every later slice too */
+		if (!c->nopen || end_ns <= c->open_end_ns[c->nopen - 1])
+			t = c;
+	}
+	if (!t) {
+		ts->t = xrealloc(ts->t, (ts->n + 1) * sizeof(*ts->t));
+		t = &ts->t[ts->n++];
+		*t = (struct track){ .lane = lane, .tid = (int)ts->n };
+		char name[300];
+		if (copies)
+			snprintf(name, sizeof(name), "%s (%d)", lane[0] ? lane : "phases", copies + 1);
+		else
+			snprintf(name, sizeof(name), "%s", lane[0] ? lane : "phases");
+		json_array_append_new(ts->events, meta("thread_name", TRACE_RUN_PID, t->tid, name));
+	}
+	if (t->nopen == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 4;
+		t->open_end_ns = xrealloc(t->open_end_ns, t->cap * sizeof(*t->open_end_ns));
+	}
+	t->open_end_ns[t->nopen++] = end_ns;
+	return t->tid;
+}
+
+/* A phase of the record, its times rounded to whole nanoseconds so that a
+ * slice's ts + dur is its end exactly and nesting survives the rounding. */
+struct slice {
+	const json_t *ph;
+	const char *name, *lane;
+	int64_t start_ns, end_ns;
+	size_t index;
+};
+
+static int slice_cmp(const void *a, const void *b)
+{
+	const struct slice *x = a, *y = b;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->end_ns != y->end_ns)
+		return x->end_ns > y->end_ns ? -1 : 1; /* the enclosing one first */
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static double us(int64_t ns)
+{
+	return (double)ns / 1000;
 }
 
 static void add_phases(const json_t *rec, json_t *events)
 {
-	json_t *lanes = json_object();
-	lane_tid(lanes, events, "");
-	size_t i;
+	const json_t *phases = json_object_get(rec, "phases");
+	struct slice *sl = xcalloc(json_array_size(phases) + 1, sizeof(*sl));
+	size_t n = 0, i;
 	const json_t *ph;
-	json_array_foreach(json_object_get(rec, "phases"), i, ph) {
+	json_array_foreach(phases, i, ph) {
 		const char *name = json_string_value(json_object_get(ph, "name"));
 		const char *lane = json_string_value(json_object_get(ph, "lane"));
 		double start = json_number_value(json_object_get(ph, "start_ms"));
 		double end = json_number_value(json_object_get(ph, "end_ms"));
-		if (!name || end < start)
+		if (!name || !(end >= start) || !isfinite(end) || !isfinite(start))
 			continue;
+		sl[n++] = (struct slice){ .ph = ph, .name = name, .lane = lane ? lane : "", .index = i,
+					  .start_ns = llround(start * 1e6), .end_ns = llround(end * 1e6) };
+	}
+	qsort(sl, n, sizeof(*sl), slice_cmp);
+	struct tracks ts = { .events = events };
+	track_for(&ts, "", 0, 0); /* track 1: the phases without a lane, named first */
+	for (i = 0; i < n; i++) {
 		json_t *args = json_object();
-		const json_t *res = json_object_get(ph, "resources");
+		const json_t *res = json_object_get(sl[i].ph, "resources");
 		if (json_is_object(res))
 			json_object_update(args, (json_t *)res);
-		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:o}", "name", name, "cat",
-							"phase", "ph", "X", "ts", start * 1000, "dur",
-							(end - start) * 1000, "pid", TRACE_RUN_PID, "tid",
-							lane_tid(lanes, events, lane ? lane : ""), "args", args));
+		int tid = track_for(&ts, sl[i].lane, sl[i].start_ns, sl[i].end_ns);
+		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:o}", "name", sl[i].name,
+							"cat", "phase", "ph", "X", "ts", us(sl[i].start_ns), "dur",
+							us(sl[i].end_ns - sl[i].start_ns), "pid", TRACE_RUN_PID, "tid",
+							tid, "args", args));
 	}
-	json_decref(lanes);
+	for (i = 0; i < ts.n; i++)
+		free(ts.t[i].open_end_ns);
+	free(ts.t);
+	free(sl);
 }
 
 static int column(const json_t *cols, const char *name)
@@ -153,7 +232,7 @@ int trace_write(const json_t *rec, FILE *out, struct err *e)
 	add_profile_samples(rec, events);
 	json_t *doc = json_pack("{s:o, s:s, s:{s:s, s:O?}}", "traceEvents", events, "displayTimeUnit", "ms",
 				"otherData", "generator", "perfhunt", "started_at", json_object_get(rec, "started_at"));
-	int rc = json_dumpf(doc, out, JSON_COMPACT | JSON_REAL_PRECISION(10)) < 0 ? err_set(e, "cannot write the trace JSON") : 0;
+	int rc = json_dumpf(doc, out, JSON_COMPACT | JSON_REAL_PRECISION(15)) < 0 ? err_set(e, "cannot write the trace JSON") : 0;
 	fputc('\n', out);
 	json_decref(doc);
 	return rc;

@@ -80,6 +80,14 @@ t "Go benchmark export: 6 result lines benchstat can read"
 n=$(grep -c -E '^Benchmark[^a-z[:space:]][^[:space:]]* 1 [0-9]+ ns/op( [0-9]+ [^[:space:]]+)* [0-9]+ peak-rss-B( [0-9]+ [^[:space:]]+)*$' "$TMP/b.go")
 [ "$n" = 6 ] && expect_no_grep '^Benchmark[a-z]' "$TMP/b.go" && ok || fail "$n result lines: $(head -3 "$TMP/b.go")"
 
+t "an export that cannot be written: one line, status 1, the other exports still written"
+"$P" bench -q -n 1 --no-save --export-csv "$TMP/nodir/b.csv" --export-markdown "$TMP/w.md" \
+	--export-gobench "$TMP/w.go" -- "$W" sleep:1 >/dev/null 2>"$TMP/err"
+expect_status 1 $? &&
+	check "one line: $(cat "$TMP/err")" [ "$(wc -l <"$TMP/err")" = 1 ] &&
+	expect_grep "^perfhunt: cannot create '$TMP/nodir/b.csv': No such file or directory$" "$TMP/err" &&
+	check "markdown written" [ -s "$TMP/w.md" ] && check "gobench written" [ -s "$TMP/w.go" ] && ok
+
 t "-L expands every combination, {NAME} substituted"
 "$P" bench -q -n 1 --no-save -L MS 5,10 -L TXT a,b --export-json "$TMP/l.json" -- "$W" sleep:{MS} out:{TXT} >"$TMP/out"
 st=$?

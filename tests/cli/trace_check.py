@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+# trace_check.py FILE: checks a perfhunt --export-trace file against the
+# documented fields of the Chrome trace-event format, since Perfetto's trace
+# processor is not packaged in Debian (no `perfetto` package, no
+# python3-perfetto) and so cannot load it here.
+#
+# What is checked, and where the rule comes from:
+#  * the JSON Object Format: an object whose "traceEvents" is the event list;
+#    "displayTimeUnit", if present, is "ms" or "ns"; "otherData" an object
+#    (Trace Event Format, "JSON Object Format").
+#  * every event: "ph" one of the types perfhunt writes (M, X, C, i), "name" a
+#    string, "pid" an integer, "tid" an integer where the event is on a thread,
+#    "ts" a finite number of microseconds, "cat" a string and "args" an object
+#    where present (Trace Event Format, "Event Descriptions").
+#  * X (complete events): "dur" a number >= 0; slices on one track (pid, tid)
+#    nest perfectly: Perfetto's data model requires duration events to nest as
+#    the spec mandates, and lays out overlapping ones on an overflow track
+#    (perfetto.dev docs/getting-started/other-formats, "Chrome JSON format").
+#  * C (counter events): "args" a non-empty object of numbers (each key a
+#    series); counters are process-local, so a track is (pid, name); its
+#    timestamps increase (one value per instant).
+#  * i (instant events): a scope "s" of g, p or t; on a thread track.
+#  * M (metadata events): "process_name" / "thread_name" with "args.name" a
+#    string, once per process / thread; every process that has events and every
+#    thread track holding X or i events is named.
+# Prints the event types seen ("C M X i") and counts; exits 1 with the first
+# problems found, one a line.
+import json
+import math
+import sys
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def check(doc):
+    bad = []
+    if not isinstance(doc, dict):
+        return ["the trace is not a JSON object (the JSON Object Format)"], {}
+    if doc.get("displayTimeUnit", "ms") not in ("ms", "ns"):
+        bad.append("displayTimeUnit is %r, not ms or ns" % doc["displayTimeUnit"])
+    if not isinstance(doc.get("otherData", {}), dict):
+        bad.append("otherData is not an object")
+    ev = doc.get("traceEvents")
+    if not isinstance(ev, list) or not ev:
+        return bad + ["traceEvents is not a non-empty list"], {}
+    count = {}
+    pnames, tnames = {}, {}
+    pids_used = set()
+    slices = {}    # (pid, tid) -> [(ts, dur, name)]
+    on_thread = set()  # (pid, tid) holding X or i events
+    last_ts = {}   # counter track (pid, name) -> ts
+    for k, e in enumerate(ev):
+        where = "event %d" % k
+        if not isinstance(e, dict):
+            bad.append(where + ": not an object")
+            continue
+        ph = e.get("ph")
+        if ph not in ("M", "X", "C", "i"):
+            bad.append(where + ": ph %r is not one of M X C i" % (ph,))
+            continue
+        count[ph] = count.get(ph, 0) + 1
+        name, pid, tid = e.get("name"), e.get("pid"), e.get("tid")
+        where = "event %d (%s %r)" % (k, ph, name)
+        if not isinstance(name, str) or not name:
+            bad.append(where + ": name is not a non-empty string")
+        if not is_int(pid):
+            bad.append(where + ": pid is not an integer")
+            continue
+        if "tid" in e and not is_int(tid):
+            bad.append(where + ": tid is not an integer")
+            continue
+        if "cat" in e and not isinstance(e["cat"], str):
+            bad.append(where + ": cat is not a string")
+        if "args" in e and not isinstance(e["args"], dict):
+            bad.append(where + ": args is not an object")
+            continue
+        args = e.get("args", {})
+        if ph == "M":
+            if name not in ("process_name", "thread_name"):
+                bad.append(where + ": metadata name is not process_name or thread_name")
+            elif not isinstance(args.get("name"), str) or not args["name"]:
+                bad.append(where + ": args.name is not a non-empty string")
+            elif name == "process_name":
+                if pid in pnames:
+                    bad.append(where + ": process %d named twice" % pid)
+                pnames[pid] = args["name"]
+            elif not is_int(tid):
+                bad.append(where + ": thread_name without an integer tid")
+            else:
+                if (pid, tid) in tnames:
+                    bad.append(where + ": thread %d/%d named twice" % (pid, tid))
+                tnames[(pid, tid)] = args["name"]
+            continue
+        pids_used.add(pid)
+        ts = e.get("ts")
+        if not is_num(ts) or ts < 0:
+            bad.append(where + ": ts %r is not a number of microseconds >= 0" % (ts,))
+            continue
+        if ph == "X":
+            dur = e.get("dur")
+            if not is_num(dur) or dur < 0:
+                bad.append(where + ": dur %r is not a number >= 0" % (dur,))
+            elif not is_int(tid):
+                bad.append(where + ": a complete event without a tid")
+            else:
+                on_thread.add((pid, tid))
+                slices.setdefault((pid, tid), []).append((ts, dur, name))
+        elif ph == "C":
+            if not args or not all(is_num(v) for v in args.values()):
+                bad.append(where + ": args %r is not a non-empty object of numbers" % (args,))
+            track = (pid, name)
+            if track in last_ts and ts <= last_ts[track]:
+                bad.append(where + ": ts %r does not increase on counter %r (last %r)" % (ts, name, last_ts[track]))
+            last_ts[track] = ts
+        elif ph == "i":
+            if e.get("s") not in ("g", "p", "t"):
+                bad.append(where + ": scope s %r is not g, p or t" % (e.get("s"),))
+            if not is_int(tid):
+                bad.append(where + ": an instant event without a tid")
+            else:
+                on_thread.add((pid, tid))
+    for pid in sorted(pids_used - set(pnames)):
+        bad.append("process %d has events but no process_name" % pid)
+    for pid, tid in sorted(on_thread - set(tnames)):
+        bad.append("thread %d/%d has events but no thread_name" % (pid, tid))
+    # Complete events on one track must nest: sorted by start (the longer first
+    # at one start), each starts after the enclosing one ends, or ends within it.
+    eps = 1e-3  # a nanosecond: the export's rounding
+    for track, sl in sorted(slices.items()):
+        open_ = []
+        for ts, dur, name in sorted(sl, key=lambda s: (s[0], -s[1])):
+            while open_ and ts >= open_[-1][0] + open_[-1][1] - eps:
+                open_.pop()
+            if open_ and ts + dur > open_[-1][0] + open_[-1][1] + eps:
+                o = open_[-1]
+                bad.append("track %d/%d: %r [%g, %g] overlaps %r [%g, %g] without nesting" %
+                           (track[0], track[1], name, ts, ts + dur, o[2], o[0], o[0] + o[1]))
+            open_.append((ts, dur, name))
+    return bad, count
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: trace_check.py TRACE.json", file=sys.stderr)
+        return 2
+    with open(sys.argv[1]) as f:
+        doc = json.load(f)
+    bad, count = check(doc)
+    print(" ".join(sorted(count)))
+    print("# " + ", ".join("%s %d" % (k, count[k]) for k in sorted(count)))
+    for b in bad[:20]:
+        print("problem: " + b)
+    if len(bad) > 20:
+        print("problem: ... and %d more" % (len(bad) - 20))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
