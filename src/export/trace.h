@@ -2,7 +2,9 @@
  * Perfetto's UI and chrome://tracing open.
  *
  * Process 1 is the run: its phases as complete ("X") slices, one thread
- * (track) per lane, and its timelines as counter ("C") events — memory,
+ * (track) per lane, plus a further track of the lane where a phase overlaps
+ * another of it without nesting (the slices of one track must nest, for the
+ * format and Perfetto); and its timelines as counter ("C") events: memory,
  * faults and CPU per interval, GPU memory where sampled. Process 2 holds the
  * profile's timed samples as instant ("i") events, one track per sampled
  * thread, named by their leaf frame. Times are microseconds since the
