@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/flamegraph.h"
 #include "export/report_chart.h"
 #include "util/xalloc.h"
 
@@ -90,8 +91,8 @@ void report_page_begin(struct svg *s, const char *title)
 	svg_text(s, title);
 	/* The error hook comes first, so any script error is visible in the DOM. */
 	svg_printf(s, "</title>\n<script>window.onerror=function(m){document.documentElement."
-		   "setAttribute('data-error',String(m));};</script>\n<style>%s%s</style>\n</head>\n<body>\n",
-		   report_page_css, report_page_chart_css);
+		   "setAttribute('data-error',String(m));};</script>\n<style>%s%s%s</style>\n</head>\n<body>\n",
+		   report_page_css, report_page_chart_css, flamegraph_css);
 }
 
 void report_page_end(struct svg *s)
