@@ -30,7 +30,7 @@ static const char fg_ellipsis[] = "\u2026";
 
 const char flamegraph_css[] =
 	"svg.flame .f rect{stroke:#fff;stroke-width:.5}svg.flame .f:hover rect{stroke:#000;stroke-width:1}"
-	"svg.flame .f text{font-size:11px;pointer-events:none}.flegend{font-size:11px}"
+	"svg.flame .f text{font-size:11px;pointer-events:none}svg text.flegend{font-size:11px}svg text.fnote{fill:#444}"
 	"svg.flame .fgrow rect,rect.fgrow{fill:#D6604D}svg.flame .fshrink rect,rect.fshrink{fill:#4393C3}"
 	"svg.flame .fsame rect,rect.fsame{fill:#C8C8C8}";
 
@@ -474,7 +474,7 @@ static void fg_legend(struct svg *s, const struct flamegraph_opts *o, int meta)
 		svg_printf(s, "<text class=\"flegend\" x=\"%.0f\" y=\"37\">%s</text>", x + 16, label);
 		x += 16 + 6.5 * (double)strlen(label) + 14;
 	}
-	svg_printf(s, "<text class=\"flegend\" x=\"%.0f\" y=\"37\" fill=\"#444\">root at the bottom; "
+	svg_printf(s, "<text class=\"flegend fnote\" x=\"%.0f\" y=\"37\">root at the bottom; "
 		   "a frame is as wide as the %s under it, callees above their caller</text></g>\n", x + 6,
 		   o->differential ? "time" : "samples");
 }
