@@ -536,9 +536,11 @@ void flamegraph_write(struct svg *s, const struct flamegraph_node *nodes, size_t
 		if (fit >= 3) {
 			char label[4 * 160 + 8];
 			fg_fit(nd->name, shown, fit > 150 ? 150 : (size_t)fit, label, sizeof(label));
-			svg_printf(s, "<text x=\"%.2f\" y=\"%.0f\">", r[k].x + 3, y + 12);
+			/* a nested viewport clips the label to its frame, whatever the font's widths */
+			svg_printf(s, "<svg x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\"><text x=\"3\" y=\"12\">",
+				   r[k].x, y, r[k].w, FG_FRAME_H - 1);
 			svg_text(s, label);
-			svg_raw(s, "</text>");
+			svg_raw(s, "</text></svg>");
 		}
 		svg_raw(s, "</g>\n");
 	}

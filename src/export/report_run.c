@@ -19,6 +19,7 @@
 #include "export/phases_text.h"
 #include "export/report_chart.h"
 #include "export/summary.h"
+#include "util/units.h"
 #include "util/xalloc.h"
 
 enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_N };
@@ -492,24 +493,24 @@ static void report_run_tables(const json_t *rec, const struct report_run_flames 
 static char *report_run_problems(const json_t *pr)
 {
 	static const struct { const char *key, *one, *many; } k[] = {
-		{ "lost_chunks", "perf lost %.0f chunk of samples", "perf lost %.0f chunks of samples" },
-		{ "unnamed_frames", "%.0f sample has frames without a symbol (shown as MAPPING+0xADDR)",
-		  "%.0f samples have frames without a symbol (shown as MAPPING+0xADDR)" },
-		{ "kernel_only", "%.0f sample has no user stack (kernel frames only)",
-		  "%.0f samples have no user stack (kernel frames only)" },
-		{ "truncated", "%.0f stack was cut at its deepest frames", "%.0f stacks were cut at their deepest frames" },
-		{ "unreadable_lines", "%.0f line of perf script was not understood",
-		  "%.0f lines of perf script were not understood" },
-		{ "phase_names_past_bound", "%.0f sample of phase names past the first 256 has no phase profile",
-		  "%.0f samples of phase names past the first 256 have no phase profile" },
+		{ "lost_chunks", "perf lost %s chunk of samples", "perf lost %s chunks of samples" },
+		{ "unnamed_frames", "%s sample has frames without a symbol (shown as MAPPING+0xADDR)",
+		  "%s samples have frames without a symbol (shown as MAPPING+0xADDR)" },
+		{ "kernel_only", "%s sample has no user stack (kernel frames only)",
+		  "%s samples have no user stack (kernel frames only)" },
+		{ "truncated", "%s stack was cut at its deepest frames", "%s stacks were cut at their deepest frames" },
+		{ "unreadable_lines", "%s line of perf script was not understood",
+		  "%s lines of perf script were not understood" },
+		{ "phase_names_past_bound", "%s sample of phase names past the first 256 has no phase profile",
+		  "%s samples of phase names past the first 256 have no phase profile" },
 	};
 	char *out = xstrdup("");
 	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
 		double v = report_page_num(pr, k[i].key);
 		if (!(v > 0))
 			continue;
-		char part[160];
-		snprintf(part, sizeof(part), v == 1 ? k[i].one : k[i].many, v);
+		char part[160], c[32];
+		snprintf(part, sizeof(part), v == 1 ? k[i].one : k[i].many, units_count(v, c, sizeof(c)));
 		char *n = xasprintf("%s%s%s", out, *out ? "; " : "", part);
 		free(out);
 		out = n;
@@ -529,13 +530,13 @@ static void report_run_flame(struct svg *s, const json_t *list, const char *id, 
 	struct flamegraph_nodes nodes;
 	if (flamegraph_nodes_from_stacks(json_object_get(list, "stacks"), REPORT_RUN_MIN_FRACTION, &nodes, NULL) < 0)
 		return;
-	char a[64], b[64];
+	char a[64], b[64], c[32];
 	double samples = report_page_num(list, "samples"), merged = report_page_num(list, "merged");
 	if (!(samples >= 0))
 		samples = nodes.total;
-	snprintf(b, sizeof(b), merged > 0 ? ", %.0f stacks in [other]" : "", merged);
-	char *title = xasprintf("%s \u2014 %.0f sample%s (%s CPU)%s", what, samples, samples == 1 ? "" : "s",
-				report_chart_value(REPORT_UNIT_MS, samples * ms, a, sizeof(a)), b);
+	snprintf(b, sizeof(b), merged > 0 ? ", %s stacks in [other]" : "%s", merged > 0 ? units_count(merged, c, sizeof(c)) : "");
+	char *title = xasprintf("%s \u2014 %s sample%s (%s CPU)%s", what, units_count(samples, a, sizeof(a)),
+				samples == 1 ? "" : "s", report_chart_value(REPORT_UNIT_MS, samples * ms, c, sizeof(c)), b);
 	struct flamegraph_opts o = { .id = id, .title = title, .unit = "samples", .ms_per_unit = ms };
 	flamegraph_write(s, nodes.v, nodes.n, &o);
 	free(title);
@@ -549,7 +550,7 @@ static void report_run_profile(const json_t *rec, const struct report_run_flames
 	const json_t *p = json_object_get(rec, "profile");
 	if (!json_is_object(p))
 		return;
-	char a[64], b[64], line[768];
+	char a[64], b[64], c[32], d[32], line[768];
 	double hz = report_page_num(p, "frequency_hz"), ms = report_page_num(p, "ms_per_sample");
 	if (!(ms > 0) && hz > 0)
 		ms = 1000 / hz;
@@ -557,14 +558,14 @@ static void report_run_profile(const json_t *rec, const struct report_run_flames
 		ms = 0;
 	svg_raw(s, "<h2 id=\"profile\">Profile</h2>\n<table class=\"meta\">\n");
 	const char *note = report_page_str(p, "event_note");
-	snprintf(line, sizeof(line), "%.64s at %.0f Hz per thread, %.32s unwinding, user and kernel stacks%s%.256s%s",
-		 report_page_str(p, "event"), hz, report_page_str(p, "unwinding"), *note ? " (" : "", note,
+	snprintf(line, sizeof(line), "%.64s at %s Hz per thread, %.32s unwinding, user and kernel stacks%s%.256s%s",
+		 report_page_str(p, "event"), units_count(hz, c, sizeof(c)), report_page_str(p, "unwinding"), *note ? " (" : "", note,
 		 *note ? ")" : "");
 	report_page_row(s, "sampling", line);
 	double n = report_page_num(p, "samples");
-	snprintf(line, sizeof(line), "%.0f, about %s of CPU (%s each); each list keeps its top %.0f stacks, the rest "
-		 "summed into [other]", n, report_chart_value(REPORT_UNIT_MS, n * ms, a, sizeof(a)),
-		 report_chart_value(REPORT_UNIT_MS, ms, b, sizeof(b)), report_page_num(p, "stack_bound"));
+	snprintf(line, sizeof(line), "%s, about %s of CPU (%s each); each list keeps its top %s stacks, the rest "
+		 "summed into [other]", units_count(n, c, sizeof(c)), report_chart_value(REPORT_UNIT_MS, n * ms, a, sizeof(a)),
+		 report_chart_value(REPORT_UNIT_MS, ms, b, sizeof(b)), units_count(report_page_num(p, "stack_bound"), d, sizeof(d)));
 	report_page_row(s, "samples", line);
 	char *missing = report_run_problems(json_object_get(p, "problems"));
 	report_page_row(s, "not seen", *missing ? missing : "nothing reported: every sample read, unwound and named");
@@ -584,7 +585,8 @@ static void report_run_profile(const json_t *rec, const struct report_run_flames
 			   f->n - f->ng == 1 ? "" : "s");
 		for (size_t i = f->ng; i < f->n && i < f->ng + REPORT_RUN_LISTED; i++) {
 			svg_raw(s, i > f->ng ? ", " : "");
-			svg_textf(s, "%s (%.0f sample%s)", f->v[i].name, f->v[i].samples, f->v[i].samples == 1 ? "" : "s");
+			svg_textf(s, "%s (%s sample%s)", f->v[i].name, units_count(f->v[i].samples, c, sizeof(c)),
+				  f->v[i].samples == 1 ? "" : "s");
 		}
 		if (f->n > f->ng + REPORT_RUN_LISTED)
 			svg_printf(s, " and %zu more", f->n - f->ng - REPORT_RUN_LISTED);
