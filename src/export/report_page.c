@@ -35,7 +35,7 @@ static const char report_page_css[] =
 	"table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:6px 0}"
 	"td,th{padding:3px 10px;text-align:right;border-bottom:1px solid #eee;vertical-align:top}"
 	"th{font-weight:600}.l,table.meta th,table.meta td{text-align:left}table.meta th{color:#444}"
-	"svg.chart{width:100%;height:auto;display:block}figure{margin:14px 0}"
+	"svg.chart{width:100%;height:auto;display:block}figure{margin:14px 0}svg a{cursor:pointer}"
 	".regressed{color:#B34700;font-weight:600}.improved{color:#00755A;font-weight:600}"
 	".note{color:#444;font-size:13px}"
 	/* nested phases, indented under the phase that holds them */
