@@ -54,9 +54,9 @@ extern const char flamegraph_css[];
 
 /* Preorder nodes from a record's folded stacks (a JSON array of {"stack","count"},
  * root first, ';'-joined); frames narrower than min_fraction of the total are merged
- * into their parent (bounded output). *out is malloc'd, names point into stacks'
- * strings or into a pool freed by flamegraph_nodes_free. Fails only when stacks is
- * not an array. */
+ * into their parent (bounded output). out's arrays are malloc'd; the names are
+ * copies in out->pool (1024 bytes at most, a cut marked "…"), so they outlive
+ * stacks; flamegraph_nodes_free frees both. Fails only when stacks is not an array. */
 int flamegraph_nodes_from_stacks(const json_t *stacks, double min_fraction,
 				 struct flamegraph_nodes *out, struct err *e);
 void flamegraph_nodes_free(struct flamegraph_nodes *n);
