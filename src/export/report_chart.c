@@ -457,6 +457,11 @@ void report_chart_lanes(struct svg *s, const struct report_bar *bars, size_t n, 
 			double w = x1 - x0 < 1 ? 1 : x1 - x0;
 			char d[64];
 			units_ms(bars[i].end_ms - bars[i].start_ms, d, sizeof(d));
+			if (bars[i].href) {
+				svg_raw(s, "<a href=\"");
+				svg_text(s, bars[i].href);
+				svg_raw(s, "\">");
+			}
 			svg_printf(s, "<g class=\"bar\"><title>");
 			svg_textf(s, "%s%s%s: %s (%.0f ms \u2192 %.0f ms)", bars[i].name, lanes[j][0] ? " @ " : "",
 				  lanes[j], d, bars[i].start_ms, bars[i].end_ms);
@@ -468,7 +473,7 @@ void report_chart_lanes(struct svg *s, const struct report_bar *bars, size_t n, 
 				svg_text(s, bars[i].name);
 				svg_raw(s, "</text>");
 			}
-			svg_raw(s, "</g>\n");
+			svg_raw(s, bars[i].href ? "</g></a>\n" : "</g>\n");
 		}
 	}
 	svg_raw(s, "</svg>\n");

@@ -95,6 +95,7 @@ struct report_bar {
 	const char *name, *lane;  /* lane "" = the main row */
 	double start_ms, end_ms;
 	int depth;                /* nesting inside the lane's other bars: 0 outermost */
+	const char *href;         /* where the bar links to ("#flame-pin"), or NULL */
 };
 /* Appends the Gantt strip: one row per distinct lane, in first-seen order,
  * and a sub-row under it per nesting depth of its bars (at most 3). */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/flamegraph.h"
 #include "export/report_chart.h"
 #include "util/xalloc.h"
 
@@ -34,7 +35,7 @@ static const char report_page_css[] =
 	"table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:6px 0}"
 	"td,th{padding:3px 10px;text-align:right;border-bottom:1px solid #eee;vertical-align:top}"
 	"th{font-weight:600}.l,table.meta th,table.meta td{text-align:left}table.meta th{color:#444}"
-	"svg.chart{width:100%;height:auto;display:block}figure{margin:14px 0}"
+	"svg.chart{width:100%;height:auto;display:block}figure{margin:14px 0}svg a{cursor:pointer}"
 	".regressed{color:#B34700;font-weight:600}.improved{color:#00755A;font-weight:600}"
 	".note{color:#444;font-size:13px}"
 	/* nested phases, indented under the phase that holds them */
@@ -90,8 +91,8 @@ void report_page_begin(struct svg *s, const char *title)
 	svg_text(s, title);
 	/* The error hook comes first, so any script error is visible in the DOM. */
 	svg_printf(s, "</title>\n<script>window.onerror=function(m){document.documentElement."
-		   "setAttribute('data-error',String(m));};</script>\n<style>%s%s</style>\n</head>\n<body>\n",
-		   report_page_css, report_page_chart_css);
+		   "setAttribute('data-error',String(m));};</script>\n<style>%s%s%s</style>\n</head>\n<body>\n",
+		   report_page_css, report_page_chart_css, flamegraph_css);
 }
 
 void report_page_end(struct svg *s)

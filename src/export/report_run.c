@@ -3,7 +3,9 @@
  * Reads the record's "samples" table by column name (columns may be absent
  * or null: older records, no --pss, no GPU), turns per-interval deltas into
  * rates, and lays out header, memory/fault/CPU charts on one time axis, the
- * phase lanes under them, and the phase and lane tables.
+ * phase lanes under them, the phase and lane tables, and, for a record with a
+ * profile, a flame graph per phase (the largest REPORT_RUN_FLAMES, linked from
+ * the lanes and the phase table) and one for the whole run.
  */
 #include "export/report_page.h"
 
@@ -13,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/flamegraph.h"
 #include "export/phases_text.h"
 #include "export/report_chart.h"
 #include "export/summary.h"
+#include "util/units.h"
 #include "util/xalloc.h"
 
 enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_N };
@@ -118,6 +122,70 @@ static int report_run_has(const struct report_run_data *d, int c)
 		if (d->col[c][i] > 0)
 			return 1;
 	return 0;
+}
+
+/* The phases that get a flame graph: those of the profile with samples, the
+ * largest first, at most REPORT_RUN_FLAMES; the rest are listed by name. */
+#define REPORT_RUN_FLAMES 12
+#define REPORT_RUN_MIN_FRACTION 0.001 /* about a pixel of the graph's width */
+#define REPORT_RUN_LISTED 200         /* phases past the graphs named, at most */
+
+struct report_run_phase {
+	const char *name;
+	double samples;
+};
+
+struct report_run_flames {
+	struct report_run_phase *v; /* n, sorted; the first ng have a graph */
+	size_t n, ng;
+	char *href[REPORT_RUN_FLAMES]; /* "#flame-NAME" of each graphed phase */
+};
+
+static int report_run_by_samples(const void *a, const void *b)
+{
+	const struct report_run_phase *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void report_run_flames_load(const json_t *rec, struct report_run_flames *f)
+{
+	memset(f, 0, sizeof(*f));
+	const json_t *phases = json_object_get(json_object_get(rec, "profile"), "phases");
+	if (!json_is_object(phases))
+		return;
+	f->v = xcalloc(json_object_size(phases) + 1, sizeof(*f->v));
+	const char *name;
+	json_t *p;
+	json_object_foreach((json_t *)phases, name, p) {
+		double n = report_page_num(p, "samples");
+		if (n > 0 && json_array_size(json_object_get(p, "stacks")))
+			f->v[f->n++] = (struct report_run_phase){ name, n };
+	}
+	qsort(f->v, f->n, sizeof(*f->v), report_run_by_samples);
+	f->ng = f->n < REPORT_RUN_FLAMES ? f->n : REPORT_RUN_FLAMES;
+	for (size_t i = 0; i < f->ng; i++) {
+		char *id = flamegraph_id("flame-", f->v[i].name);
+		f->href[i] = xasprintf("#%s", id);
+		free(id);
+	}
+}
+
+static void report_run_flames_release(struct report_run_flames *f)
+{
+	for (size_t i = 0; i < f->ng; i++)
+		free(f->href[i]);
+	free(f->v);
+}
+
+/* The link to phase name's flame graph, or NULL when it has none. */
+static const char *report_run_flame_href(const struct report_run_flames *f, const char *name)
+{
+	for (size_t i = 0; i < f->ng; i++)
+		if (!strcmp(f->v[i].name, name))
+			return f->href[i];
+	return NULL;
 }
 
 static void report_run_add(struct report_chart *c, const char *name, const char *key, const char *color,
@@ -339,7 +407,7 @@ static void report_run_header(const json_t *rec, struct svg *s)
 	svg_raw(s, "</table>\n");
 }
 
-static void report_run_tables(const json_t *rec, struct svg *s)
+static void report_run_tables(const json_t *rec, const struct report_run_flames *f, struct svg *s)
 {
 	char a[64];
 	size_t i;
@@ -367,7 +435,16 @@ static void report_run_tables(const json_t *rec, struct svg *s)
 			for (; parent && depth < 8; depth++)
 				parent = phases_text_parent(phases, parent);
 			svg_printf(s, "<tr class=\"depth%d\">", depth > 3 ? 3 : depth);
-			report_page_cell(s, report_page_str(p, "name"), 1);
+			const char *href = report_run_flame_href(f, report_page_str(p, "name"));
+			if (href) {
+				svg_raw(s, "<td class=\"l\"><a href=\"");
+				svg_text(s, href);
+				svg_raw(s, "\">");
+				svg_text(s, report_page_str(p, "name"));
+				svg_raw(s, "</a></td>");
+			} else {
+				report_page_cell(s, report_page_str(p, "name"), 1);
+			}
 			snprintf(a, sizeof(a), "%.0f", report_page_num(p, "count"));
 			report_page_cell(s, a, 0);
 			static const char *k[] = { "total_ms", "median_ms", "min_ms", "max_ms" };
@@ -410,6 +487,114 @@ static void report_run_tables(const json_t *rec, struct svg *s)
 		}
 		svg_raw(s, "</table>\n");
 	}
+}
+
+/* What the profile could not see, in words: "" when nothing is missing. */
+static char *report_run_problems(const json_t *pr)
+{
+	static const struct { const char *key, *one, *many; } k[] = {
+		{ "lost_chunks", "perf lost %s chunk of samples", "perf lost %s chunks of samples" },
+		{ "unnamed_frames", "%s sample has frames without a symbol (shown as MAPPING+0xADDR)",
+		  "%s samples have frames without a symbol (shown as MAPPING+0xADDR)" },
+		{ "kernel_only", "%s sample has no user stack (kernel frames only)",
+		  "%s samples have no user stack (kernel frames only)" },
+		{ "truncated", "%s stack was cut at its deepest frames", "%s stacks were cut at their deepest frames" },
+		{ "unreadable_lines", "%s line of perf script was not understood",
+		  "%s lines of perf script were not understood" },
+		{ "phase_names_past_bound", "%s sample of phase names past the first 256 has no phase profile",
+		  "%s samples of phase names past the first 256 have no phase profile" },
+	};
+	char *out = xstrdup("");
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		double v = report_page_num(pr, k[i].key);
+		if (!(v > 0))
+			continue;
+		char part[160], c[32];
+		snprintf(part, sizeof(part), v == 1 ? k[i].one : k[i].many, units_count(v, c, sizeof(c)));
+		char *n = xasprintf("%s%s%s", out, *out ? "; " : "", part);
+		free(out);
+		out = n;
+	}
+	const char *kn = report_page_str(pr, "kernel");
+	if (*kn) {
+		char *n = xasprintf("%s%skernel frames: %s", out, *out ? "; " : "", kn);
+		free(out);
+		out = n;
+	}
+	return out;
+}
+
+/* One flame graph of a list of folded stacks ({"samples", "stacks", "merged"}). */
+static void report_run_flame(struct svg *s, const json_t *list, const char *id, const char *what, double ms)
+{
+	struct flamegraph_nodes nodes;
+	if (flamegraph_nodes_from_stacks(json_object_get(list, "stacks"), REPORT_RUN_MIN_FRACTION, &nodes, NULL) < 0)
+		return;
+	char a[64], b[64], c[32];
+	double samples = report_page_num(list, "samples"), merged = report_page_num(list, "merged");
+	if (!(samples >= 0))
+		samples = nodes.total;
+	snprintf(b, sizeof(b), merged > 0 ? ", %s stacks in [other]" : "%s", merged > 0 ? units_count(merged, c, sizeof(c)) : "");
+	char *title = xasprintf("%s \u2014 %s sample%s (%s CPU)%s", what, units_count(samples, a, sizeof(a)),
+				samples == 1 ? "" : "s", report_chart_value(REPORT_UNIT_MS, samples * ms, c, sizeof(c)), b);
+	struct flamegraph_opts o = { .id = id, .title = title, .unit = "samples", .ms_per_unit = ms };
+	flamegraph_write(s, nodes.v, nodes.n, &o);
+	free(title);
+	flamegraph_nodes_free(&nodes);
+}
+
+/* The "Profile" section: how the stacks were taken and what they miss, a flame
+ * graph per phase (the largest first) and one for the whole run. */
+static void report_run_profile(const json_t *rec, const struct report_run_flames *f, struct svg *s)
+{
+	const json_t *p = json_object_get(rec, "profile");
+	if (!json_is_object(p))
+		return;
+	char a[64], b[64], c[32], d[32], line[768];
+	double hz = report_page_num(p, "frequency_hz"), ms = report_page_num(p, "ms_per_sample");
+	if (!(ms > 0) && hz > 0)
+		ms = 1000 / hz;
+	if (!(ms > 0))
+		ms = 0;
+	svg_raw(s, "<h2 id=\"profile\">Profile</h2>\n<table class=\"meta\">\n");
+	const char *note = report_page_str(p, "event_note");
+	snprintf(line, sizeof(line), "%.64s at %s Hz per thread, %.32s unwinding, user and kernel stacks%s%.256s%s",
+		 report_page_str(p, "event"), units_count(hz, c, sizeof(c)), report_page_str(p, "unwinding"), *note ? " (" : "", note,
+		 *note ? ")" : "");
+	report_page_row(s, "sampling", line);
+	double n = report_page_num(p, "samples");
+	snprintf(line, sizeof(line), "%s, about %s of CPU (%s each); each list keeps its top %s stacks, the rest "
+		 "summed into [other]", units_count(n, c, sizeof(c)), report_chart_value(REPORT_UNIT_MS, n * ms, a, sizeof(a)),
+		 report_chart_value(REPORT_UNIT_MS, ms, b, sizeof(b)), units_count(report_page_num(p, "stack_bound"), d, sizeof(d)));
+	report_page_row(s, "samples", line);
+	char *missing = report_run_problems(json_object_get(p, "problems"));
+	report_page_row(s, "not seen", *missing ? missing : "nothing reported: every sample read, unwound and named");
+	free(missing);
+	svg_raw(s, "</table>\n<p class=\"note\">A flame graph per phase, the largest first, then the whole run "
+		   "(its stacks rooted at the phases of their sample). Each frame is a function, as wide as the "
+		   "samples in it and in what it called; callees stand on their caller. User code is warm "
+		   "red\u2013yellow, the kernel teal\u2013blue; hover a frame for its numbers.</p>\n");
+	const json_t *phases = json_object_get(p, "phases");
+	for (size_t i = 0; i < f->ng; i++) {
+		char *what = xasprintf("phase %s", f->v[i].name);
+		report_run_flame(s, json_object_get(phases, f->v[i].name), f->href[i] + 1, what, ms);
+		free(what);
+	}
+	if (f->n > f->ng) {
+		svg_printf(s, "<p class=\"note\">%zu more phase%s, without a graph here: ", f->n - f->ng,
+			   f->n - f->ng == 1 ? "" : "s");
+		for (size_t i = f->ng; i < f->n && i < f->ng + REPORT_RUN_LISTED; i++) {
+			svg_raw(s, i > f->ng ? ", " : "");
+			svg_textf(s, "%s (%s sample%s)", f->v[i].name, units_count(f->v[i].samples, c, sizeof(c)),
+				  f->v[i].samples == 1 ? "" : "s");
+		}
+		if (f->n > f->ng + REPORT_RUN_LISTED)
+			svg_printf(s, " and %zu more", f->n - f->ng - REPORT_RUN_LISTED);
+		svg_raw(s, ".</p>\n");
+	}
+	const json_t *run = json_object_get(p, "run");
+	if (json_array_size(json_object_get(run, "stacks")))
+		report_run_flame(s, run, "profile-run", "whole run", ms);
 }
 
 int report_run_html(const json_t *rec, struct svg *s, struct err *e)
@@ -467,6 +652,8 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 	for (int k = 0; k < 3; k++)
 		free(rate[k]);
 
+	struct report_run_flames flames;
+	report_run_flames_load(rec, &flames);
 	const json_t *phases = json_object_get(rec, "phases");
 	size_t np = json_array_size(phases), nb = 0, i;
 	json_t *p;
@@ -475,7 +662,9 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 		double a = report_page_num(p, "start_ms"), b = report_page_num(p, "end_ms");
 		if (isnan(a) || isnan(b))
 			continue;
-		bars[nb++] = (struct report_bar){ report_page_str(p, "name"), report_page_str(p, "lane"), a, b, 0 };
+		const char *name = report_page_str(p, "name");
+		bars[nb++] = (struct report_bar){ name, report_page_str(p, "lane"), a, b, 0,
+						  report_run_flame_href(&flames, name) };
 	}
 	/* a bar inside another of its lane goes a sub-row down (prove_total
 	 * no longer hides synth); bounded work for huge records */
@@ -493,7 +682,9 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 	svg_raw(s, "</figure>\n");
 	if (d.n == 0)
 		svg_raw(s, "<p class=\"note\">This record holds no samples.</p>\n");
-	report_run_tables(rec, s);
+	report_run_tables(rec, &flames, s);
+	report_run_profile(rec, &flames, s);
+	report_run_flames_release(&flames);
 	report_page_end(s);
 	report_run_data_release(&d);
 	return 0;

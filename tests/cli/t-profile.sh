@@ -61,6 +61,63 @@ if [ "$PERF" = 1 ]; then
 		expect_grep 'hot_(alpha|beta)' "$TMP/w.json" && ok
 else skip "perf cannot sample here"; fi
 
+# flame_check PAGE RECORD: the report's flame graphs against the record's profile
+flame_check() {
+	/usr/bin/python3 - "$1" "$2" >"$TMP/py" 2>&1 <<'PY'
+import html.parser, json, re, sys
+page, rec = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+prof = rec["profile"]
+class P(html.parser.HTMLParser):
+    def __init__(s):
+        super().__init__(); s.ids = set(); s.hrefs = []; s.fig = None; s.figs = {}; s.g = []; s.text = None
+    def handle_starttag(s, tag, a):
+        a = dict(a)
+        if "id" in a: s.ids.add(a["id"])
+        if tag == "a" and "href" in a: s.hrefs.append(a["href"])
+        if tag == "figure" and "flame" in a.get("class", ""):
+            s.fig = a.get("id"); s.figs[s.fig] = []
+        if tag == "g" and s.fig is not None: s.g.append(a.get("class", ""))
+        if tag == "text" and s.fig is not None and s.g: s.text = ""
+    def handle_endtag(s, tag):
+        if tag == "figure": s.fig = None
+        if tag == "g" and s.g: s.g.pop()
+        if tag == "text" and s.text is not None:
+            s.figs[s.fig].append((s.g[-1], s.text)); s.text = None
+    def handle_data(s, d):
+        if s.text is not None: s.text += d
+p = P(); p.feed(page)
+phases = [n for n, v in prof["phases"].items() if v["samples"] > 0]
+want = {"flame-" + n for n in phases} | {"profile-run"}
+assert set(p.figs) == want, (sorted(p.figs), sorted(want))
+def labels(fig): return {t for c, t in p.figs[fig] if c.startswith("f ")}
+assert "hot_alpha" in labels("flame-alpha") and "hot_alpha" not in labels("flame-beta"), labels("flame-alpha")
+assert "hot_beta" in labels("flame-beta") and "hot_beta" not in labels("flame-alpha"), labels("flame-beta")
+assert all(c == "f fu" for c, t in p.figs["flame-alpha"] if t in ("hot_alpha", "main")), p.figs["flame-alpha"]
+kernel = any("_[k]" in st["stack"] for l in [prof["run"]] + list(prof["phases"].values()) for st in l["stacks"])
+fk = re.findall(r'<g class="f fk"><title>[^<]*\[kernel\]', page)
+assert (len(fk) > 0) == kernel and "_[k]</text>" not in page, (kernel, len(fk))
+lanes = page[page.index('id="lanes"'):]
+lanes = lanes[:lanes.index("</svg>")]
+for n in phases:
+    assert '<a href="#flame-%s">' % n in lanes, n
+bad = [h for h in p.hrefs if h.startswith("#") and h[1:] not in p.ids]
+assert not bad and len(p.hrefs) >= 2 * len(phases), (bad, p.hrefs)
+print("graphs", len(p.figs), "kernel frames", len(fk), "links", len(p.hrefs))
+PY
+}
+
+t "report: a flame graph per phase, each hot function labelled in its own, the links resolve"
+if [ "$PERF" = 1 ]; then
+	"$PERFHUNT" report -o "$TMP/r.html" "$TMP/r.json" 2>"$TMP/err"
+	expect_status 0 $? && { flame_check "$TMP/r.html" "$TMP/r.json" && echo "# $(cat "$TMP/py")" && ok || fail "$(cat "$TMP/py")"; }
+else skip "perf cannot sample here"; fi
+
+t "report of a profile: renders in headless Chromium"
+if [ "$PERF" = 1 ]; then
+	out=$(sh ../browser/render.sh "$TMP/r.html" "$TMP/r.png"); st=$?
+	if [ $st = 77 ]; then skip "$out"; else expect_status 0 $st && echo "# $out" && ok || fail "$out"; fi
+else skip "perf cannot sample here"; fi
+
 t "--export-folded: stacks rooted at their phase, 'frames count' lines"
 if [ "$PERF" = 1 ]; then
 	expect_grep '^\[phase:alpha\];.*;main;hot_alpha [0-9]+$' "$TMP/f.txt" &&
@@ -254,6 +311,10 @@ fi
 t "without perf on PATH: one line, the run goes on"
 env PATH=/nonexistent "$PERFHUNT" run -q --no-save --profile -o "$TMP/np.json" -- "$W" 10 >/dev/null 2>"$TMP/err"
 expect_status 0 $? && expect_grep 'profile not recorded: the perf tool is not installed' "$TMP/err" && ok
+
+t "report of a record without a profile: no profile section, no links to flame graphs"
+"$PERFHUNT" report -o "$TMP/np.html" "$TMP/np.json" 2>"$TMP/err"
+expect_status 0 $? && expect_grep 'id="lanes"' "$TMP/np.html" && expect_no_grep 'id="profile|href="#|class="flame' "$TMP/np.html" && ok
 
 t "bench refuses the per-run exports"
 "$PERFHUNT" bench -n 1 --export-folded "$TMP/x" -- true >/dev/null 2>"$TMP/err"
