@@ -3,7 +3,9 @@
  * One bar per metric for its NEW/BASE change in percent, the bootstrap
  * confidence interval as a whisker and the verdict as the colour (vermillion
  * regressed, bluish green improved, grey within the threshold); then the
- * phases that explain the wall-time change, largest first as recorded.
+ * phases that explain the wall-time change, largest first as recorded, and,
+ * where both sides were profiled, a differential flame graph per changed
+ * phase (export/flamegraph draws it).
  */
 #include "export/report_page.h"
 
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/flamegraph.h"
 #include "export/report_chart.h"
 #include "stats/metrics.h"
 #include "util/xalloc.h"
@@ -94,6 +97,90 @@ static void report_compare_why(const json_t *phases, struct svg *s)
 			report_compare_pair(s, key, unit, report_page_num(r, "base") * scale, report_page_num(r, "new") * scale);
 		}
 		svg_raw(s, "</table>\n");
+	}
+}
+
+static enum flamegraph_state report_compare_state(const char *state)
+{
+	return !strcmp(state, "grown") ? FLAMEGRAPH_GROWN : !strcmp(state, "shrunk") ? FLAMEGRAPH_SHRUNK : FLAMEGRAPH_SAME;
+}
+
+/* One profile comparison (a phase's, or the run's): its line, its
+ * differential flame graph, the frames that moved most. */
+static void report_compare_profile(const char *what, const json_t *prof, struct svg *s)
+{
+	char a[64], b[64], title[400];
+	const json_t *nodes = json_object_get(prof, "nodes"), *frames = json_object_get(prof, "frames"), *x;
+	size_t n = json_array_size(nodes), i;
+	svg_raw(s, "<h3>");
+	svg_text(s, what);
+	svg_raw(s, "</h3>\n<p>");
+	svg_text(s, report_page_str(prof, "line"));
+	svg_printf(s, "</p>\n<p class=\"note\">%.0f + %.0f profiled runs; %.0f frame test%s after merging frames "
+		   "with the same per-run values.</p>\n", report_page_num(prof, "base_runs"),
+		   report_page_num(prof, "new_runs"), report_page_num(prof, "tests"),
+		   report_page_num(prof, "tests") == 1 ? "" : "s");
+	struct flamegraph_node *v = xcalloc(n ? n : 1, sizeof(*v));
+	json_array_foreach(nodes, i, x) {
+		double base = report_page_num(x, "base_ms"), nw = report_page_num(x, "new_ms");
+		double depth = report_page_num(x, "depth");
+		v[i] = (struct flamegraph_node){ .name = report_page_str(x, "frame"),
+						 .depth = depth >= 0 && depth < 1e6 ? (int)depth : -1,
+						 .value = (base + nw) / 2, .base = base, .nw = nw,
+						 .state = report_compare_state(report_page_str(x, "state")) };
+	}
+	snprintf(title, sizeof(title), "%s \u2014 CPU per run %s \u2192 %s", what,
+		 report_chart_value(REPORT_UNIT_MS, report_page_num(prof, "base_cpu_ms"), a, sizeof(a)),
+		 report_chart_value(REPORT_UNIT_MS, report_page_num(prof, "new_cpu_ms"), b, sizeof(b)));
+	char *id = flamegraph_id("diff-", what);
+	const struct flamegraph_opts o = { .id = id, .title = title, .unit = "ms", .ms_per_unit = 1,
+					   .differential = true };
+	flamegraph_write(s, v, n, &o);
+	free(id);
+	free(v);
+	svg_raw(s, "<table><tr><th class=\"l\">frame (inclusive)</th><th>base</th><th>new</th><th>change</th>"
+		   "<th>p</th><th>p adjusted</th><th class=\"l\">state</th></tr>\n");
+	json_array_foreach(frames, i, x) {
+		if (i == 12)
+			break;
+		const char *state = report_page_str(x, "state");
+		svg_raw(s, "<tr>");
+		report_page_cell(s, report_page_str(x, "frame"), 1);
+		report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(x, "base_ms"), a, sizeof(a)), 0);
+		report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(x, "new_ms"), a, sizeof(a)), 0);
+		report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(x, "delta_ms"), a, sizeof(a)), 0);
+		report_page_cell(s, report_compare_num("%.2g", report_page_num(x, "p_value"), a, sizeof(a)), 0);
+		report_page_cell(s, report_compare_num("%.2g", report_page_num(x, "p_adjusted"), a, sizeof(a)), 0);
+		svg_printf(s, "<td class=\"l %s\">", !strcmp(state, "grown") ? "regressed"
+						   : !strcmp(state, "shrunk") ? "improved" : "");
+		svg_text(s, state);
+		svg_raw(s, "</td></tr>\n");
+	}
+	svg_raw(s, "</table>\n");
+}
+
+/* Which code each changed phase's time went to, where both sides were profiled. */
+static void report_compare_code(const json_t *rec, const json_t *phases, struct svg *s)
+{
+	size_t i, shown = 0;
+	const json_t *p;
+	json_array_foreach(phases, i, p) {
+		const json_t *prof = json_object_get(p, "profile");
+		if (!json_is_object(prof))
+			continue;
+		if (!shown++)
+			svg_raw(s, "<h2>Which code</h2>\n<p class=\"note\">Differential flame graphs: a frame's width "
+				   "is its mean CPU time per run over both sides; red grown, blue shrunk, grey within "
+				   "the noise \u2014 each frame's per-run time tested with the exact Mann\u2013Whitney "
+				   "test, Benjamini\u2013Hochberg over the phase's frames.</p>\n");
+		char what[300];
+		snprintf(what, sizeof(what), "phase %s", report_page_str(p, "name"));
+		report_compare_profile(what, prof, s);
+	}
+	const json_t *run = json_object_get(rec, "run_profile");
+	if (!shown && json_is_object(run)) {
+		svg_raw(s, "<h2>Which code</h2>\n");
+		report_compare_profile("the whole run", run, s);
 	}
 }
 
@@ -228,6 +315,7 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 		svg_raw(s, "</table>\n");
 		report_compare_why(phases, s);
 	}
+	report_compare_code(rec, phases, s);
 	report_page_end(s);
 	for (i = 0; i < nchart + np; i++)
 		free(labels[i]);

@@ -376,6 +376,20 @@ static void build_nodes(struct profdiff *d, const struct table *t, size_t nb, si
 		double delta = side_median(v + nb, nn) - side_median(v, nb);
 		d->nodes[i].p_adjusted = padj[i];
 		d->nodes[i].state = decide(delta, padj[i], nb, nn, floor_ms, alpha);
+		/* Where perf unwound some of a function's stacks short of their
+		 * root, one call path is split into several, each too noisy to
+		 * test; the function's change over all of them (its frame's test)
+		 * then colours the paths that moved its way by at least the floor. */
+		double moved = d->nodes[i].new_ms - d->nodes[i].base_ms;
+		if (d->nodes[i].state == PROFDIFF_NOISE && fabs(moved) >= floor_ms) {
+			for (size_t f = 0; f < d->n_frames; f++)
+				if (!strcmp(d->frames[f].name, d->nodes[i].name)) {
+					enum profdiff_state fs = d->frames[f].state;
+					if ((fs == PROFDIFF_GROWN && moved > 0) || (fs == PROFDIFF_SHRUNK && moved < 0))
+						d->nodes[i].state = fs;
+					break;
+				}
+		}
 	}
 	free(vec);
 	free(p);
