@@ -10,10 +10,13 @@
 # without the cgroup, `run -q -- true` keeping the history (a fresh one in
 # OUT_DIR), the minimal wrapper beside them, and, with BASE=PERFHUNT, the same
 # rows for an earlier perfhunt (before/after in one session); then
-# `bench -n 100 -- true` against `hyperfine -N -r 100 true`.
+# `bench -n 100 -- true` against `hyperfine -N -r 100 true`; then runs 20 ms
+# apart, interleaved (interleave.py), and the history fold's window
+# (foldwindow.py: from a run's exit until history.db alone holds it).
 # usage: [LAUNCH=1] [BASE=OLD_PERFHUNT] bench/overhead/run.sh PERFHUNT HELPERS_DIR [OUT_DIR]
 set -eu
 ph=$(realpath "$1")
+bdir=$(cd "$(dirname "$0")" && pwd)
 mw=$(realpath "$2")/minwrap
 repo=$(cd "$(dirname "$0")" && git rev-parse --show-toplevel 2>/dev/null || true)
 out=${3:-$(mktemp -d /tmp/phover-XXXXXX)}
@@ -41,7 +44,19 @@ if [ "${LAUNCH:-}" = 1 ]; then
 		-n "perfhunt bench --cgroup off -n 100 true" "$ph bench -q --no-save --cgroup off -n 100 -- $tr"
 	[ -n "${BASE:-}" ] && set -- "$@" -n "before: perfhunt bench -n 100 true" "$base bench -q --no-save -n 100 -- $tr"
 	hf --runs 10 --export-json benchn.json "$@"
+	# runs 20 ms apart (what a user sees; back-to-back hyperfine hides the
+	# cgroup v1 move's RCU wait), interleaved, then the history fold's window
+	set -- "minwrap=$mw $tr" "run --no-save --cgroup off=$ph run -q --no-save --cgroup off -- $tr" \
+		"run --no-save=$ph run -q --no-save -- $tr" \
+		"run --cgroup off (history kept)=/usr/bin/env PERFHUNT_DB=$out/hist/g.db $ph run -q --cgroup off -- $tr"
+	[ -n "${BASE:-}" ] && set -- "$@" "before: run --cgroup off (history kept)=/usr/bin/env PERFHUNT_DB=$out/histbase/g.db $base run -q --cgroup off -- $tr"
+	GAP_MS=20 /usr/bin/python3 "$bdir/interleave.py" 100 "$@" >"$out/apart.md"
+	/usr/bin/python3 "$bdir/foldwindow.py" "$ph" 100 >"$out/fold.txt"
 	echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "runs 20 ms apart, interleaved (interleave.py):"
+	cat "$out/apart.md"
+	cat "$out/fold.txt"
+	echo
 	/usr/bin/python3 - "$out" <<'PY'
 import json, os, sys
 out = sys.argv[1]

@@ -375,7 +375,7 @@ static int save(const struct bench_cli *b, json_t *rec)
 		fprintf(stderr, "perfhunt: bench not saved to the history: %s\n", e.msg);
 		return PH_EXIT_FAIL;
 	}
-	store_close(st);
+	store_close_detached(st);
 	if (!b->ro.quiet)
 		fprintf(stderr, "saved bench %lld (compare with @bench:%lld or @last, see 'perfhunt history')\n",
 			(long long)id, (long long)id);

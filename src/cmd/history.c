@@ -186,8 +186,8 @@ static void history_value(const char *metric, double v, char *buf, size_t n)
 }
 
 /* history --path: the database the other subcommands use (stdout, for
- * scripts), why that one (stderr), and whether perfhunt may write it. */
-/* history --path: the database every subcommand uses, and why (on stderr). */
+ * scripts), why that one (stderr), and whether perfhunt may write it; said
+ * once the file alone holds every run (no fold of a run's WAL running). */
 static int history_path(void)
 {
 	char path[PATH_MAX];
@@ -195,6 +195,7 @@ static int history_path(void)
 	struct err e = { 0 };
 	if (store_locate(NULL, path, sizeof(path), &origin, &e))
 		return cmd_fail(PH_EXIT_FAIL, &e);
+	store_settle(path);
 	char *shown = url_redact(path);
 	printf("%s\n", shown);
 	free(shown);

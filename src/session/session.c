@@ -540,7 +540,7 @@ static void keep(struct session *s, json_t *rec)
 			} else if (s->h && s->h->saved) {
 				s->h->saved(s->h->arg, id);
 			}
-			store_close(st);
+			store_close_detached(st);
 		}
 	}
 	if (c->fleet && (c->fleet->openmetrics_path || c->fleet->push_url) &&

@@ -362,6 +362,29 @@ void store_close(struct store *s)
 	free(s);
 }
 
+void store_close_detached(struct store *s)
+{
+	if (!s)
+		return;
+	if (s->conn) {
+		if (s->be->close_detached)
+			s->be->close_detached(s);
+		else
+			s->be->close(s);
+	}
+	s->conn = NULL;
+	store_close(s);
+}
+
+void store_settle(const char *path_or_null)
+{
+	char path[PATH_MAX];
+	struct err e;
+	if (store_default_path(path_or_null, path, sizeof(path), &e) == 0 && !store_is_url(path) &&
+	    strcmp(path, ":memory:"))
+		store_sqlite_wait_folds(path, STORE_BUSY_TIMEOUT_MS);
+}
+
 const char *store_path(const struct store *s)
 {
 	return s->path;

@@ -34,6 +34,16 @@ int store_open(struct store **out, const char *path_or_null, struct err *e);
  * error, and a database the caller cannot write is opened for reading. */
 int store_open_existing(struct store **out, const char *path_or_null, struct err *e);
 void store_close(struct store *s);
+/* store_close after a run or bench was added, for a process about to exit:
+ * SQLite's checkpoint (the WAL folded into the file, with its fsyncs) runs
+ * in a detached process started here instead of before the caller's exit;
+ * the committed write is already visible to every reader. A database this
+ * connection created is folded here, so the file alone holds its schema. */
+void store_close_detached(struct store *s);
+/* Returns once the SQLite file at path_or_null holds every committed run (no
+ * detached fold still running; waits at most the busy timeout): after it, a
+ * copy of the file alone is complete. Nothing to wait for with PostgreSQL. */
+void store_settle(const char *path_or_null);
 /* The path or URL in use, any password replaced by *** (borrowed). */
 const char *store_path(const struct store *s);
 /* "SQLite" or "PostgreSQL". */

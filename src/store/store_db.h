@@ -46,6 +46,9 @@ struct store_backend {
 	/* Opens s->conn for s->target; create as in store_open. Migrates. */
 	int (*connect)(struct store *s, int create, struct err *e);
 	void (*close)(struct store *s);
+	/* Closes after a write, leaving the engine's end-of-session work to a
+	 * detached process (NULL: close does it all). */
+	void (*close_detached)(struct store *s);
 	/* One statement with parameters; rows into *out when out is non-NULL. */
 	int (*query)(struct store *s, const char *sql, const struct store_val *p, int np,
 		     struct store_res *out, const char *doing, struct err *e);
@@ -70,10 +73,15 @@ struct store {
 	char *target; /* the file path or the connection URL (with any password) */
 	char *path;   /* what messages and store_path show (password hidden) */
 	int busy_timeout_ms;
+	int close_here; /* SQLite: fold the WAL at close, here (a new, read-only or memory db) */
 };
 
 extern const struct store_backend store_sqlite_backend;
 extern const struct store_backend store_pg_backend;
+
+/* Waits (up to timeout_ms) until no detached process is folding the WAL of
+ * the SQLite file at path into it: the file alone then holds every run. */
+void store_sqlite_wait_folds(const char *path, int timeout_ms);
 
 /* Brings the schema to the current version (called by each connect). */
 int store_migrate(struct store *s, struct err *e);

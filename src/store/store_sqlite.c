@@ -4,17 +4,24 @@
  * writer waits on the busy timeout instead of failing half-way. SQLite binds
  * the shared queries' $1..$N by name, and gets strpos() and string_agg(), so
  * store.c writes each query once in the spelling PostgreSQL also reads.
+ * A run's connection closes without SQLite's checkpoint (its fsyncs are most
+ * of a short run's cost): a detached child folds the WAL into the file a few
+ * milliseconds later, holding a shared flock on the file meanwhile so that a
+ * synchronous close (every history command) can wait for it.
  */
 #include "store/store_db.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,7 +32,7 @@
 
 /* libsqlite3, loaded when a history is opened (see util/dynlib.h): a run
  * with --no-save does not pay for mapping and relocating it at start. */
-#define SQ3_FNS(X) X(aggregate_context) X(bind_double) X(bind_int64) X(bind_null) X(bind_parameter_index) X(bind_text) X(busy_timeout) X(close) X(column_count) X(column_double) X(column_int64) X(column_text) X(column_type) X(create_function) X(errcode) X(errmsg) X(errstr) X(exec) X(extended_result_codes) X(finalize) X(open_v2) X(prepare_v2) X(result_int64) X(result_null) X(result_text) X(step) X(value_text)
+#define SQ3_FNS(X) X(aggregate_context) X(bind_double) X(bind_int64) X(bind_null) X(bind_parameter_index) X(bind_text) X(busy_timeout) X(close) X(column_count) X(column_double) X(column_int64) X(column_text) X(column_type) X(create_function) X(db_config) X(errcode) X(errmsg) X(errstr) X(exec) X(extended_result_codes) X(finalize) X(open_v2) X(prepare_v2) X(result_int64) X(result_null) X(result_text) X(step) X(value_text)
 static struct {
 #define SQ3_PTR(n) __typeof__(sqlite3_##n) *n;
 	SQ3_FNS(SQ3_PTR)
@@ -260,11 +267,19 @@ static char *sq_uri(const char *path, const char *query)
 	return out;
 }
 
+/* Connections open in this process: a file descriptor of the database may
+ * be opened and closed beside SQLite's (for the fold's flock) only when none
+ * is, since closing any descriptor of a file drops the process's fcntl locks
+ * on it, SQLite's included. */
+static _Atomic int sq_open_count;
+
 static int sq_open(struct store *s, const char *name, int flags, struct err *e)
 {
 	sqlite3 *db = NULL;
 	int rc = sq3.open_v2(name, &db, flags, NULL);
 	s->conn = db;
+	if (db)
+		sq_open_count++;
 	if (rc != SQLITE_OK)
 		return sq_fail(s, rc, "opening", e);
 	sq3.extended_result_codes(db, 1);
@@ -276,17 +291,145 @@ static int sq_open(struct store *s, const char *name, int flags, struct err *e)
 	return 0;
 }
 
-static void sq_close(struct store *s)
+static void sq_close_only(struct store *s)
 {
 	sq3.close(DB(s));
 	s->conn = NULL;
+	sq_open_count--;
+}
+
+/* Closes (the last connection checkpoints), then waits for detached folds:
+ * once a history command returns, the file alone holds every run. */
+static void sq_close(struct store *s)
+{
+	sq_close_only(s);
+	if (!s->close_here)
+		store_sqlite_wait_folds(s->target, s->busy_timeout_ms);
+}
+
+void store_sqlite_wait_folds(const char *path, int timeout_ms)
+{
+	if (sq_open_count > 0)
+		return;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	for (int waited_ms = 0; flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK &&
+				waited_ms < timeout_ms; waited_ms++) {
+		struct timespec ts = { 0, 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	close(fd);
+}
+
+/* PRAGMA wal_checkpoint(PASSIVE) until the frames the WAL held at the first
+ * try are in the file (1: not after timeout_ms) — not every frame: runs may
+ * go on appending, and their own folds follow. PASSIVE takes no writer lock:
+ * a run committing meanwhile never waits on the fold's fsyncs (a reader or
+ * another fold holds it back for a moment, hence the retries). */
+static int sq_fold(sqlite3 *db, int timeout_ms)
+{
+	long long want = -1;
+	for (int waited_ms = 0;; waited_ms += 5) {
+		sqlite3_stmt *st = NULL;
+		long long log = -1, done = -1;
+		if (sq3.prepare_v2(db, "PRAGMA wal_checkpoint(PASSIVE)", -1, &st, NULL) == SQLITE_OK &&
+		    sq3.step(st) == SQLITE_ROW && sq3.column_int64(st, 0) == 0) {
+			log = sq3.column_int64(st, 1);
+			done = sq3.column_int64(st, 2);
+		}
+		sq3.finalize(st);
+		if (want < 0 && log >= 0)
+			want = log;
+		/* a WAL shorter than at first was restarted: all of it was in the file */
+		if (want >= 0 && log >= 0 && (done >= want || log < want))
+			return 0;
+		if (waited_ms >= timeout_ms)
+			return 1;
+		struct timespec ts = { 0, 5 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The detached child: no descriptor of perfhunt's but the lock's, no
+ * terminal, no signal blocked; a fresh connection (none was open at the
+ * fork) folds the WAL into the file. Then it restarts the WAL itself: one
+ * transaction that changes nothing (user_version set to itself) writes and
+ * syncs the new WAL header here, so the next run's commit only appends to
+ * it, without an fsync. Skipped when another perfhunt is writing (it
+ * restarts the WAL then). The connection closes without a checkpoint,
+ * leaving that one-page WAL beside the file. Never returns. */
+static void __attribute__((noreturn)) sq_fold_child(const char *target, int lock_fd, int timeout_ms)
+{
+	setsid();
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	int lk = fcntl(lock_fd, F_DUPFD_CLOEXEC, 3);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int fd = 0; fd < 3 && null >= 0; fd++)
+		dup2(null, fd);
+	for (int fd = 3; fd < lk; fd++)
+		close(fd);
+	if (lk >= 0)
+		close_range((unsigned)lk + 1, ~0U, 0);
+	sqlite3 *db = NULL;
+	if (sq3.open_v2(target, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+		/* the restarted WAL cut to its one page (no fsync), not left at its
+		 * largest write's length */
+		sq3.exec(db, "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 8192", NULL, NULL, NULL);
+		if (sq_fold(db, timeout_ms) == 0 && sq3.exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK) {
+			sqlite3_stmt *st = NULL;
+			char sql[64];
+			if (sq3.prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+			    sq3.step(st) == SQLITE_ROW) {
+				snprintf(sql, sizeof(sql), "PRAGMA user_version = %lld",
+					 (long long)sq3.column_int64(st, 0));
+				sq3.finalize(st);
+				st = NULL;
+				sq3.exec(db, sql, NULL, NULL, NULL);
+			}
+			sq3.finalize(st);
+			sq3.exec(db, "COMMIT", NULL, NULL, NULL);
+		}
+		sq3.db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	}
+	sq3.close(db);
+	_exit(0);
+}
+
+/* Commit is done (visible to readers, safe from a crash of perfhunt): close
+ * without the checkpoint and fork the child that does it. Where no child
+ * can be made, the WAL stays; the next close (any perfhunt's) folds it. */
+static void sq_close_detached(struct store *s)
+{
+	if (s->close_here) {
+		sq_close(s);
+		return;
+	}
+	sq3.db_config(DB(s), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	sq_close_only(s);
+	if (sq_open_count > 0)
+		return; /* another connection folds at its close */
+	int fd = open(s->target, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	/* shared: folds may overlap; a waiter holds it exclusively for an instant */
+	for (int tries = 0; flock(fd, LOCK_SH | LOCK_NB) != 0 && tries < 100; tries++) {
+		struct timespec ts = { 0, 100000L };
+		nanosleep(&ts, NULL);
+	}
+	pid_t pid = fork();
+	if (pid == 0)
+		sq_fold_child(s->target, fd, s->busy_timeout_ms);
+	close(fd);
 }
 
 static int sq_connect(struct store *s, int create, struct err *e)
 {
 	if (sq3_load(e) < 0)
 		return -1;
-	int readonly = 0, memory = !strcmp(s->target, ":memory:");
+	int readonly = 0, memory = !strcmp(s->target, ":memory:"), created = 0;
 	if (!memory) {
 		struct stat st;
 		int exists = stat(s->target, &st) == 0;
@@ -307,6 +450,7 @@ static int sq_connect(struct store *s, int create, struct err *e)
 			rc = err_set(e, "no history database at '%s' (runs are stored by 'perfhunt run', "
 				     "'perfhunt bench' or 'perfhunt history import')", s->path);
 		} else if (!exists) {
+			created = 1;
 			/* Checked before anything is made, and again once the
 			 * directories exist: one may have been made by someone else
 			 * meanwhile (mkdir's EEXIST is accepted). */
@@ -330,6 +474,7 @@ static int sq_connect(struct store *s, int create, struct err *e)
 		if (rc)
 			return rc;
 	}
+	s->close_here = memory || readonly || created;
 	int flags = readonly ? SQLITE_OPEN_READONLY
 			     : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
 	if (sq_open(s, s->target, flags, e))
@@ -340,7 +485,7 @@ static int sq_connect(struct store *s, int create, struct err *e)
 			/* A WAL database in a directory we cannot write: SQLite cannot make
 			 * its shared-memory file, so read the file as it is on disk (the
 			 * last writer checkpointed it when it closed). */
-			sq_close(s);
+			sq_close_only(s);
 			char *uri = sq_uri(s->target, "mode=ro&immutable=1");
 			int rc = sq_open(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, e);
 			free(uri);
@@ -391,6 +536,7 @@ const struct store_backend store_sqlite_backend = {
 	.name = "SQLite",
 	.connect = sq_connect,
 	.close = sq_close,
+	.close_detached = sq_close_detached,
 	.query = sq_query,
 	.exec = sq_exec,
 	.begin = sq_begin,

@@ -148,11 +148,43 @@ PERFHUNT_DB=$TMP/ro/new.db as_user "$PERFHUNT" history import "$TMP/ro.json" >"$
 expect_status 1 $? && expect_grep "^perfhunt: cannot create history database '$TMP/ro/new.db': directory '$TMP/ro' is read-only$" "$TMP/err" && ok
 chmod 700 "$TMP/ro"
 
-t "twelve runs: the database file alone holds them all (checkpointed when the last connection closes)"
-i=0; while [ $i -lt 12 ]; do PERFHUNT_DB=$TMP/fold.db "$PERFHUNT" run -q -- true >/dev/null 2>&1; i=$((i + 1)); done
-cp "$TMP/fold.db" "$TMP/fold-copy.db"
-PERFHUNT_DB=$TMP/fold.db H list; expect_status 0 $? && check "12 rows" [ "$(rows)" = 12 ] &&
-	check "a copy of the file alone has all 12" [ "$(sqlite3 "$TMP/fold-copy.db" 'select count(*) from runs')" = 12 ] && ok
+t "twelve runs: each listed at once; once 'history --path' returns the file alone holds them all"
+# A run's commit is visible through the WAL at once; a detached process folds
+# the WAL into the file right after, and --path waits for it.
+i=0; listed=ok
+while [ $i -lt 12 ]; do
+	PERFHUNT_DB=$TMP/fold.db "$PERFHUNT" run -q -- true >/dev/null 2>&1; i=$((i + 1))
+	[ "$(PERFHUNT_DB=$TMP/fold.db "$PERFHUNT" history list | grep -c -E '^ +[0-9]+  ')" = $i ] || listed="run $i not listed"
+	PERFHUNT_DB=$TMP/fold.db "$PERFHUNT" run -q -- true >/dev/null 2>&1; i=$((i + 1))
+done
+cp "$(PERFHUNT_DB=$TMP/fold.db "$PERFHUNT" history --path 2>/dev/null)" "$TMP/fold-copy.db"
+check "$listed" [ "$listed" = ok ] &&
+	check "a copy of the file alone has all 12" [ "$(sqlite3 "$TMP/fold-copy.db" 'select count(*) from runs')" = 12 ] &&
+	PERFHUNT_DB=$TMP/fold.db H list && check "12 rows" [ "$(rows)" = 12 ] &&
+	check "WAL of a page or none: $(stat -c %s "$TMP/fold.db-wal" 2>/dev/null)" \
+		[ "$(stat -c %s "$TMP/fold.db-wal" 2>/dev/null || echo 0)" -lt 1000000 ] && ok
+
+t "runs two at a time: none lost, none busy; the file alone holds them all after --path"
+i=0
+while [ $i -lt 6 ]; do
+	PERFHUNT_DB=$TMP/pair.db "$PERFHUNT" run -q -- true >/dev/null 2>"$TMP/err-a" &
+	PERFHUNT_DB=$TMP/pair.db "$PERFHUNT" run -q -- true >/dev/null 2>"$TMP/err-b"
+	wait; i=$((i + 1))
+done
+cp "$(PERFHUNT_DB=$TMP/pair.db "$PERFHUNT" history --path 2>/dev/null)" "$TMP/pair-copy.db"
+check "no error: $(cat "$TMP/err-a" "$TMP/err-b")" [ ! -s "$TMP/err-a" ] && check "" [ ! -s "$TMP/err-b" ] &&
+	check "12 in the copy" [ "$(sqlite3 "$TMP/pair-copy.db" 'select count(*) from runs')" = 12 ] &&
+	PERFHUNT_DB=$TMP/pair.db H list && check "12 rows" [ "$(rows)" = 12 ] && ok
+
+t "runs, then the directory made read-only: another user still lists every run"
+mkdir "$TMP/ro2" && PERFHUNT_DB=$TMP/ro2/h.db "$PERFHUNT" run -q -- true >/dev/null 2>&1 &&
+	PERFHUNT_DB=$TMP/ro2/h.db "$PERFHUNT" run -q -- true >/dev/null 2>&1 &&
+	PERFHUNT_DB=$TMP/ro2/h.db "$PERFHUNT" run -q -- true >/dev/null 2>&1 &&
+	PERFHUNT_DB=$TMP/ro2/h.db "$PERFHUNT" history --path >/dev/null 2>&1 &&
+	chmod 555 "$TMP/ro2" && chmod 755 "$TMP" && chmod 644 "$TMP"/ro2/h.db*
+PERFHUNT_DB=$TMP/ro2/h.db as_user "$PERFHUNT" history list >"$TMP/out" 2>"$TMP/err"
+expect_status 0 $? && check "3 rows: $(cat "$TMP/err")" [ "$(rows)" = 3 ] && ok
+chmod 700 "$TMP/ro2"
 
 t "show of a recorded run: its phase table, each tag once"
 PERFHUNT_DB=$TMP/h2.db "$PERFHUNT" run -q --tag twice --tag twice -- sh -c 'echo PERFHUNT: begin=load; sleep 0.05; echo PERFHUNT: end=load' >/dev/null 2>&1
