@@ -2,8 +2,8 @@
 # Per-phase resources against the kernel's own figures: tests/workloads/phpin
 # prints what getrusage said of each phase (TRUTH lines); perfhunt's
 # phases[].resources must put >= 90 % of the known faults and CPU in the right
-# phase — marker phases at 10, 100 and 1000 ms, duration probes at 10 and
-# 100 ms — in the good build (faults in synth) and the bad one (in pin).
+# phase — marker phases at 10, 100 and 1000 ms; duration probes (85 %) at 10
+# and 100 ms — in the good build (faults in synth) and the bad one (in pin).
 # A duration probe's window is dated by its arrival, so the time perfhunt
 # takes to wake up is lost at the phase's start, and the interval holding
 # the start is apportioned linearly (an idle gap before it shares its
@@ -12,11 +12,13 @@
 P="$PERFHUNT"
 W="$WORKLOADS/phpin"
 
-# attributed RECORD TRUTH: checks every phase's faults, user and sys CPU
+# attributed RECORD TRUTH [SHARE]: checks every phase's faults, user and sys
+# CPU (at least SHARE of each, 0.9 by default)
 attributed() {
-	/usr/bin/python3 - "$1" "$2" <<'EOF'
+	/usr/bin/python3 - "$1" "$2" "${3:-0.9}" <<'EOF'
 import json, re, sys
 rec = json.load(open(sys.argv[1]))
+share = float(sys.argv[3])
 truth = {}
 for line in open(sys.argv[2]):
     if line.startswith("TRUTH "):
@@ -31,7 +33,7 @@ for name, t in truth.items():
         continue
     # CPU comes from /proc in 10 ms ticks: only phases with 150 ms or more are held to 90 %
     for key, floor in (("minflt", 1000), ("user_ms", 150), ("sys_ms", 150)):
-        if t[key] >= floor and r[key] < 0.9 * t[key]:
+        if t[key] >= floor and r[key] < share * t[key]:
             bad.append(f"{name}.{key}: {r[key]} of {t[key]}")
     # nothing large lands in a phase that did not take it
     if t["minflt"] < 100 and r["minflt"] > 1000:
@@ -53,10 +55,12 @@ for build in good bad; do
 		expect_status 0 $st && out=$(attributed "$TMP/m.json" "$TMP/truth") && ok || fail "$out"
 	done
 	for iv in 10 100; do
-		t "duration probes, $build build, --interval $iv: faults and CPU in the right phase"
+		t "duration probes, $build build, --interval $iv: 85 % of the faults and CPU in the right phase"
 		"$P" run -q --no-save --interval $iv -o "$TMP/d.json" -- "$W" $flag --probes duration --mib 160 --spin-ms 300 --sys-ms 300 --gap-ms 5 >/dev/null 2>"$TMP/truth"
 		st=$?
-		expect_status 0 $st && out=$(attributed "$TMP/d.json" "$TMP/truth") && ok || fail "$out"
+		# a duration probe's window starts when its line is read: on a loaded
+		# machine perfhunt's wake-up moves up to a tenth of the phase out
+		expect_status 0 $st && out=$(attributed "$TMP/d.json" "$TMP/truth" 0.85) && ok || fail "$out"
 	done
 done
 
