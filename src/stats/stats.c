@@ -409,17 +409,26 @@ static int cmp_indexed(const void *a, const void *b)
 	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-void stats_holm(const double *p, size_t m, double *adj)
+/* The p-values that are not NaN, smallest first (*k of them), their
+ * adjusted values set to NaN where p is; caller frees. */
+static struct indexed *sorted_p(const double *p, size_t m, double *adj, size_t *k)
 {
 	struct indexed *o = xmalloc((m ? m : 1) * sizeof(*o));
-	size_t k = 0;
+	*k = 0;
 	for (size_t i = 0; i < m; i++)
 		if (!isnan(p[i]))
-			o[k++] = (struct indexed){ p[i], i };
-	qsort(o, k, sizeof(*o), cmp_indexed);
+			o[(*k)++] = (struct indexed){ p[i], i };
+	qsort(o, *k, sizeof(*o), cmp_indexed);
 	for (size_t i = 0; i < m; i++)
 		if (isnan(p[i]))
 			adj[i] = NAN;
+	return o;
+}
+
+void stats_holm(const double *p, size_t m, double *adj)
+{
+	size_t k;
+	struct indexed *o = sorted_p(p, m, adj, &k);
 	double running = 0;
 	for (size_t r = 0; r < k; r++) {
 		double v = (double)(k - r) * o[r].p;
@@ -434,15 +443,8 @@ void stats_holm(const double *p, size_t m, double *adj)
 
 void stats_bh(const double *p, size_t m, double *adj)
 {
-	struct indexed *o = xmalloc((m ? m : 1) * sizeof(*o));
-	size_t k = 0;
-	for (size_t i = 0; i < m; i++)
-		if (!isnan(p[i]))
-			o[k++] = (struct indexed){ p[i], i };
-	qsort(o, k, sizeof(*o), cmp_indexed);
-	for (size_t i = 0; i < m; i++)
-		if (isnan(p[i]))
-			adj[i] = NAN;
+	size_t k;
+	struct indexed *o = sorted_p(p, m, adj, &k);
 	double running = 1;
 	for (size_t r = k; r-- > 0;) {
 		double v = (double)k / (double)(r + 1) * o[r].p;
