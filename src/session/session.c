@@ -437,13 +437,15 @@ static void watch_ended(const struct monitor_result *r, char *buf, size_t n)
 
 /* The phases a sampled peak fell in. A sample taken at a marker's arrival
  * shows the tree as the phase that just ended left it: it counts in that
- * phase too (the millisecond before it). */
-static void peak_phases(const struct phase_set *ph, const struct tree_result *t, char *buf, size_t n)
+ * phase too (the millisecond before it). A sample between phases shows the
+ * peak reached since the one before: the phases of that interval. */
+static void peak_phases(const struct phase_set *ph, const struct tree_result *t, int interval_ms, char *buf,
+			size_t n)
 {
 	if (t->peak_at_marker)
 		phase_set_overlapping(ph, t->peak_at_ms - 1.0, t->peak_at_ms, buf, n);
-	else
-		phase_set_active_at(ph, t->peak_at_ms, buf, n);
+	else if (!phase_set_active_at(ph, t->peak_at_ms, buf, n) && interval_ms > 0)
+		phase_set_overlapping(ph, t->peak_at_ms - interval_ms, t->peak_at_ms, buf, n);
 }
 
 /* The perfhunt.run/1 record of a finished monitor run. */
@@ -454,9 +456,9 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
 	const struct phase_set *ph = &s->feed.phases;
 	char peak_phase[256] = "", daemon_phase[256] = "", process_phase[256] = "", both_phase[256] = "";
 	/* each peak is labelled with the phases at its own sample, never another tree's */
-	peak_phases(ph, &r->tree, peak_phase, sizeof(peak_phase));
+	peak_phases(ph, &r->tree, mo->interval_ms, peak_phase, sizeof(peak_phase));
 	if (r->daemon_attached) {
-		peak_phases(ph, &r->daemon, daemon_phase, sizeof(daemon_phase));
+		peak_phases(ph, &r->daemon, mo->interval_ms, daemon_phase, sizeof(daemon_phase));
 		phase_set_active_at(ph, r->combined_peak_at_ms, both_phase, sizeof(both_phase));
 	}
 	/* the exact peak has no time: the phases overlapping the window it fell in */
