@@ -108,7 +108,9 @@ char *compare_text_code(const struct profdiff *d, char *buf, size_t n)
 	 * serves ("__x64_sys_mlock") if further up, and the first two user
 	 * frames as "called from" */
 	size_t top = d->n_hot - 1;
-	for (size_t k = 0; k < 2 && top > 0; k++) {
+	/* the process, the root of each stack, is named at the end */
+	size_t floor = d->process_root && d->n_hot > 1 ? 1 : 0;
+	for (size_t k = 0; k < 2 && top > floor; k++) {
 		bool kk;
 		profdiff_frame_label(d->nodes[d->hot[top - 1]].name, label, sizeof(label), &kk);
 		if (kk != kernel)
@@ -118,7 +120,7 @@ char *compare_text_code(const struct profdiff *d, char *buf, size_t n)
 	}
 	if (kernel) {
 		size_t user = top;
-		while (user > 0 && frame_is_kernel(d->nodes[d->hot[user - 1]].name))
+		while (user > floor && frame_is_kernel(d->nodes[d->hot[user - 1]].name))
 			user--;
 		/* user: the count of user frames above; the syscall is the
 		 * outermost kernel frame named *sys_* below them */
@@ -132,10 +134,12 @@ char *compare_text_code(const struct profdiff *d, char *buf, size_t n)
 		}
 		top = user;
 	}
-	for (size_t k = 0; k < 2 && top > 0; k++, top--) {
+	for (size_t k = 0; k < 2 && top > floor; k++, top--) {
 		profdiff_frame_label(d->nodes[d->hot[top - 1]].name, label, sizeof(label), NULL);
 		append(buf, n, &len, "%s%s", k ? " \u2190 " : ", called from ", label);
 	}
+	if (floor)
+		append(buf, n, &len, " (%s)", d->nodes[d->hot[0]].name);
 	if (d->hot_state == PROFDIFF_NOISE)
 		append(buf, n, &len, " (within noise)");
 	else if (d->hot_state == PROFDIFF_UNTESTED)

@@ -1,6 +1,7 @@
 /* perfscript: a line parser for `perf script -F PERFSCRIPT_FIELDS --ns`.
  *
- * A header line starts at column 0: "PID/TID  SEC.NSEC:  PERIOD EVENT:".
+ * A header line starts at column 0: "COMM PID/TID  SEC.NSEC:  PERIOD EVENT:"
+ * (COMM, the thread's command name, may hold spaces: it is read from the right).
  * A frame line starts with white space: "ADDR SYM (DSO)" — SYM may hold
  * spaces and parentheses (C++ signatures), so the DSO is the last
  * parenthesised group at the end of the line. Anything else is a bad line.
@@ -84,34 +85,71 @@ static bool parse_time(const char *s, const char *end, int64_t *ns)
 	return true;
 }
 
-static bool parse_header(struct perfscript *p, const char *s, const char *end)
+/* The last token of [s, end): *ts..*te, end trimmed of white space first;
+ * false when there is none. */
+static bool last_token(const char *s, const char *end, const char **ts, const char **te)
 {
-	struct perfscript_sample *c = &p->cur;
-	const char *t = token_end(s, end);
-	const char *slash = memchr(s, '/', (size_t)(t - s));
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	const char *b = end;
+	while (b > s && b[-1] != ' ' && b[-1] != '\t')
+		b--;
+	*ts = b;
+	*te = end;
+	return b < end;
+}
+
+/* A header's fields. */
+struct header {
+	char comm[sizeof(((struct perfscript_sample *)0)->comm)];
+	int32_t pid, tid;
+	int64_t time_ns;
+	uint64_t period;
+	char event[sizeof(((struct perfscript_sample *)0)->event)];
+};
+
+/* Read from the right, since the command name that leads it may hold
+ * spaces: "COMM PID/TID SEC.NSEC: [PERIOD] EVENT:" (COMM may be absent). */
+static bool parse_header_fields(const char *s, const char *end, struct header *h)
+{
+	const char *ts, *te;
+	if (!last_token(s, end, &ts, &te) || te - ts < 2 || te[-1] != ':')
+		return false;
+	const char *ev = ts, *ev_end = te - 1;
+	h->period = 0;
+	if (!last_token(s, ts, &ts, &te))
+		return false;
+	if (parse_u64(ts, te, &h->period) && !last_token(s, ts, &ts, &te)) /* the period comes before the event */
+		return false;
+	if (!parse_time(ts, te, &h->time_ns) || !last_token(s, ts, &ts, &te))
+		return false;
+	const char *slash = memchr(ts, '/', (size_t)(te - ts));
 	uint64_t pid, tid;
-	if (!slash || !parse_u64(s, slash, &pid) || !parse_u64(slash + 1, t, &tid) || pid > INT32_MAX ||
+	if (!slash || !parse_u64(ts, slash, &pid) || !parse_u64(slash + 1, te, &tid) || pid > INT32_MAX ||
 	    tid > INT32_MAX)
 		return false;
-	s = skip_ws(t, end);
-	t = token_end(s, end);
-	int64_t ns;
-	if (!parse_time(s, t, &ns))
+	h->pid = (int32_t)pid;
+	h->tid = (int32_t)tid;
+	const char *comm_end = ts;
+	while (comm_end > s && (comm_end[-1] == ' ' || comm_end[-1] == '\t'))
+		comm_end--;
+	copy_bounded(h->comm, sizeof(h->comm), s, (size_t)(comm_end - s));
+	copy_bounded(h->event, sizeof(h->event), ev, (size_t)(ev_end - ev));
+	return true;
+}
+
+static bool parse_header(struct perfscript *p, const char *s, const char *end)
+{
+	struct header h;
+	if (!parse_header_fields(s, end, &h))
 		return false;
-	s = skip_ws(t, end);
-	t = token_end(s, end);
-	uint64_t period = 0;
-	if (parse_u64(s, t, &period)) { /* the period comes before the event */
-		s = skip_ws(t, end);
-		t = token_end(s, end);
-	}
-	if (t - s < 2 || t[-1] != ':')
-		return false;
-	c->pid = (int32_t)pid;
-	c->tid = (int32_t)tid;
-	c->time_ns = ns;
-	c->period = period;
-	copy_bounded(c->event, sizeof(c->event), s, (size_t)(t - s - 1));
+	struct perfscript_sample *c = &p->cur;
+	memcpy(c->comm, h.comm, sizeof(c->comm));
+	memcpy(c->event, h.event, sizeof(c->event));
+	c->pid = h.pid;
+	c->tid = h.tid;
+	c->time_ns = h.time_ns;
+	c->period = h.period;
 	c->nframes = 0;
 	c->truncated = false;
 	return true;
@@ -160,13 +198,12 @@ static bool parse_frame(struct perfscript *p, const char *s, const char *end)
 	return true;
 }
 
-/* "PID/TID" then white space: a header, wherever the line's text starts. */
+/* A header however it starts (a right-aligned PID, a command name with
+ * leading spaces): its fields parse. */
 static bool looks_like_header(const char *line, const char *end)
 {
-	const char *s = skip_ws(line, end), *d = s;
-	while (d < end && *d >= '0' && *d <= '9')
-		d++;
-	return d > s && d < end && *d == '/';
+	struct header h;
+	return parse_header_fields(skip_ws(line, end), end, &h);
 }
 
 void perfscript_line(struct perfscript *p, const char *line, size_t n)
@@ -206,6 +243,16 @@ void perfscript_feed(struct perfscript *p, const char *buf, size_t n)
 void perfscript_finish(struct perfscript *p)
 {
 	end_sample(p);
+}
+
+void perfscript_comm_name(const struct perfscript_sample *sm, char *buf, size_t n)
+{
+	if (n == 0)
+		return;
+	snprintf(buf, n, "%s", sm->comm[0] ? sm->comm : "[unknown process]");
+	for (char *q = buf; *q; q++)
+		if (*q == ';' || (unsigned char)*q < 0x20 || *q == 0x7f)
+			*q = '_';
 }
 
 void perfscript_frame_name(const struct perfscript_frame *f, char *buf, size_t n)

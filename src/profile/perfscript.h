@@ -1,7 +1,7 @@
 /* perfscript: the text `perf script` prints, turned back into samples.
  *
  * perfhunt asks perf for a fixed field list (PERFSCRIPT_FIELDS) and reads
- * its output one line at a time: a header line per sample (pid/tid, time in
+ * its output one line at a time: a header line per sample (command name, pid/tid, time in
  * seconds on the recording clock, period, event) followed by one indented
  * line per frame, leaf first, and a blank line. The text is untrusted input
  * (a symbol name can hold anything): a line that fits no shape is counted,
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 /* The -F list the parser expects (with --ns). */
-#define PERFSCRIPT_FIELDS "pid,tid,time,event,period,ip,sym,dso"
+#define PERFSCRIPT_FIELDS "comm,pid,tid,time,event,period,ip,sym,dso"
 
 #define PERFSCRIPT_MAX_FRAMES 256
 #define PERFSCRIPT_NAME 160
@@ -28,6 +28,7 @@ struct perfscript_frame {
 };
 
 struct perfscript_sample {
+	char comm[64];               /* the thread's command name, "" when perf gave none */
 	int32_t pid, tid;
 	int64_t time_ns;             /* on the clock perf recorded with (-k mono) */
 	uint64_t period;
@@ -56,6 +57,9 @@ void perfscript_feed(struct perfscript *p, const char *buf, size_t n);
 /* Ends the last sample (output need not end with a blank line). */
 void perfscript_finish(struct perfscript *p);
 
+/* A sample's command name as the root frame of its folded stack (FlameGraph's
+ * convention): ';' and control bytes become '_', "[unknown process]" if none. */
+void perfscript_comm_name(const struct perfscript_sample *sm, char *buf, size_t n);
 /* A frame's name for a folded stack: the symbol, or "dso+0xIP" (the
  * mapping's base name) where the symbol is unknown; kernel frames get the
  * FlameGraph suffix "_[k]"; ';' and control bytes become '_'. */

@@ -199,6 +199,7 @@ json_t *profile_json_build(const struct profile_json *pj, const struct profile_j
 	json_object_set_new(p, "unwinding", json_string(m->unwinding ? m->unwinding : "dwarf"));
 	json_object_set_new(p, "samples", json_integer((json_int_t)pj->run.samples));
 	json_object_set_new(p, "stack_bound", json_integer(PROFILE_JSON_TOP));
+	json_object_set_new(p, "stacks_root", json_string("process"));
 	json_t *problems = json_object();
 	json_object_set_new(problems, "lost_chunks", json_integer((json_int_t)m->lost_chunks));
 	json_object_set_new(problems, "unnamed_frames", json_integer((json_int_t)m->unnamed));

@@ -36,7 +36,8 @@ struct profile_json_meta {
 
 struct profile_json *profile_json_new(void);
 /* One sample at t_ms (the timeline's clock) on thread tid: phases "a+b" (""
- * for none), stack "root;...;leaf", leaf its last frame. */
+ * for none), stack "process;root;...;leaf" (its first frame the thread's
+ * command name), leaf its last frame. */
 void profile_json_add(struct profile_json *pj, double t_ms, int tid, const char *phases, const char *stack,
 		      const char *leaf);
 /* The record's "profile" object. */

@@ -345,9 +345,18 @@ static void fold_sample(void *arg, const struct perfscript_sample *sm)
 		f->m.outside++;
 		return;
 	}
-	size_t len = 0;
 	bool unnamed = false, user = false;
 	char name[PERFSCRIPT_NAME + 40];
+	/* rooted at the process, as FlameGraph's stackcollapse-perf does */
+	perfscript_comm_name(sm, name, sizeof(name));
+	size_t len = strlen(name);
+	if (len + 1 > f->cap) {
+		f->cap = 2 * (len + 1) > 256 ? 2 * (len + 1) : 256;
+		f->stack = realloc(f->stack, f->cap);
+		if (!f->stack)
+			abort();
+	}
+	memcpy(f->stack, name, len + 1);
 	for (size_t i = sm->nframes; i-- > 0;) {
 		const struct perfscript_frame *fr = &sm->frames[i];
 		unnamed |= !strcmp(fr->sym, "[unknown]");
@@ -360,16 +369,9 @@ static void fold_sample(void *arg, const struct perfscript_sample *sm)
 			if (!f->stack)
 				abort();
 		}
-		if (len)
-			f->stack[len++] = ';';
+		f->stack[len++] = ';';
 		memcpy(f->stack + len, name, nl + 1);
 		len += nl;
-	}
-	if (!f->stack) {
-		f->stack = malloc(64);
-		if (!f->stack)
-			abort();
-		f->cap = 64;
 	}
 	f->stack[len] = 0;
 	f->m.unnamed += unnamed;

@@ -559,6 +559,11 @@ struct profdiff *profdiff_phase(const json_t *base, const json_t *nw, const char
 	d->phase = xstrdup(phase ? phase : "");
 	d->base_runs = nb;
 	d->new_runs = nn;
+	d->process_root = true;
+	for (size_t r = 0; r < nb + nn; r++) {
+		const char *root = json_string_value(json_object_get(runs[r], "stacks_root"));
+		d->process_root &= root && !strcmp(root, "process");
+	}
 	d->base_ms = side_median(cpu, nb);
 	d->new_ms = side_median(cpu + nb, nn);
 

@@ -55,6 +55,7 @@ struct profdiff {
 	size_t base_runs, new_runs; /* runs with a profile on each side */
 	double base_ms, new_ms;     /* medians of the CPU ms sampled in the phase */
 	size_t n_tests;             /* the frames' family: distinct testable frames */
+	bool process_root;          /* every run's stacks start at their process's name */
 	struct profdiff_frame *frames; /* by |delta_ms|, largest first */
 	size_t n_frames;
 	struct profdiff_node *nodes;

@@ -35,6 +35,8 @@ else
 		[ "$(pyget "$TMP/r.json" 'share("alpha","main") >= 0.8 and share("beta","main") >= 0.8')" = True ] &&
 	check "alpha about twice beta: $(pyget "$TMP/r.json" 'p["phases"]["alpha"]["samples"]/max(p["phases"]["beta"]["samples"],1)')" \
 		[ "$(pyget "$TMP/r.json" '1.4 <= p["phases"]["alpha"]["samples"]/max(p["phases"]["beta"]["samples"],1) <= 2.8')" = True ] &&
+	check "each stack starts at its process: $(pyget "$TMP/r.json" 'p["phases"]["alpha"]["stacks"][0]["stack"][:40]')" \
+		[ "$(pyget "$TMP/r.json" 'p["stacks_root"]=="process" and all(s["stack"].split(";")[0]=="phprof" for s in p["phases"]["alpha"]["stacks"] if s["stack"]!="[other]")')" = True ] &&
 	check "event, frequency, unwinding and bound are stated" \
 		[ "$(pyget "$TMP/r.json" 'p["frequency_hz"]==99 and p["unwinding"]=="dwarf" and p["event"] in ("cycles","cpu-clock") and p["stack_bound"]>0')" = True ] &&
 	ok

@@ -205,6 +205,36 @@ static void test_unknown_root(void **state)
 	json_decref(nw);
 }
 
+/* Stacks rooted at their process (the record's "stacks_root"): the line
+ * names the process at its end, never as a caller. */
+static void test_process_root(void **state)
+{
+	(void)state;
+	const char *stacks[] = { "prover;main;pin;fault_[k]", "prover;main;spin" };
+	json_t *base = json_array(), *nw = json_array();
+	for (int r = 0; r < 5; r++) {
+		int b[] = { 1, 10 }, n[] = { 20 + r, 10 };
+		json_t *pb = profile(stacks, b, 2), *pn = profile(stacks, n, 2);
+		json_object_set_new(pb, "stacks_root", json_string("process"));
+		json_object_set_new(pn, "stacks_root", json_string("process"));
+		json_array_append_new(base, pb);
+		json_array_append_new(nw, pn);
+	}
+	struct profdiff *d = profdiff_phase(base, nw, "pin", 100, 0.02, 0.05);
+	assert_true(d->process_root);
+	char line[512];
+	compare_text_code(d, line, sizeof(line));
+	assert_string_equal(line, "+210 ms CPU in kernel fault, called from pin \u2190 main (prover)");
+	profdiff_free(d);
+	/* one side without the root's mark: the process is a frame like any other */
+	json_object_del(json_array_get(base, 0), "stacks_root");
+	d = profdiff_phase(base, nw, "pin", 100, 0.02, 0.05);
+	assert_false(d->process_root);
+	profdiff_free(d);
+	json_decref(base);
+	json_decref(nw);
+}
+
 /* One run a side: deltas, never a verdict; no profile on a side: NULL. */
 static void test_one_run_and_none(void **state)
 {
@@ -240,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_one_sample_frame),
 		cmocka_unit_test(test_recursion_other_short),
 		cmocka_unit_test(test_unknown_root),
+		cmocka_unit_test(test_process_root),
 		cmocka_unit_test(test_one_run_and_none),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
