@@ -9,11 +9,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -162,7 +165,27 @@ static pid_t __attribute__((noinline)) vfork_exec(const struct launch_opts *o, c
 	return pid;
 }
 
-static int spawn(const struct launch_opts *o, struct launch_child *c, int join_fd, bool gate, struct err *e)
+/* clone3 into the cgroup whose directory is cgroup_fd (CLONE_INTO_CGROUP:
+ * cgroup v2, Linux 5.7): the child is born a member, so no write to
+ * cgroup.procs waits for the kernel's RCU grace period (milliseconds, when
+ * no other move came just before). It has a copy of perfhunt's memory, as
+ * after fork, and CLONE_VFORK holds perfhunt until it execs. -1 with errno
+ * where the kernel cannot. */
+static pid_t clone_into_exec(const struct launch_opts *o, const struct launch_pipes *p, char **env, int cgroup_fd)
+{
+	struct clone_args ca;
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_VFORK | CLONE_INTO_CGROUP;
+	ca.exit_signal = SIGCHLD;
+	ca.cgroup = (uint64_t)cgroup_fd;
+	long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0)
+		child_exec(o, p, env, -1);
+	return (pid_t)pid;
+}
+
+static int spawn(const struct launch_opts *o, struct launch_child *c, int join_fd, int into_fd, bool gate,
+		 struct err *e)
 {
 	struct launch_pipes p;
 	char **env = NULL;
@@ -175,7 +198,16 @@ static int spawn(const struct launch_opts *o, struct launch_child *c, int join_f
 	env = o->probe_fd ? probe_env(p.probe[1], envbuf, sizeof(envbuf)) : environ;
 	if (!env)
 		goto fail;
-	pid_t pid = gate ? fork_gated(o, &p, env) : vfork_exec(o, &p, env, join_fd);
+	pid_t pid = -1;
+	c->into_cgroup = false;
+	if (gate) {
+		pid = fork_gated(o, &p, env);
+	} else {
+		if (into_fd >= 0 && (pid = clone_into_exec(o, &p, env, into_fd)) >= 0)
+			c->into_cgroup = true;
+		if (pid < 0) /* no clone3 into a cgroup here: the child joins it itself */
+			pid = vfork_exec(o, &p, env, join_fd);
+	}
 	if (pid < 0)
 		goto fail;
 	if (env != environ)
@@ -192,12 +224,13 @@ fail:
 
 int launch_spawn(const struct launch_opts *o, struct launch_child *c, struct err *e)
 {
-	return spawn(o, c, -1, true, e);
+	return spawn(o, c, -1, -1, true, e);
 }
 
-int launch_spawn_direct(const struct launch_opts *o, int join_fd, struct launch_child *c, struct err *e)
+int launch_spawn_direct(const struct launch_opts *o, int join_fd, int into_fd, struct launch_child *c,
+			struct err *e)
 {
-	return spawn(o, c, join_fd, false, e);
+	return spawn(o, c, join_fd, into_fd, false, e);
 }
 
 /* Reads exactly n bytes unless EOF comes first; returns the count read. */

@@ -32,14 +32,18 @@ struct launch_child {
 	int exec_err_fd;       /* read end: the pre-exec image, then exec's errno or EOF */
 	uint64_t image_kb;     /* the child's high-water mark just before exec (see launch_release) */
 	int join_errno;        /* launch_spawn_direct: why the child could not join the cgroup, or 0 */
+	bool into_cgroup;      /* launch_spawn_direct: born in the cgroup (clone3), not moved */
 };
 
 /* Forks the child and leaves it waiting at the gate. */
 int launch_spawn(const struct launch_opts *o, struct launch_child *c, struct err *e);
-/* vforks the child, which joins the cgroup whose cgroup.procs is join_fd
- * (unless -1) and execs; returns once it did. launch_release then only reads
- * how it went. */
-int launch_spawn_direct(const struct launch_opts *o, int join_fd, struct launch_child *c, struct err *e);
+/* Starts the child without a gate and returns once it execed: cloned into
+ * the cgroup whose directory is into_fd (cgroup v2's CLONE_INTO_CGROUP)
+ * where the kernel can, else vforked, joining the cgroup whose cgroup.procs
+ * is join_fd itself (either may be -1). launch_release then only reads how
+ * it went. */
+int launch_spawn_direct(const struct launch_opts *o, int join_fd, int into_fd, struct launch_child *c,
+			struct err *e);
 /* Opens the gate and waits for exec: 0 when it ran, else the errno of the
  * failed exec. Fills c->image_kb: the forked copy of perfhunt's high-water
  * mark, which exec folds into the child's ru_maxrss (so a wait4 ru_maxrss no

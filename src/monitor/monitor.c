@@ -473,10 +473,13 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 	bool gate = o->hooks.on_spawn != NULL;
 	if (!gate) {
 		int join_fd = cg->version ? cgroup_for_child(l, cg) : -1;
+		int into_fd = join_fd >= 0 && cg->version == 2 ? cgroup_dir_open(cg, NULL) : -1;
 		l->r->client_start_ms = now_ms(l);
-		int rc = launch_spawn_direct(o->launch, join_fd, &c, e);
+		int rc = launch_spawn_direct(o->launch, join_fd, into_fd, &c, e);
 		if (join_fd >= 0)
 			close(join_fd);
+		if (into_fd >= 0)
+			close(into_fd);
 		if (rc < 0)
 			return -1;
 	} else if (launch_spawn(o->launch, &c, e) < 0) {

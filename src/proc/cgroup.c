@@ -289,6 +289,16 @@ int cgroup_procs_open(const struct cgroup *cg, struct err *e)
 	return fd;
 }
 
+int cgroup_dir_open(const struct cgroup *cg, struct err *e)
+{
+	if (cg->version != 2)
+		return err_set(e, "cgroup v%d: a child cannot be cloned into it", cg->version);
+	int fd = open(cg->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(e, "cannot open '%s'", cg->dir);
+	return fd;
+}
+
 int cgroup_set_limit(const struct cgroup *cg, uint64_t bytes, struct err *e)
 {
 	char path[PATH_MAX + 128], num[32];

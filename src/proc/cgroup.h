@@ -39,6 +39,9 @@ int cgroup_reap_stale(const char *parent);
 int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct err *e);
 /* cgroup.procs opened for writing (close-on-exec): a child writes "0" to it to join. */
 int cgroup_procs_open(const struct cgroup *cg, struct err *e);
+/* The cgroup's directory opened (close-on-exec), for clone3's
+ * CLONE_INTO_CGROUP: v2 only, -1 otherwise. */
+int cgroup_dir_open(const struct cgroup *cg, struct err *e);
 /* Optional hard limit (bytes), for tests of OOM handling. */
 int cgroup_set_limit(const struct cgroup *cg, uint64_t bytes, struct err *e);
 int cgroup_peak_kb(const struct cgroup *cg, uint64_t *kb, struct err *e);

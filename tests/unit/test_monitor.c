@@ -1,7 +1,8 @@
 /* Unit tests of src/monitor/monitor.c and src/session/session.c against
  * real processes: the phwork workload ($PHWORK) run as a command, as a tree
  * of children, watched while it sleeps, and recorded whole through the
- * session library, whose hooks are seen in order. */
+ * session library, whose hooks are seen in order; and the launch into the
+ * run's cgroup, both ways. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,7 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "monitor/launch.h"
 #include "monitor/monitor.h"
+#include "proc/cgroup.h"
 #include "session/session.h"
 
 static char *phwork(void)
@@ -56,6 +59,58 @@ static void test_command_exit_and_peak(void **state)
 	assert_true(r.tree.tl.n >= 1);
 	assert_true(r.launch_image_kb > 0);
 	monitor_result_release(&r);
+}
+
+/* The command in the run's cgroup from its first instruction: reads its own
+ * /proc/self/cgroup. On v2 it is born there (clone3, CLONE_INTO_CGROUP); on
+ * v1 it writes itself into cgroup.procs. Skips without a memory cgroup
+ * (not root, no controller). */
+static void cgroup_launch(bool want_v2)
+{
+	struct cgroup cg;
+	struct err e;
+	if (cgroup_create(&cg, &e) < 0)
+		skip();
+	if ((cg.version == 2) != want_v2) {
+		cgroup_destroy(&cg);
+		skip();
+	}
+	int join = cgroup_procs_open(&cg, &e), into = want_v2 ? cgroup_dir_open(&cg, &e) : -1;
+	assert_true(join >= 0 && (!want_v2 || into >= 0));
+	char *argv[] = { "/bin/cat", "/proc/self/cgroup", NULL };
+	struct launch_opts lo = { .argv = argv, .capture = true };
+	struct launch_child c;
+	assert_int_equal(launch_spawn_direct(&lo, join, into, &c, &e), 0);
+	assert_int_equal(launch_release(&c), 0);
+	assert_int_equal(c.join_errno, 0);
+	assert_int_equal(c.into_cgroup, want_v2);
+	char out[4096];
+	size_t n = 0;
+	ssize_t r;
+	while (n < sizeof(out) - 1 && (r = read(c.out_fd, out + n, sizeof(out) - 1 - n)) > 0)
+		n += (size_t)r;
+	out[n] = 0;
+	int st;
+	assert_int_equal(waitpid(c.pid, &st, 0), c.pid);
+	const char *leaf = strrchr(cg.dir, '/');
+	assert_non_null(strstr(out, leaf));
+	launch_close(&c);
+	close(join);
+	if (into >= 0)
+		close(into);
+	cgroup_destroy(&cg);
+}
+
+static void test_launch_born_in_cgroup_v2(void **state)
+{
+	(void)state;
+	cgroup_launch(true);
+}
+
+static void test_launch_joins_cgroup_v1(void **state)
+{
+	(void)state;
+	cgroup_launch(false);
 }
 
 static void test_tree_of_children(void **state)
@@ -214,6 +269,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_command_exit_and_peak),
 		cmocka_unit_test(test_tree_of_children),
+		cmocka_unit_test(test_launch_born_in_cgroup_v2),
+		cmocka_unit_test(test_launch_joins_cgroup_v1),
 		cmocka_unit_test(test_not_found),
 		cmocka_unit_test(test_watch_for_a_duration),
 		cmocka_unit_test(test_watch_missing_pid_fails_cleanly),
