@@ -99,6 +99,8 @@ json_t *compare_json_record(const struct comparison *c, const char *base_label, 
 		"geomean", "ratio", num(c->geomean),
 		"wall_delta_ms", num(c->wall_delta_ms),
 		"regressed", (json_int_t)c->regressed, "improved", (json_int_t)c->improved);
+	json_object_set_new(rec, "profiled", json_pack("{s:I, s:I}", "base", (json_int_t)c->base_profiled, "new",
+						       (json_int_t)c->new_profiled));
 	if (c->run_profile)
 		json_object_set_new(rec, "run_profile", profile_json(c->run_profile));
 	free(bc);

@@ -400,6 +400,12 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 		if (resources)
 			fprintf(out, "(%zu per-phase resource metrics compared, Holm within them: all in --export-json\n"
 				     "and --export-markdown; one with --metric phase:NAME.KEY)\n", resources);
+		bool changed = false;
+		for (size_t i = 0; i < c->n_phases; i++)
+			changed |= c->phases[i].changed;
+		if (changed && (!c->base_profiled) != (!c->new_profiled))
+			fprintf(out, "(which code: only %s was recorded with --profile; record %s with it too)\n",
+				c->base_profiled ? "BASE" : "NEW", c->base_profiled ? "NEW" : "BASE");
 	}
 	quote_pool_release(&q);
 	return ferror(out) ? -1 : 0;

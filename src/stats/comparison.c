@@ -284,6 +284,10 @@ int comparison_run(struct metrics_set *base, struct metrics_set *nw,
 	metrics_align_phases(base, nw);
 	out->base_runs = base->runs;
 	out->new_runs = nw->runs;
+	for (size_t i = 0; i < json_array_size(base->profiles); i++)
+		out->base_profiled += json_is_object(json_array_get(base->profiles, i));
+	for (size_t i = 0; i < json_array_size(nw->profiles); i++)
+		out->new_profiled += json_is_object(json_array_get(nw->profiles, i));
 	out->threshold = o->threshold;
 	out->alpha = o->alpha;
 	out->metrics = xcalloc(base->n ? base->n : 1, sizeof(*out->metrics));

@@ -97,6 +97,7 @@ struct comparison {
 	double geomean;         /* of the metrics' median ratios */
 	double wall_delta_ms;   /* NAN without wall_s on both sides */
 	struct profdiff *run_profile; /* the whole run's profiles, when wall_s changed; else NULL */
+	size_t base_profiled, new_profiled; /* runs recorded with --profile on each side */
 	json_t *base_command, *new_command; /* each side's first command (references), or NULL */
 	size_t regressed, improved;
 };

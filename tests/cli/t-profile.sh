@@ -298,6 +298,18 @@ print(i >= 0 and "Which code" in h and len(re.findall(r"class=\"f fk fgrow\"", f
 		[ "$(pin_named "$TMP/pc.json" "$TMP/pin-good.json" "$TMP/pin-bad.json")" = "" ] && ok
 else skip "perf cannot sample here"; fi
 
+t "compare with a profile on one side only: no code line, one line saying which side lacks it"
+if [ "$PERF" = 1 ]; then
+	/usr/bin/python3 -c 'import json,sys
+b=json.load(open(sys.argv[1]))
+for r in b["commands"][0]["runs"]: r.pop("profile", None)
+json.dump(b, open(sys.argv[2], "w"))' "$TMP/pin-good.json" "$TMP/pin-good-np.json"
+	"$PERFHUNT" compare "$TMP/pin-good-np.json" "$TMP/pin-bad.json" >"$TMP/out" 2>&1
+	expect_status 0 $? &&
+	check "no code line" [ "$(grep -c '^ *code:' "$TMP/out")" = 0 ] &&
+	expect_grep '^\(which code: only NEW was recorded with --profile; record BASE with it too\)$' "$TMP/out" && ok
+else skip "perf cannot sample here"; fi
+
 t "without the privilege: one line naming kernel.perf_event_paranoid, a record without a profile"
 para=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo x)
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1; then
