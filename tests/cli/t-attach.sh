@@ -83,6 +83,10 @@ t "usage: two ways of naming the daemon at once"
 t "watch --detach with --probe-log, client by hand, stop: peak, its phase and the phase table"
 start_daemon stamp
 id=$("$P" watch --no-save --detach --interval 10 --probe-log "$TMP/d.log" --csv "$TMP/w.csv" "$DPID")
+# the client by hand comes after the watch is under way: with a request begun
+# in the watcher's first milliseconds, the peak sampled at 20 ms once lay in
+# no phase window (once in a full suite; not reproduced in eight loaded runs)
+sleep 0.2
 "$D" request "$TMP/d.sock" 3 >/dev/null
 sleep 0.3
 "$P" stop "$id" 2>"$TMP/stop"; st=$?
