@@ -84,14 +84,6 @@ static void append(char *buf, size_t n, size_t *len, const char *fmt, ...)
 		*len = *len + (size_t)w < n ? *len + (size_t)w : n - 1;
 }
 
-static bool frame_is_kernel(const char *name)
-{
-	bool k;
-	char label[PROFDIFF_LABEL];
-	profdiff_frame_label(name, label, sizeof(label), &k);
-	return k;
-}
-
 char *compare_text_code(const struct profdiff *d, char *buf, size_t n)
 {
 	size_t len = 0;
@@ -120,7 +112,7 @@ char *compare_text_code(const struct profdiff *d, char *buf, size_t n)
 	}
 	if (kernel) {
 		size_t user = top;
-		while (user > floor && frame_is_kernel(d->nodes[d->hot[user - 1]].name))
+		while (user > floor && profdiff_frame_kernel(d->nodes[d->hot[user - 1]].name))
 			user--;
 		/* user: the count of user frames above; the syscall is the
 		 * outermost kernel frame named *sys_* below them */

@@ -32,10 +32,16 @@ const char *profdiff_state_name(enum profdiff_state s)
 	}
 }
 
+bool profdiff_frame_kernel(const char *name)
+{
+	size_t len = strlen(name);
+	return len >= 4 && !strcmp(name + len - 4, "_[k]");
+}
+
 void profdiff_frame_label(const char *name, char *buf, size_t n, bool *kernel)
 {
 	size_t len = strlen(name);
-	bool k = len >= 4 && !strcmp(name + len - 4, "_[k]");
+	bool k = profdiff_frame_kernel(name);
 	if (kernel)
 		*kernel = k;
 	snprintf(buf, n, "%.*s", (int)(k ? len - 4 : len), name);

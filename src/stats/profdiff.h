@@ -80,6 +80,8 @@ struct profdiff *profdiff_phase(const json_t *base, const json_t *nw, const char
 void profdiff_free(struct profdiff *d);
 
 #define PROFDIFF_LABEL 200
+/* Whether a folded frame name is a kernel frame (FlameGraph's "_[k]" suffix). */
+bool profdiff_frame_kernel(const char *name);
 /* The frame named in a profdiff: "_[k]" removed, *kernel set (may be NULL). */
 void profdiff_frame_label(const char *name, char *buf, size_t n, bool *kernel);
 
