@@ -530,7 +530,8 @@ static void read_forks(struct loop *l)
 	struct procevents_handler h = { on_fork, NULL, l };
 	if (procevents_read(l->events_fd, &h) < 0) {
 		proctree_scan(&l->main.tree);
-		proctree_scan(&l->daemon.tree);
+		if (l->r->daemon_attached)
+			proctree_scan(&l->daemon.tree);
 	}
 }
 
@@ -717,12 +718,16 @@ static int loop_open(struct loop *l, const struct monitor_opts *o, struct monito
 	l->ticks_per_s = sysconf(_SC_CLK_TCK);
 	l->events_fd = l->xs.fd = l->inotify_fd = l->sfd = l->tfd = -1;
 	l->main.tree.procfs_fd = l->daemon.tree.procfs_fd = -1;
+	l->main.tree.loadavg_fd = l->daemon.tree.loadavg_fd = -1;
 	for (int i = 0; i < 4; i++)
 		l->stream_fd[i] = -1;
 	l->cpu0_ns = clock_self_cpu_ns();
 
 	const char *procfs = o->procfs ? o->procfs : "/proc";
-	if (proctree_init(&l->main.tree, procfs, e) < 0 || proctree_init(&l->daemon.tree, procfs, e) < 0)
+	/* the daemon's tree only where there is one (run --attach): a plain run
+	 * does not open /proc twice */
+	if (proctree_init(&l->main.tree, procfs, e) < 0 ||
+	    (o->launch && o->daemon_pid > 0 && proctree_init(&l->daemon.tree, procfs, e) < 0))
 		return -1;
 	l->main.tree.pss = l->daemon.tree.pss = o->pss;
 	/* status and io of each member once every max(8 samples, 100 ms);

@@ -44,70 +44,69 @@ static ssize_t read_small(const char *path, char *buf, size_t n)
 	return r;
 }
 
-/* Finds the mount point of a cgroup hierarchy: v2 (fstype cgroup2) or v1 with option opt. */
-static int find_mount(int version, char *out, size_t n)
+/* Where each hierarchy perfhunt can use is mounted and where this process
+ * sits in it, indexed by version: [2] the v2 one (fstype cgroup2), [1] the v1
+ * one with the memory controller; "" where there is none. Read once: a run
+ * that finds no v2 memory controller falls back to v1 without reading again. */
+struct cg_places {
+	char mount[3][512];
+	char own[3][512];
+	bool mounted[3], placed[3];
+};
+
+static void find_mounts(struct cg_places *pl)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
-		return -1;
+		return;
 	char line[1024];
-	int found = -1;
-	while (fgets(line, sizeof(line), f)) {
+	while (!(pl->mounted[1] && pl->mounted[2]) && fgets(line, sizeof(line), f)) {
 		/* id parent major:minor root mountpoint opts ... - fstype source superopts */
 		char mnt[512], fstype[64], super[256];
 		char *dash = strstr(line, " - ");
 		if (!dash || sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1 ||
 		    sscanf(dash + 3, "%63s %*s %255s", fstype, super) != 2)
 			continue;
-		if (version == 2 && !strcmp(fstype, "cgroup2")) {
-			snprintf(out, n, "%s", mnt);
-			found = 0;
-			break;
-		}
-		if (version == 1 && !strcmp(fstype, "cgroup")) {
-			for (char *tok = strtok(super, ","); tok; tok = strtok(NULL, ","))
-				if (!strcmp(tok, "memory")) {
-					snprintf(out, n, "%s", mnt);
-					found = 0;
-				}
-			if (!found)
-				break;
+		int v = 0;
+		if (!strcmp(fstype, "cgroup2"))
+			v = 2;
+		else if (!strcmp(fstype, "cgroup"))
+			for (char *tok = strtok(super, ","); tok && !v; tok = strtok(NULL, ","))
+				v = !strcmp(tok, "memory");
+		if (v && !pl->mounted[v]) {
+			snprintf(pl->mount[v], sizeof(pl->mount[v]), "%s", mnt);
+			pl->mounted[v] = true;
 		}
 	}
 	fclose(f);
-	return found;
 }
 
-/* Our own cgroup path within the hierarchy ("0::/x" for v2, "N:memory:/x" for v1). */
-static int own_path(int version, char *out, size_t n)
+/* Our own cgroup paths ("0::/x" for v2, "N:memory:/x" for v1). */
+static void own_paths(struct cg_places *pl)
 {
 	FILE *f = fopen("/proc/self/cgroup", "re");
 	if (!f)
-		return -1;
+		return;
 	char line[1024];
-	int found = -1;
-	while (fgets(line, sizeof(line), f)) {
+	while (!(pl->placed[1] && pl->placed[2]) && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
 		char *c1 = strchr(line, ':');
 		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (!c2)
 			continue;
 		*c1 = *c2 = 0;
-		int match = 0;
-		if (version == 2)
-			match = !strcmp(line, "0") && c1[1] == 0;
+		int v = 0;
+		if (!strcmp(line, "0") && c1[1] == 0)
+			v = 2;
 		else
-			for (char *tok = strtok(c1 + 1, ","); tok; tok = strtok(NULL, ","))
-				if (!strcmp(tok, "memory"))
-					match = 1;
-		if (match) {
-			snprintf(out, n, "%s", c2 + 1);
-			found = 0;
-			break;
+			for (char *tok = strtok(c1 + 1, ","); tok && !v; tok = strtok(NULL, ","))
+				v = !strcmp(tok, "memory");
+		if (v && !pl->placed[v]) {
+			snprintf(pl->own[v], sizeof(pl->own[v]), "%s", c2 + 1);
+			pl->placed[v] = true;
 		}
 	}
 	fclose(f);
-	return found;
 }
 
 /* A v2 cgroup whose children may have the memory controller: it must offer
@@ -150,15 +149,12 @@ static int make_dir(struct cgroup *cg, int version, struct err *e)
 	return 0;
 }
 
-static int try_create(struct cgroup *cg, int version, struct err *e)
+static int try_create(struct cgroup *cg, int version, const struct cg_places *pl, struct err *e)
 {
-	char mnt[512], own[512];
-	if (find_mount(version, mnt, sizeof(mnt)) < 0)
+	if (!pl->mounted[version])
 		return err_set(e, "no cgroup v%d memory hierarchy mounted", version);
-	if (own_path(version, own, sizeof(own)) < 0)
-		snprintf(own, sizeof(own), "/");
-	if (!strcmp(own, "/"))
-		own[0] = 0;
+	const char *mnt = pl->mount[version];
+	const char *own = pl->placed[version] && strcmp(pl->own[version], "/") ? pl->own[version] : "";
 	snprintf(cg->parent, sizeof(cg->parent), "%s%s", mnt, own);
 	if (version == 2 && v2_memory_parent(cg->parent, e) < 0) {
 		/* Our own cgroup holds processes (our shell, ourselves): v2 allows no
@@ -257,10 +253,13 @@ int cgroup_create(struct cgroup *cg, struct err *e)
 			return 0;
 		known_parent.version = 0; /* gone or moved: look again */
 	}
+	struct cg_places pl = { 0 };
+	find_mounts(&pl);
+	own_paths(&pl);
 	struct err e2;
-	if (try_create(cg, 2, &e2) == 0)
+	if (try_create(cg, 2, &pl, &e2) == 0)
 		return 0;
-	if (try_create(cg, 1, e) == 0)
+	if (try_create(cg, 1, &pl, e) == 0)
 		return 0;
 	/* Report the v1 failure, and the v2 one when it is the more telling. */
 	if (e && !strncmp(e->msg, "no cgroup v1", 12))

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "store/store_db.h"
 
 /* Relative to tests/unit, the working directory meson gives us. */
 static const char fixtures[] = "../cli/data/history";
@@ -104,13 +105,13 @@ static void test_open_creates_directory_and_schema(void **state)
 	db_path(dir, sizeof(dir), "new/deeper");
 	assert_int_equal(stat(dir, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0700);
-	assert_true(sql_value(path, "PRAGMA user_version") == 1);
+	assert_true(sql_value(path, "PRAGMA user_version") == store_schema_version());
 	assert_true(sql_value(path, "SELECT count(*) FROM sqlite_master WHERE name IN "
 			      "('runs','metrics','phases','tags','benches')") == 5);
 	/* Opening again keeps the schema (no second migration). */
 	assert_int_equal(store_open(&s, path, &e), 0);
 	store_close(s);
-	assert_true(sql_value(path, "PRAGMA user_version") == 1);
+	assert_true(sql_value(path, "PRAGMA user_version") == store_schema_version());
 }
 
 static void test_migrates_empty_file_and_refuses_newer(void **state)
@@ -125,7 +126,7 @@ static void test_migrates_empty_file_and_refuses_newer(void **state)
 	struct err e = { 0 };
 	assert_int_equal(store_open(&s, path, &e), 0);
 	store_close(s);
-	assert_true(sql_value(path, "PRAGMA user_version") == 1);
+	assert_true(sql_value(path, "PRAGMA user_version") == store_schema_version());
 
 	sqlite3 *db = NULL;
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
@@ -133,7 +134,41 @@ static void test_migrates_empty_file_and_refuses_newer(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(&s, path, &e), -1);
 	assert_null(s);
-	assert_non_null(strstr(e.msg, "schema version 99, newer than this perfhunt knows (1)"));
+	char want[96];
+	snprintf(want, sizeof(want), "schema version 99, newer than this perfhunt knows (%d)",
+		 store_schema_version());
+	assert_non_null(strstr(e.msg, want));
+}
+
+/* A history of schema 1 (with its index on metrics.name) opens as the current
+ * schema: the index is gone, every run and metric stays, a trend still reads. */
+static void test_migrates_version_1(void **state)
+{
+	(void)state;
+	char path[PATH_MAX];
+	db_path(path, sizeof(path), "v1.db");
+	struct store *s = filled_store("v1.db");
+	store_close(s);
+	double runs = sql_value(path, "SELECT count(*) FROM runs");
+	double metrics = sql_value(path, "SELECT count(*) FROM metrics");
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE INDEX metrics_name ON metrics(name); PRAGMA user_version = 1",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	struct err e = { 0 };
+	assert_int_equal(store_open(&s, path, &e), 0);
+	struct store_trend_point *p = NULL;
+	size_t n = 0;
+	assert_int_equal(store_trend(s, "wall_s", NULL, &p, &n, &e), 0);
+	assert_int_equal(n, 4);
+	store_trend_free(p, n);
+	store_close(s);
+	assert_true(sql_value(path, "PRAGMA user_version") == store_schema_version());
+	assert_true(sql_value(path, "SELECT count(*) FROM sqlite_master WHERE name = 'metrics_name'") == 0);
+	assert_true(sql_value(path, "SELECT count(*) FROM runs") == runs);
+	assert_true(sql_value(path, "SELECT count(*) FROM metrics") == metrics);
+	assert_true(metrics > runs);
 }
 
 static void test_default_path(void **state)
@@ -700,6 +735,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_creates_directory_and_schema),
 		cmocka_unit_test(test_migrates_empty_file_and_refuses_newer),
+		cmocka_unit_test(test_migrates_version_1),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_refuses_open_locations),
 		cmocka_unit_test(test_refuses_planted_history),
