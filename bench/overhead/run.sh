@@ -28,31 +28,47 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if [ "${LAUNCH:-}" = 1 ]; then
 	mkdir -p "$out/hist" "$out/histbase"
+	# The history row gets its database from hyperfine's own environment:
+	# `env PERFHUNT_DB=... perfhunt` would add env's exec (~0.8 ms here) to it.
+	# The runs without the history ignore the variable.
 	set -- -n "minwrap true" "$mw $tr" \
 		-n "perfhunt run --no-save --cgroup off true" "$ph run -q --no-save --cgroup off -- $tr" \
 		-n "perfhunt run --no-save true" "$ph run -q --no-save -- $tr" \
-		-n "perfhunt run true (history kept)" "env PERFHUNT_DB=$out/hist/h.db $ph run -q -- $tr"
+		-n "perfhunt run true (history kept)" "$ph run -q -- $tr"
 	if [ -n "${BASE:-}" ]; then
 		base=$(realpath "$BASE")
 		set -- "$@" -n "before: perfhunt run --no-save --cgroup off true" "$base run -q --no-save --cgroup off -- $tr" \
-			-n "before: perfhunt run --no-save true" "$base run -q --no-save -- $tr" \
-			-n "before: perfhunt run true (history kept)" "env PERFHUNT_DB=$out/histbase/h.db $base run -q -- $tr"
+			-n "before: perfhunt run --no-save true" "$base run -q --no-save -- $tr"
 	fi
-	hf --runs "${RUNS:-200}" --export-json launch.json "$@"
+	PERFHUNT_DB=$out/hist/h.db hf --runs "${RUNS:-200}" --export-json launch.json "$@"
+	if [ -n "${BASE:-}" ]; then
+		# a history of its own (an older schema): a session of its own, with the wrapper
+		PERFHUNT_DB=$out/histbase/h.db hf --runs "${RUNS:-200}" --export-json launchbase.json \
+			-n "minwrap true" "$mw $tr" -n "before: perfhunt run true (history kept)" "$base run -q -- $tr"
+	fi
 	set -- -n "hyperfine -N -r 100 true" "hyperfine -N -r 100 --style none $tr" \
 		-n "perfhunt bench -n 100 true" "$ph bench -q --no-save -n 100 -- $tr" \
 		-n "perfhunt bench --cgroup off -n 100 true" "$ph bench -q --no-save --cgroup off -n 100 -- $tr"
 	[ -n "${BASE:-}" ] && set -- "$@" -n "before: perfhunt bench -n 100 true" "$base bench -q --no-save -n 100 -- $tr"
 	hf --runs 10 --export-json benchn.json "$@"
-	# runs 20 ms apart (what a user sees; back-to-back hyperfine hides the
-	# cgroup v1 move's RCU wait), interleaved, then the history fold's window
+	# Interleaved round by round (interleave.py; VAR=VALUE words before a
+	# command are its environment): back-to-back, with the history before and
+	# after in one session, then 20 ms apart (what a user sees; back-to-back
+	# runs hide the cgroup v1 move's RCU wait); then the history fold's window.
+	set -- "minwrap=$mw $tr" "run --no-save=$ph run -q --no-save -- $tr" \
+		"run (history kept)=PERFHUNT_DB=$out/hist/i.db $ph run -q -- $tr"
+	[ -n "${BASE:-}" ] && set -- "$@" "before: run (history kept)=PERFHUNT_DB=$out/histbase/i.db $base run -q -- $tr"
+	/usr/bin/python3 "$bdir/interleave.py" 200 "$@" >"$out/b2b.md"
 	set -- "minwrap=$mw $tr" "run --no-save --cgroup off=$ph run -q --no-save --cgroup off -- $tr" \
 		"run --no-save=$ph run -q --no-save -- $tr" \
-		"run --cgroup off (history kept)=/usr/bin/env PERFHUNT_DB=$out/hist/g.db $ph run -q --cgroup off -- $tr"
-	[ -n "${BASE:-}" ] && set -- "$@" "before: run --cgroup off (history kept)=/usr/bin/env PERFHUNT_DB=$out/histbase/g.db $base run -q --cgroup off -- $tr"
+		"run --cgroup off (history kept)=PERFHUNT_DB=$out/hist/g.db $ph run -q --cgroup off -- $tr"
+	[ -n "${BASE:-}" ] && set -- "$@" "before: run --cgroup off (history kept)=PERFHUNT_DB=$out/histbase/g.db $base run -q --cgroup off -- $tr"
 	GAP_MS=20 /usr/bin/python3 "$bdir/interleave.py" 100 "$@" >"$out/apart.md"
 	/usr/bin/python3 "$bdir/foldwindow.py" "$ph" 100 >"$out/fold.txt"
 	echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "back-to-back, interleaved (interleave.py):"
+	cat "$out/b2b.md"
+	echo
 	echo "runs 20 ms apart, interleaved (interleave.py):"
 	cat "$out/apart.md"
 	cat "$out/fold.txt"
@@ -60,14 +76,17 @@ if [ "${LAUNCH:-}" = 1 ]; then
 	/usr/bin/python3 - "$out" <<'PY'
 import json, os, sys
 out = sys.argv[1]
-res = json.load(open(os.path.join(out, "launch.json")))["results"]
-mw = res[0]["median"]
-print("| command | median ms | mean ± σ ms | user ms | sys ms | added vs minwrap ms |")
-print("|---|---:|---:|---:|---:|---:|")
-for r in res:
-    print("| `%s` | %.2f | %.2f ± %.2f | %.2f | %.2f | %+.2f |" % (r["command"], r["median"] * 1e3, r["mean"] * 1e3,
-          r["stddev"] * 1e3, r["user"] * 1e3, r["system"] * 1e3, (r["median"] - mw) * 1e3))
-print()
+for name in ("launch.json", "launchbase.json"):
+    if not os.path.exists(os.path.join(out, name)):
+        continue
+    res = json.load(open(os.path.join(out, name)))["results"]
+    mw = res[0]["median"]
+    print("| command | median ms | mean ± σ ms | user ms | sys ms | added vs minwrap ms |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for r in res:
+        print("| `%s` | %.2f | %.2f ± %.2f | %.2f | %.2f | %+.2f |" % (r["command"], r["median"] * 1e3, r["mean"] * 1e3,
+              r["stddev"] * 1e3, r["user"] * 1e3, r["system"] * 1e3, (r["median"] - mw) * 1e3))
+    print()
 res = json.load(open(os.path.join(out, "benchn.json")))["results"]
 hf = res[0]["median"]
 print("| command | median ms | per run ms | / hyperfine |")

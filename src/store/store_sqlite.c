@@ -7,7 +7,9 @@
  * A run's connection closes without SQLite's checkpoint (its fsyncs are most
  * of a short run's cost): a detached child folds the WAL into the file a few
  * milliseconds later, holding a shared flock on the file meanwhile so that a
- * synchronous close (every history command) can wait for it.
+ * synchronous close (every history command) can wait for it. Runs in quick
+ * succession share a fold: one that finds a fold still pending (not yet
+ * begun) leaves its frames to it.
  */
 #include "store/store_db.h"
 
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -322,6 +325,31 @@ void store_sqlite_wait_folds(const char *path, int timeout_ms)
 	close(fd);
 }
 
+/* A fold is pending from its fork until it begins: its child holds a write
+ * lock on this byte of history.db (an open file description lock, far past
+ * SQLite's lock bytes at 1 GiB), taken by the run that forked it. It waits
+ * SQ_FOLD_PENDING_MS first, so that runs committing meanwhile need no fold
+ * of their own: a burst of runs pays one fold, not one each. */
+#define SQ_FOLD_PENDING_BYTE ((off_t)1 << 62)
+#define SQ_FOLD_PENDING_MS 10
+
+/* Takes the pending-fold lock on fd: true unless a pending fold holds it
+ * (where the kernel has no such locks, every run folds, as before). */
+static bool sq_fold_claim(int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = SQ_FOLD_PENDING_BYTE,
+			    .l_len = 1 };
+	return fcntl(fd, F_OFD_SETLK, &fl) == 0 || errno == EINVAL;
+}
+
+/* The fold begins: frames committed from now on need a fold of their own. */
+static void sq_fold_begin(int fd)
+{
+	struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = SQ_FOLD_PENDING_BYTE,
+			    .l_len = 1 };
+	fcntl(fd, F_OFD_SETLK, &fl);
+}
+
 /* PRAGMA wal_checkpoint(PASSIVE) until the frames the WAL held at the first
  * try are in the file (1: not after timeout_ms) — not every frame: runs may
  * go on appending, and their own folds follow. PASSIVE takes no writer lock:
@@ -352,8 +380,11 @@ static int sq_fold(sqlite3 *db, int timeout_ms)
 }
 
 /* The detached child: no descriptor of perfhunt's but the lock's, no
- * terminal, no signal blocked; a fresh connection (none was open at the
- * fork) folds the WAL into the file. Then it restarts the WAL itself: one
+ * terminal, no signal blocked. It waits while pending, then ends the
+ * pending state: every commit before that is in the WAL it folds (a run
+ * that commits later finds no pending fold and forks its own). A fresh
+ * connection (none was open at the fork) folds the WAL into the file.
+ * Then it restarts the WAL itself: one
  * transaction that changes nothing (user_version set to itself) writes and
  * syncs the new WAL header here, so the next run's commit only appends to
  * it, without an fsync. Skipped when another perfhunt is writing (it
@@ -373,6 +404,10 @@ static void __attribute__((noreturn)) sq_fold_child(const char *target, int lock
 		close(fd);
 	if (lk >= 0)
 		close_range((unsigned)lk + 1, ~0U, 0);
+	prctl(PR_SET_NAME, "perfhunt-fold");
+	struct timespec pending = { 0, SQ_FOLD_PENDING_MS * 1000000L };
+	nanosleep(&pending, NULL);
+	sq_fold_begin(lk);
 	sqlite3 *db = NULL;
 	if (sq3.open_v2(target, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
 		/* the restarted WAL cut to its one page (no fsync), not left at its
@@ -399,8 +434,9 @@ static void __attribute__((noreturn)) sq_fold_child(const char *target, int lock
 }
 
 /* Commit is done (visible to readers, safe from a crash of perfhunt): close
- * without the checkpoint and fork the child that does it. Where no child
- * can be made, the WAL stays; the next close (any perfhunt's) folds it. */
+ * without the checkpoint and fork the child that does it, unless a pending
+ * fold will take these frames too. Where no child can be made, the WAL
+ * stays; the next fold or close (any perfhunt's) folds it. */
 static void sq_close_detached(struct store *s)
 {
 	if (s->close_here) {
@@ -411,9 +447,14 @@ static void sq_close_detached(struct store *s)
 	sq_close_only(s);
 	if (sq_open_count > 0)
 		return; /* another connection folds at its close */
-	int fd = open(s->target, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	/* read-write: the pending-fold lock is a write lock */
+	int fd = open(s->target, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return;
+	if (!sq_fold_claim(fd)) {
+		close(fd);
+		return;
+	}
 	/* shared: folds may overlap; a waiter holds it exclusively for an instant */
 	for (int tries = 0; flock(fd, LOCK_SH | LOCK_NB) != 0 && tries < 100; tries++) {
 		struct timespec ts = { 0, 100000L };

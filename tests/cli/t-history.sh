@@ -164,6 +164,24 @@ check "$listed" [ "$listed" = ok ] &&
 	check "WAL of a page or none: $(stat -c %s "$TMP/fold.db-wal" 2>/dev/null)" \
 		[ "$(stat -c %s "$TMP/fold.db-wal" 2>/dev/null || echo 0)" -lt 1000000 ] && ok
 
+t "a burst of runs shares folds: with no history command after it, the file alone soon holds every run"
+# Each run that finds a fold still pending leaves its frames to that fold;
+# detached folds, not a reader's close, must bring them all into the file.
+i=0
+while [ $i -lt 10 ]; do
+	PERFHUNT_DB=$TMP/burst.db "$PERFHUNT" run -q -- true >/dev/null 2>&1; i=$((i + 1))
+done
+n=0; waited=0
+while [ $waited -lt 100 ]; do
+	cp "$TMP/burst.db" "$TMP/burst-copy.db"
+	n=$(sqlite3 "$TMP/burst-copy.db" 'select count(*) from runs' 2>/dev/null)
+	[ "$n" = 10 ] && break
+	sleep 0.05; waited=$((waited + 1))
+done
+check "10 runs in the file alone, $n after $waited waits" [ "$n" = 10 ] &&
+	check "WAL of a page or none: $(stat -c %s "$TMP/burst.db-wal" 2>/dev/null)" \
+		[ "$(stat -c %s "$TMP/burst.db-wal" 2>/dev/null || echo 0)" -lt 1000000 ] && ok
+
 t "runs two at a time: none lost, none busy; the file alone holds them all after --path"
 i=0
 while [ $i -lt 6 ]; do
