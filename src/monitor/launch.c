@@ -19,6 +19,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/clock.h"
+
 extern char **environ;
 
 static void close_fd(int *fd)
@@ -62,6 +64,13 @@ static char **probe_env(int fd, char *buf, size_t n)
 	return env;
 }
 
+/* What the child tells the parent just before exec. */
+struct launch_pre {
+	uint64_t image_kb;
+	int64_t exec_mono_ns; /* CLOCK_MONOTONIC */
+	int32_t join_errno;
+};
+
 /* The child's last steps: default signal state, the pipes, the cgroup
  * (join_fd: its cgroup.procs, the child writes itself in), exec. Only system
  * calls: it may be a vfork child. Never returns. */
@@ -84,9 +93,11 @@ static void __attribute__((noreturn)) child_exec(const struct launch_opts *o, co
 	if (join_fd >= 0 && write(join_fd, "0", 1) != 1)
 		join_errno = errno ? errno : EIO;
 	/* exec records this mm's high-water mark into the child's
-	 * ru_maxrss: tell the parent how large that image was */
+	 * ru_maxrss: tell the parent how large that image was, and when the
+	 * command began (its wall time starts here, after the cgroup join:
+	 * a cgroup v1 move can wait for an RCU grace period) */
 	struct rusage ru;
-	struct { uint64_t image_kb; int32_t join_errno; } pre = { 0, join_errno };
+	struct launch_pre pre = { .join_errno = join_errno, .exec_mono_ns = clock_mono_ns() };
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		pre.image_kb = (uint64_t)ru.ru_maxrss;
 	ssize_t wi = write(p->xerr[1], &pre, sizeof(pre));
@@ -251,13 +262,15 @@ static size_t read_full(int fd, void *buf, size_t n)
 int launch_release(struct launch_child *c)
 {
 	close_fd(&c->gate_fd);
-	struct { uint64_t image_kb; int32_t join_errno; } pre = { 0, 0 };
+	struct launch_pre pre = { 0 };
 	int err = 0;
 	if (read_full(c->exec_err_fd, &pre, sizeof(pre)) == sizeof(pre)) {
 		c->image_kb = pre.image_kb;
 		c->join_errno = pre.join_errno;
+		c->exec_mono_ns = pre.exec_mono_ns;
 	} else {
 		c->image_kb = 0;
+		c->exec_mono_ns = 0;
 	}
 	size_t r = read_full(c->exec_err_fd, &err, sizeof(err));
 	close_fd(&c->exec_err_fd);

@@ -32,6 +32,7 @@ struct launch_child {
 	int exec_err_fd;       /* read end: the pre-exec image, then exec's errno or EOF */
 	uint64_t image_kb;     /* the child's high-water mark just before exec (see launch_release) */
 	int join_errno;        /* launch_spawn_direct: why the child could not join the cgroup, or 0 */
+	int64_t exec_mono_ns;  /* launch_release: CLOCK_MONOTONIC just before exec, or 0 */
 	bool into_cgroup;      /* launch_spawn_direct: born in the cgroup (clone3), not moved */
 };
 

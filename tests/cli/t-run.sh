@@ -220,4 +220,16 @@ expect_status 0 $? && expect_grep '^  sampled peak +- +no sample inside the run:
 	expect_grep '^  tree +[4-9] processes in all' "$TMP/err" &&
 	check "inside false" [ "$(jget "$TMP/long.json" peaks.2.inside 2>/dev/null || jget "$TMP/long.json" peaks.1.inside)" = False ] && ok
 
+t "the command keeps its scheduling: perfhunt's short slice is not inherited"
+# perfhunt asks for a 0.1 ms slice (EEVDF custom slices, Linux 6.12) so that
+# its wake-ups preempt a busy command; the command's slice is the default.
+slice() { sed -n 's/^se\.slice *: *//p' "$1"; }
+if [ ! -r /proc/self/sched ] || [ -z "$(slice /proc/self/sched)" ]; then
+	skip "no /proc/PID/sched slice (CONFIG_SCHED_DEBUG)"
+else
+	bare=$(sh -c 'sed -n "s/^se\.slice *: *//p" /proc/self/sched')
+	"$P" run -q --no-save -- sh -c 'sed -n "s/^se\.slice *: *//p" /proc/self/sched' >"$TMP/slice" 2>"$TMP/err"
+	expect_status 0 $? && check "command's slice $(cat "$TMP/slice"), bare $bare" [ "$(cat "$TMP/slice")" = "$bare" ] && ok
+fi
+
 done_testing
