@@ -3,7 +3,9 @@
  * Reading HEAD, a loose ref or packed-refs needs no process; whether the work
  * tree is dirty does (the index format is git's business), so that one answer
  * comes from `git status --porcelain --untracked-files=no`, and is "unknown"
- * when git is not installed.
+ * when git is not installed. --no-optional-locks: git status otherwise
+ * rewrites the index it refreshed, taking index.lock, so a user's git command
+ * at that moment would fail; perfhunt writes nothing in the repository.
  */
 #include "record/git.h"
 
@@ -116,7 +118,8 @@ static int git_capture(char *const argv[], char **out, size_t *len)
 
 static int git_dirty(const char *top)
 {
-	char *argv[] = { "git", "-C", (char *)top, "status", "--porcelain", "--untracked-files=no", NULL };
+	char *argv[] = { "git", "--no-optional-locks", "-C", (char *)top, "status", "--porcelain",
+			 "--untracked-files=no", NULL };
 	size_t n;
 	char *text;
 	int st = git_capture(argv, &text, &n);

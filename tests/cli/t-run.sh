@@ -232,4 +232,15 @@ else
 	expect_status 0 $? && check "command's slice $(cat "$TMP/slice"), bare $bare" [ "$(cat "$TMP/slice")" = "$bare" ] && ok
 fi
 
+t "the git facts of a kept record write nothing in the repository: the index stays as it was"
+# git status refreshes the index and rewrites it (taking index.lock) unless
+# told not to: a touched, unchanged file makes it do so
+R=$TMP/repo
+mkdir "$R" && (cd "$R" && git init -q . && echo a >f && git add f &&
+	git -c user.name=t -c user.email=t@example.com commit -qm one) &&
+	touch -d '+2 seconds' "$R/f" && cp "$R/.git/index" "$TMP/index.before"
+(cd "$R" && "$P" run -q --no-save -o "$TMP/git.json" -- true) 2>"$TMP/err"
+expect_status 0 $? && check "index unchanged" cmp -s "$R/.git/index" "$TMP/index.before" &&
+	check "dirty false" [ "$(jget "$TMP/git.json" git.dirty)" = False ] && ok
+
 done_testing
