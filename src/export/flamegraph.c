@@ -32,7 +32,7 @@ const char flamegraph_css[] =
 	"svg.flame .f rect{stroke:#fff;stroke-width:.5}svg.flame .f:hover rect{stroke:#000;stroke-width:1}"
 	"svg.flame .f text{font-size:11px;pointer-events:none}svg text.flegend{font-size:11px}svg text.fnote{fill:#444}"
 	"svg.flame .fgrow rect,rect.fgrow{fill:#D6604D}svg.flame .fshrink rect,rect.fshrink{fill:#4393C3}"
-	"svg.flame .fsame rect,rect.fsame{fill:#C8C8C8}";
+	"svg.flame .fsame rect,rect.fsame{fill:#C8C8C8}svg.flame a .f rect{cursor:pointer}";
 
 /* ---- folded stacks to nodes ---- */
 
@@ -519,6 +519,12 @@ void flamegraph_write(struct svg *s, const struct flamegraph_node *nodes, size_t
 		static const char *const kinds[] = { "fu", "fk", "fm" };
 		static const char *const states[] = { "fsame", "fgrow", "fshrink", "fsame" };
 		double y = FG_TOP + (double)(max_depth - r[k].depth) * FG_FRAME_H;
+		const char *link = o->href ? o->href(o->href_arg, nd->name) : NULL;
+		if (link) {
+			svg_raw(s, "<a href=\"");
+			svg_text(s, link);
+			svg_raw(s, "\">");
+		}
 		if (o->differential)
 			svg_printf(s, "<g class=\"f %s %s\">", kinds[kind],
 				   states[(unsigned)nd->state < 4 ? (unsigned)nd->state : 0]);
@@ -542,7 +548,7 @@ void flamegraph_write(struct svg *s, const struct flamegraph_node *nodes, size_t
 			svg_text(s, label);
 			svg_raw(s, "</text></svg>");
 		}
-		svg_raw(s, "</g>\n");
+		svg_raw(s, link ? "</g></a>\n" : "</g>\n");
 	}
 	if (hidden)
 		svg_printf(s, "<text class=\"clamped\" x=\"8\" y=\"%d\">%zu frame%s too narrow, too deep or past "

@@ -37,6 +37,10 @@ struct flamegraph_opts {
 	const char *unit;      /* "samples" or "ms", for tooltips */
 	double ms_per_unit;    /* tooltips show ms too when > 0 */
 	bool differential;     /* colour by state, not by kind */
+	/* a frame's link, or NULL for none (the whole run's [phase:NAME] frames
+	 * lead to their phase's graph) */
+	const char *(*href)(void *arg, const char *frame);
+	void *href_arg;
 };
 
 struct flamegraph_nodes {

@@ -524,8 +524,33 @@ static char *report_run_problems(const json_t *pr)
 	return out;
 }
 
-/* One flame graph of a list of folded stacks ({"samples", "stacks", "merged"}). */
-static void report_run_flame(struct svg *s, const json_t *list, const char *id, const char *what, double ms)
+/* The whole run's frame [phase:A+B] leads to the graph of its innermost
+ * phase that has one (B, else A), or nowhere. */
+static const char *report_run_phase_href(void *arg, const char *frame)
+{
+	const struct report_run_flames *f = arg;
+	size_t n = strlen(frame);
+	if (n < 9 || strncmp(frame, "[phase:", 7) || frame[n - 1] != ']')
+		return NULL;
+	const char *names = frame + 7;
+	for (size_t end = n - 8; end > 0;) {
+		size_t start = end;
+		while (start > 0 && names[start - 1] != '+')
+			start--;
+		char *name = xstrndup(names + start, end - start);
+		const char *h = report_run_flame_href(f, name);
+		free(name);
+		if (h || start == 0)
+			return h;
+		end = start - 1;
+	}
+	return NULL;
+}
+
+/* One flame graph of a list of folded stacks ({"samples", "stacks", "merged"});
+ * links: the phases' graphs that the whole run's phase frames lead to, or NULL. */
+static void report_run_flame(struct svg *s, const json_t *list, const char *id, const char *what, double ms,
+			     const struct report_run_flames *links)
 {
 	struct flamegraph_nodes nodes;
 	if (flamegraph_nodes_from_stacks(json_object_get(list, "stacks"), REPORT_RUN_MIN_FRACTION, &nodes, NULL) < 0)
@@ -537,7 +562,8 @@ static void report_run_flame(struct svg *s, const json_t *list, const char *id, 
 	snprintf(b, sizeof(b), merged > 0 ? ", %s stacks in [other]" : "%s", merged > 0 ? units_count(merged, c, sizeof(c)) : "");
 	char *title = xasprintf("%s \u2014 %s sample%s (%s CPU)%s", what, units_count(samples, a, sizeof(a)),
 				samples == 1 ? "" : "s", report_chart_value(REPORT_UNIT_MS, samples * ms, c, sizeof(c)), b);
-	struct flamegraph_opts o = { .id = id, .title = title, .unit = "samples", .ms_per_unit = ms };
+	struct flamegraph_opts o = { .id = id, .title = title, .unit = "samples", .ms_per_unit = ms,
+				     .href = links ? report_run_phase_href : NULL, .href_arg = (void *)links };
 	flamegraph_write(s, nodes.v, nodes.n, &o);
 	free(title);
 	flamegraph_nodes_free(&nodes);
@@ -577,7 +603,7 @@ static void report_run_profile(const json_t *rec, const struct report_run_flames
 	const json_t *phases = json_object_get(p, "phases");
 	for (size_t i = 0; i < f->ng; i++) {
 		char *what = xasprintf("phase %s", f->v[i].name);
-		report_run_flame(s, json_object_get(phases, f->v[i].name), f->href[i] + 1, what, ms);
+		report_run_flame(s, json_object_get(phases, f->v[i].name), f->href[i] + 1, what, ms, NULL);
 		free(what);
 	}
 	if (f->n > f->ng) {
@@ -594,7 +620,7 @@ static void report_run_profile(const json_t *rec, const struct report_run_flames
 	}
 	const json_t *run = json_object_get(p, "run");
 	if (json_array_size(json_object_get(run, "stacks")))
-		report_run_flame(s, run, "profile-run", "whole run", ms);
+		report_run_flame(s, run, "profile-run", "whole run", ms, f);
 }
 
 int report_run_html(const json_t *rec, struct svg *s, struct err *e)

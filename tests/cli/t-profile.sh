@@ -102,6 +102,10 @@ lanes = page[page.index('id="lanes"'):]
 lanes = lanes[:lanes.index("</svg>")]
 for n in phases:
     assert '<a href="#flame-%s">' % n in lanes, n
+run = page[page.index('id="profile-run"'):]
+run = run[:run.index("</figure>")]
+for n in phases:  # the whole run's phase frames lead to their phase's graph
+    assert '<a href="#flame-%s"><g class="f fm">' % n in run, n
 bad = [h for h in p.hrefs if h.startswith("#") and h[1:] not in p.ids]
 assert not bad and len(p.hrefs) >= 2 * len(phases), (bad, p.hrefs)
 print("graphs", len(p.figs), "kernel frames", len(fk), "links", len(p.hrefs))

@@ -222,6 +222,42 @@ static void test_names_are_escaped(void **state)
 	json_decref(st);
 }
 
+/* Links only the frames href answers for, escaped; the others stay plain. */
+static const char *phase_link(void *arg, const char *frame)
+{
+	(void)arg;
+	if (!strcmp(frame, "[phase:pin]"))
+		return "#flame-pin";
+	if (!strcmp(frame, "[phase:x\"y]"))
+		return "#flame-x\"><i>";
+	return NULL;
+}
+
+static void test_frame_links(void **state)
+{
+	(void)state;
+	json_t *st = json_pack("[{s:s, s:i}, {s:s, s:i}, {s:s, s:i}]", "stack", "[phase:pin];main;pin", "count", 5,
+			       "stack", "[phase:load];main;read", "count", 3, "stack", "[phase:x\"y];main", "count", 2);
+	struct flamegraph_nodes t;
+	assert_int_equal(flamegraph_nodes_from_stacks(st, 0, &t, NULL), 0);
+	struct svg s;
+	struct flamegraph_opts o = { .id = "profile-run", .title = "whole run", .unit = "samples",
+				     .href = phase_link };
+	render(t.v, t.n, &o, &s);
+	assert_int_equal(count(s.buf, "<a href=\"#flame-pin\"><g class=\"f fm\">"), 1);
+	assert_int_equal(count(s.buf, "<a href=\"#flame-x&quot;&gt;&lt;i&gt;\">"), 1);
+	assert_int_equal(count(s.buf, "<a "), 2);
+	assert_int_equal(count(s.buf, "</g></a>"), 2);
+	assert_null(strstr(s.buf, "<i>"));
+	svg_release(&s);
+	o.href = NULL;
+	render(t.v, t.n, &o, &s);
+	assert_null(strstr(s.buf, "<a "));
+	flamegraph_nodes_free(&t);
+	svg_release(&s);
+	json_decref(st);
+}
+
 static void test_deep_stack_is_capped(void **state)
 {
 	(void)state;
@@ -395,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_min_fraction_merges_narrow_frames),
 		cmocka_unit_test(test_kernel_user_and_own_frames),
 		cmocka_unit_test(test_names_are_escaped),
+		cmocka_unit_test(test_frame_links),
 		cmocka_unit_test(test_deep_stack_is_capped),
 		cmocka_unit_test(test_many_stacks_are_bounded),
 		cmocka_unit_test(test_bad_values_are_skipped),
