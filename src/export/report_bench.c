@@ -2,17 +2,22 @@
  *
  * Distributions rather than single numbers: every run is a dot over a box
  * plot, per command, for wall time and peak RSS; then the per-phase medians
- * side by side, so a phase that moved between commands stands out.
+ * side by side, so a phase that moved between commands stands out; then,
+ * for a bench recorded with --profile, one flame graph per command of the
+ * stacks of all its runs.
  */
 #include "export/report_page.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/flamegraph.h"
 #include "export/report_chart.h"
 #include "stats/stats.h"
+#include "util/units.h"
 #include "util/xalloc.h"
 
 /* Median of the total_ms of phase name over the runs of command cmd; NaN if none has it. */
@@ -80,6 +85,77 @@ static void report_bench_phases(const json_t *cmds, struct svg *s)
 	free(names);
 }
 
+#define REPORT_BENCH_MIN_FRACTION 0.001 /* about a pixel of the graph's width */
+
+/* The whole-run stacks of a command's profiled runs summed, as the record's
+ * [{"stack", "count"}]; *profiled the runs with a profile, *ms the first
+ * one's milliseconds per sample (0 when none says). */
+static json_t *report_bench_stacks(const json_t *runs, size_t *profiled, double *ms)
+{
+	json_t *sum = json_object(), *out = json_array();
+	*profiled = 0;
+	*ms = 0;
+	size_t i, j;
+	json_t *r, *st;
+	json_array_foreach(runs, i, r) {
+		const json_t *p = json_object_get(r, "profile");
+		const json_t *stacks = json_object_get(json_object_get(p, "run"), "stacks");
+		if (!json_is_array(stacks))
+			continue;
+		(*profiled)++;
+		double m = report_page_num(p, "ms_per_sample");
+		if (!(*ms > 0) && m > 0)
+			*ms = m;
+		json_array_foreach(stacks, j, st) {
+			const char *k = json_string_value(json_object_get(st, "stack"));
+			double c = report_page_num(st, "count");
+			if (!k || !(c > 0) || !isfinite(c))
+				continue;
+			double had = report_page_num(sum, k);
+			json_object_set_new(sum, k, json_real(isnan(had) ? c : had + c));
+		}
+	}
+	const char *k;
+	json_t *v;
+	json_object_foreach(sum, k, v)
+		json_array_append_new(out, json_pack("{s:s, s:f}", "stack", k, "count", json_number_value(v)));
+	json_decref(sum);
+	return out;
+}
+
+/* "Profiles": one flame graph per command that has profiled runs. */
+static void report_bench_profiles(const json_t *cmds, struct svg *s)
+{
+	size_t i;
+	json_t *c;
+	bool any = false;
+	json_array_foreach(cmds, i, c) {
+		size_t profiled;
+		double ms;
+		json_t *stacks = report_bench_stacks(json_object_get(c, "runs"), &profiled, &ms);
+		struct flamegraph_nodes nodes;
+		if (profiled && flamegraph_nodes_from_stacks(stacks, REPORT_BENCH_MIN_FRACTION, &nodes, NULL) == 0) {
+			if (!any)
+				svg_raw(s, "<h2 id=\"profile\">Profiles</h2>\n<p class=\"note\">Per command, the "
+					   "stacks of all its profiled runs summed: each frame as wide as its samples over "
+					   "the runs, rooted at the phases of their sample; hover a frame for its numbers.</p>\n");
+			any = true;
+			char a[32], b[32], id[32];
+			/* the command itself is in the table above, by its number */
+			char *title = xasprintf("command %zu \u2014 %zu profiled run%s, %s samples (%s CPU)", i + 1,
+						profiled, profiled == 1 ? "" : "s",
+						units_count(nodes.total, a, sizeof(a)),
+						report_chart_value(REPORT_UNIT_MS, nodes.total * ms, b, sizeof(b)));
+			snprintf(id, sizeof(id), "profile-%zu", i + 1);
+			struct flamegraph_opts o = { .id = id, .title = title, .unit = "samples", .ms_per_unit = ms };
+			flamegraph_write(s, nodes.v, nodes.n, &o);
+			free(title);
+			flamegraph_nodes_free(&nodes);
+		}
+		json_decref(stacks);
+	}
+}
+
 int report_bench_html(const json_t *rec, struct svg *s, struct err *e)
 {
 	const json_t *cmds = json_object_get(rec, "commands");
@@ -136,6 +212,7 @@ int report_bench_html(const json_t *rec, struct svg *s, struct err *e)
 	report_chart_strips(s, "peak_rss", "Peak RSS (largest process), every run", REPORT_UNIT_KB, rss, nc);
 	svg_raw(s, "</figure>\n");
 	report_bench_phases(cmds, s);
+	report_bench_profiles(cmds, s);
 	report_page_end(s);
 	for (i = 0; i < 2 * nc; i++)
 		free(vals[i]);

@@ -315,6 +315,26 @@ json.dump(b, open(sys.argv[2], "w"))' "$TMP/pin-good.json" "$TMP/pin-good-np.jso
 	expect_grep '^\(which code: only NEW was recorded with --profile; record BASE with it too\)$' "$TMP/out" && ok
 else skip "perf cannot sample here"; fi
 
+t "bench report of a profiled bench: a flame graph per command, of all its runs' samples; none without profiles"
+if [ "$PERF" = 1 ]; then
+	"$PERFHUNT" report -o "$TMP/pb.html" "$TMP/pin-bad.json" 2>"$TMP/err" &&
+	"$PERFHUNT" report -o "$TMP/pnp.html" "$TMP/pin-good-np.json" 2>>"$TMP/err"
+	st=$?
+	/usr/bin/python3 -c 'import json,re,sys
+h=open(sys.argv[1]).read()
+runs=json.load(open(sys.argv[2]))["commands"][0]["runs"]
+n=sum(s["count"] for r in runs for s in r["profile"]["run"]["stacks"])
+figs=re.findall(r"<figure class=\"flame\" id=\"([^\"]+)\"", h)
+m=re.search(r"<title>command 1 \u2014 5 profiled runs, ([0-9]+) samples", h)
+root=sum(float(x) for x in re.findall(r"<title>\[(?:phase:[^\]]*|no phase)\] \u2014 ([0-9]+) sample", h))
+ok=figs==["profile-1"] and m and int(m.group(1))==n and root==n
+open(sys.argv[3], "w").write("%s %s %s %s" % (figs, m and m.group(1), n, root))
+sys.exit(0 if ok else 1)' "$TMP/pb.html" "$TMP/pin-bad.json" "$TMP/py"
+	g=$?
+	expect_status 0 $st && check "one graph over the five runs (figures, samples shown, in the runs, at the root): $(cat "$TMP/py")" [ $g = 0 ] &&
+		expect_no_grep 'id="profile|class="flame' "$TMP/pnp.html" && ok
+else skip "perf cannot sample here"; fi
+
 t "without the privilege: one line naming kernel.perf_event_paranoid, a record without a profile"
 para=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo x)
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1; then
