@@ -221,7 +221,7 @@ expect_status 0 $? && expect_grep '^  sampled peak +- +no sample inside the run:
 	check "inside false" [ "$(jget "$TMP/long.json" peaks.2.inside 2>/dev/null || jget "$TMP/long.json" peaks.1.inside)" = False ] && ok
 
 t "the command keeps its scheduling: perfhunt's short slice is not inherited"
-# perfhunt asks for a 0.1 ms slice (EEVDF custom slices, Linux 6.12) so that
+# perfhunt asks for a 0.3 ms slice (EEVDF custom slices, Linux 6.12) so that
 # its wake-ups preempt a busy command; the command's slice is the default.
 slice() { sed -n 's/^se\.slice *: *//p' "$1"; }
 if [ ! -r /proc/self/sched ] || [ -z "$(slice /proc/self/sched)" ]; then
