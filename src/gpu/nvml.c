@@ -121,16 +121,22 @@ static void init_proc_api(struct gpu *g, struct proc_api *api, const char *base)
 		api->level++;
 }
 
-int gpu_open(struct gpu **out, const char *lib_path, struct err *e)
+int gpu_driver_present(struct err *e)
 {
-	*out = NULL;
 	/* Without the driver's control device there is no GPU to ask: skip the
 	 * library search (~40 failed opens, ~0.7 ms of every run's start). */
-	if (!lib_path && access("/dev/nvidiactl", F_OK) != 0 &&
-	    access("/proc/driver/nvidia/version", F_OK) != 0) {
+	if (access("/dev/nvidiactl", F_OK) != 0 && access("/proc/driver/nvidia/version", F_OK) != 0) {
 		err_set(e, "no NVIDIA driver (no /dev/nvidiactl)");
 		return GPU_UNAVAILABLE;
 	}
+	return 0;
+}
+
+int gpu_open(struct gpu **out, const char *lib_path, struct err *e)
+{
+	*out = NULL;
+	if (!lib_path && gpu_driver_present(e) < 0)
+		return GPU_UNAVAILABLE;
 	const char *path = lib_path ? lib_path : "libnvidia-ml.so.1";
 	struct gpu *g = xcalloc(1, sizeof(*g));
 	nvmlReturn_t r;

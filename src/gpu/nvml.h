@@ -7,12 +7,12 @@
  * utilisation. NVML reports memory per process including its CUDA context.
  *
  * Integration (for the sampler in src/monitor and src/cmd/run.c):
- *   - once, before the child starts: gpu_open(&g, NULL, &e). It returns
- *     GPU_UNAVAILABLE with e.msg saying why (no library, no driver, no device):
- *     record e.msg as one note ("GPU memory not sampled: ..."), print nothing,
- *     leave gpu_mib/gpu_util_pct empty. Without a driver it costs ~0.3 ms;
- *     with one, nvmlInit takes much longer (not yet measured here): call it
- *     before the run's clock starts.
+ *   - once: gpu_open(&g, NULL, &e). It returns GPU_UNAVAILABLE with e.msg
+ *     saying why (no library, no driver, no device): record e.msg as one note
+ *     ("GPU memory not sampled: ..."), print nothing, leave
+ *     gpu_mib/gpu_util_pct empty. Without a driver it costs microseconds
+ *     (gpu_driver_present); with one, nvmlInit takes ~25 ms on an H200
+ *     machine, so the monitor's GPU thread calls it while the command starts.
  *   - every interval: gpu_sample(g, pids, npids, &s, &e) with the PIDs of the
  *     tree, from a thread of its own (src/monitor/gpupoll.c): NVML's process
  *     query blocks ~300 ms while the driver pins or unpins host memory, so the
@@ -81,6 +81,9 @@ struct gpu;
  * Returns 0, or GPU_UNAVAILABLE with the reason in e. *out is owned by the
  * caller: gpu_close() it. */
 int gpu_open(struct gpu **out, const char *lib_path, struct err *e);
+/* 0 when an NVIDIA driver is there to ask (its control device exists), else
+ * GPU_UNAVAILABLE with the reason in e; a few microseconds, no library loaded. */
+int gpu_driver_present(struct err *e);
 size_t gpu_device_count(const struct gpu *g);
 /* The device's product name ("NVIDIA H200"); owned by g. */
 const char *gpu_device_name(const struct gpu *g, size_t index);

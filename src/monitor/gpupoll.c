@@ -9,11 +9,32 @@
 
 #include "util/xalloc.h"
 
+/* Opens NVML for the thread: true when the readings can begin. */
+static bool poll_open(struct gpupoll *p)
+{
+	struct gpu *g;
+	struct err e;
+	bool ok = gpu_open(&g, NULL, &e) == 0;
+	pthread_mutex_lock(&p->mu);
+	if (ok) {
+		p->gpu = g;
+		p->opened = true;
+		for (size_t i = 0; i < gpu_device_count(g) && p->ndevices < GPU_MAX_DEVICES; i++)
+			snprintf(p->names[p->ndevices++], sizeof(p->names[0]), "%s", gpu_device_name(g, i));
+	} else {
+		snprintf(p->reason, sizeof(p->reason), "%s", e.msg);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return ok;
+}
+
 static void *poll_main(void *arg)
 {
 	struct gpupoll *p = arg;
 	pid_t *mine = NULL;
 	size_t cap = 0;
+	if (!poll_open(p))
+		return NULL;
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
 		/* a private copy of the PIDs: NVML is asked without holding the lock */
@@ -51,10 +72,9 @@ static void *poll_main(void *arg)
 	return NULL;
 }
 
-int gpupoll_start(struct gpupoll *p, struct gpu *g, int interval_ms)
+int gpupoll_start(struct gpupoll *p, int interval_ms)
 {
 	memset(p, 0, sizeof(*p));
-	p->gpu = g;
 	p->interval_ms = interval_ms < 20 ? 20 : interval_ms; /* NVML refreshes no faster */
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);

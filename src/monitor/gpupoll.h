@@ -5,6 +5,9 @@
  * miss the very moments worth seeing. The loop hands the tree's PIDs over and
  * takes the latest reading each interval; the thread keeps the largest value
  * it has seen, so a GPU peak between two of the loop's samples is kept too.
+ * The thread also opens NVML (nvmlInit takes ~25 ms with a driver): the
+ * command starts without waiting for it, and no CUDA program holds GPU
+ * memory that early.
  */
 #ifndef PERFHUNT_GPUPOLL_H
 #define PERFHUNT_GPUPOLL_H
@@ -29,10 +32,16 @@ struct gpupoll {
 	double peak_mib;           /* largest tree_used_mib read */
 	bool device_totals;        /* some reading fell back to device totals */
 	char fallback[200];
+	/* the opening, done on the thread: read them after gpupoll_stop */
+	bool opened;               /* NVML started: the readings are the GPU's */
+	char reason[512];          /* why not, when it did not */
+	char names[GPU_MAX_DEVICES][96];
+	size_t ndevices;
 };
 
-/* Starts the thread over an open gpu (it takes ownership); 0 or -1. */
-int gpupoll_start(struct gpupoll *p, struct gpu *g, int interval_ms);
+/* Starts the thread, which opens NVML itself and then reads it; 0, or -1
+ * when no thread could be made. */
+int gpupoll_start(struct gpupoll *p, int interval_ms);
 /* Hands over the tree's PIDs and copies the latest reading into out; false
  * when there is none yet. Never waits for NVML. */
 bool gpupoll_exchange(struct gpupoll *p, const pid_t *pids, size_t n, struct gpu_sample *out);

@@ -614,30 +614,31 @@ static void close_logs(struct loop *l)
 
 /* NVML, before the clock starts (its init is slow with a driver); read on
  * a thread of its own, since it blocks while the driver pins memory. */
+/* The GPU reader thread opens NVML itself, beside the command; without a
+ * driver (no /dev/nvidiactl) gpu_open answers at once, and no thread starts. */
 static void open_gpu(struct loop *l)
 {
 	struct monitor_result *r = l->r;
 	struct err ge;
-	struct gpu *g;
-	if (gpu_open(&g, NULL, &ge) < 0) {
+	if (gpu_driver_present(&ge) < 0) {
 		snprintf(r->gpu_reason, sizeof(r->gpu_reason), "%s", ge.msg);
 		return;
 	}
-	for (size_t i = 0; i < gpu_device_count(g) && r->ngpus < MONITOR_MAX_GPUS; i++)
-		snprintf(r->gpu_names[r->ngpus++], sizeof(r->gpu_names[0]), "%s", gpu_device_name(g, i));
-	if (gpupoll_start(&l->gpu, g, l->o->interval_ms) == 0) {
+	if (gpupoll_start(&l->gpu, l->o->interval_ms) == 0)
 		l->gpu_on = true;
-		r->gpu_sampled = true;
-	} else {
-		gpu_close(g);
+	else
 		snprintf(r->gpu_reason, sizeof(r->gpu_reason), "cannot start the GPU reader thread");
-	}
 }
 
 static void close_gpu(struct loop *l)
 {
 	struct monitor_result *r = l->r;
 	gpupoll_stop(&l->gpu);
+	r->gpu_sampled = l->gpu.opened;
+	if (!l->gpu.opened)
+		snprintf(r->gpu_reason, sizeof(r->gpu_reason), "%s", l->gpu.reason);
+	for (size_t i = 0; i < l->gpu.ndevices && r->ngpus < MONITOR_MAX_GPUS; i++)
+		snprintf(r->gpu_names[r->ngpus++], sizeof(r->gpu_names[0]), "%s", l->gpu.names[i]);
 	/* the reader's own maximum: a GPU peak between two samples counts */
 	if (l->gpu.peak_mib > r->peak_gpu_mib)
 		r->peak_gpu_mib = l->gpu.peak_mib;
