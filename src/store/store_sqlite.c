@@ -334,12 +334,13 @@ void store_sqlite_wait_folds(const char *path, int timeout_ms)
 #define SQ_FOLD_PENDING_MS 10
 
 /* Takes the pending-fold lock on fd: true unless a pending fold holds it
- * (where the kernel has no such locks, every run folds, as before). */
+ * (where the kernel or the file system has no such locks, every run
+ * folds, as before). */
 static bool sq_fold_claim(int fd)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = SQ_FOLD_PENDING_BYTE,
 			    .l_len = 1 };
-	return fcntl(fd, F_OFD_SETLK, &fl) == 0 || errno == EINVAL;
+	return fcntl(fd, F_OFD_SETLK, &fl) == 0 || (errno != EAGAIN && errno != EACCES);
 }
 
 /* The fold begins: frames committed from now on need a fold of their own. */
