@@ -384,13 +384,13 @@ static int sq_fold(sqlite3 *db, int timeout_ms)
  * terminal, no signal blocked. It waits while pending, then ends the
  * pending state: every commit before that is in the WAL it folds (a run
  * that commits later finds no pending fold and forks its own). A fresh
- * connection (none was open at the fork) folds the WAL into the file.
- * Then it restarts the WAL itself: one
- * transaction that changes nothing (user_version set to itself) writes and
- * syncs the new WAL header here, so the next run's commit only appends to
- * it, without an fsync. Skipped when another perfhunt is writing (it
- * restarts the WAL then). The connection closes without a checkpoint,
- * leaving that one-page WAL beside the file. Never returns. */
+ * connection (none was open at the fork) folds the WAL into the file. Then
+ * it restarts the WAL itself: one transaction that changes nothing
+ * (user_version set to itself) writes and syncs the new WAL header here, so
+ * the next run's commit only appends to it, without an fsync. Skipped when
+ * another perfhunt is writing (it restarts the WAL then). The connection
+ * closes without a checkpoint, leaving that one-page WAL beside the file.
+ * Never returns. */
 static void __attribute__((noreturn)) sq_fold_child(const char *target, int lock_fd, int timeout_ms)
 {
 	setsid();
