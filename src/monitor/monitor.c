@@ -512,7 +512,7 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 	/* the command's clock starts where it was about to exec: after it
 	 * joined its cgroup (a v1 move may wait ~15 ms for an RCU grace
 	 * period, which is perfhunt's time, not the command's) */
-	if (getenv("PH_X") && c.exec_mono_ns > l->t0_ns)
+	if (c.exec_mono_ns > l->t0_ns)
 		l->r->client_start_ms = (double)(c.exec_mono_ns - l->t0_ns) / 1e6;
 	if (c.join_errno && cg->version) {
 		note(l->r, "no cgroup peak: cannot move PID %d into cgroup '%s': %s", (int)c.pid, cg->dir,
@@ -612,10 +612,9 @@ static void close_logs(struct loop *l)
 		close(l->inotify_fd);
 }
 
-/* NVML, before the clock starts (its init is slow with a driver); read on
- * a thread of its own, since it blocks while the driver pins memory. */
-/* The GPU reader thread opens NVML itself, beside the command; without a
- * driver (no /dev/nvidiactl) gpu_open answers at once, and no thread starts. */
+/* NVML, opened and read on a thread of its own (its init is slow with a
+ * driver, its queries block while the driver pins memory), beside the
+ * command; without a driver (no /dev/nvidiactl) no thread starts. */
 static void open_gpu(struct loop *l)
 {
 	struct monitor_result *r = l->r;
@@ -744,7 +743,8 @@ static void ask_short_slice(void)
 }
 
 /* Everything that is opened before the clock starts: the trees, the
- * signalfd, the kernel's event sockets, NVML (slow to start), the logs. */
+ * signalfd, the kernel's event sockets, the GPU thread (NVML starts on it),
+ * the logs. */
 static int loop_open(struct loop *l, const struct monitor_opts *o, struct monitor_result *r,
 		     struct err *e)
 {
