@@ -20,6 +20,7 @@
 #define FLAMEGRAPH_NODES_MAX 2000  /* nodes flamegraph_nodes_from_stacks returns at most */
 #define FLAMEGRAPH_RECTS_MAX 4000  /* rects flamegraph_write draws at most */
 #define FLAMEGRAPH_VALUE_MAX 1e300 /* larger counts are skipped (sums stay finite) */
+#define FLAMEGRAPH_MIN_FRACTION 0.001 /* reports merge narrower frames: about a pixel */
 
 enum flamegraph_state { FLAMEGRAPH_PLAIN, FLAMEGRAPH_GROWN, FLAMEGRAPH_SHRUNK, FLAMEGRAPH_SAME };
 

@@ -85,8 +85,6 @@ static void report_bench_phases(const json_t *cmds, struct svg *s)
 	free(names);
 }
 
-#define REPORT_BENCH_MIN_FRACTION 0.001 /* about a pixel of the graph's width */
-
 /* The whole-run stacks of a command's profiled runs summed, as the record's
  * [{"stack", "count"}]; *profiled the runs with a profile, *ms the first
  * one's milliseconds per sample (0 when none says). */
@@ -134,7 +132,7 @@ static void report_bench_profiles(const json_t *cmds, struct svg *s)
 		double ms;
 		json_t *stacks = report_bench_stacks(json_object_get(c, "runs"), &profiled, &ms);
 		struct flamegraph_nodes nodes;
-		if (profiled && flamegraph_nodes_from_stacks(stacks, REPORT_BENCH_MIN_FRACTION, &nodes, NULL) == 0) {
+		if (profiled && flamegraph_nodes_from_stacks(stacks, FLAMEGRAPH_MIN_FRACTION, &nodes, NULL) == 0) {
 			if (!any)
 				svg_raw(s, "<h2 id=\"profile\">Profiles</h2>\n<p class=\"note\">Per command, the "
 					   "stacks of all its profiled runs summed: each frame as wide as its samples over "

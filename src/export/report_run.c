@@ -127,7 +127,6 @@ static int report_run_has(const struct report_run_data *d, int c)
 /* The phases that get a flame graph: those of the profile with samples, the
  * largest first, at most REPORT_RUN_FLAMES; the rest are listed by name. */
 #define REPORT_RUN_FLAMES 12
-#define REPORT_RUN_MIN_FRACTION 0.001 /* about a pixel of the graph's width */
 #define REPORT_RUN_LISTED 200         /* phases past the graphs named, at most */
 
 struct report_run_phase {
@@ -553,7 +552,7 @@ static void report_run_flame(struct svg *s, const json_t *list, const char *id, 
 			     const struct report_run_flames *links)
 {
 	struct flamegraph_nodes nodes;
-	if (flamegraph_nodes_from_stacks(json_object_get(list, "stacks"), REPORT_RUN_MIN_FRACTION, &nodes, NULL) < 0)
+	if (flamegraph_nodes_from_stacks(json_object_get(list, "stacks"), FLAMEGRAPH_MIN_FRACTION, &nodes, NULL) < 0)
 		return;
 	char a[64], b[64], c[32];
 	double samples = report_page_num(list, "samples"), merged = report_page_num(list, "merged");
