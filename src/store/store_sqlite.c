@@ -409,6 +409,12 @@ static void __attribute__((noreturn)) sq_fold_child(const char *target, int lock
 	struct timespec pending = { 0, SQ_FOLD_PENDING_MS * 1000000L };
 	nanosleep(&pending, NULL);
 	sq_fold_begin(lk);
+	/* A history deleted or replaced meanwhile is not this fold's: opening
+	 * the new file's WAL beside the old one's pages would mix two databases. */
+	struct stat was, now;
+	if (fstat(lk, &was) != 0 || was.st_nlink == 0 || stat(target, &now) != 0 ||
+	    now.st_dev != was.st_dev || now.st_ino != was.st_ino)
+		_exit(0);
 	sqlite3 *db = NULL;
 	if (sq3.open_v2(target, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
 		/* the restarted WAL cut to its one page (no fsync), not left at its

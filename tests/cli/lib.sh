@@ -42,6 +42,9 @@ print(json.dumps(v) if isinstance(v,(dict,list)) else v)' "$1" "$2"
 }
 # no_sanitizer [FILE]: no ASan/UBSan report in FILE (default $TMP/err)
 no_sanitizer() { ! grep -q -E 'Sanitizer|runtime error:' "${1:-$TMP/err}"; }
+# sql DB QUERY: plain sqlite3 with a busy timeout, as a reader beside perfhunt
+# needs one (a fold opening the file may rebuild its WAL index for a moment)
+sql() { sqlite3 -cmd '.timeout 10000' "$@"; }
 # between LOW VALUE HIGH: numeric check (floats ok)
 between() { awk -v l="$1" -v v="$2" -v h="$3" 'BEGIN{exit !(v>=l && v<=h)}'; }
 done_testing() {

@@ -156,9 +156,9 @@ PERFHUNT_DB="$DB2" "$P" bench -q -n 6 --tag left -- "$W" sleep:5 >/dev/null 2>&1
 PERFHUNT_DB="$DB2" "$P" bench -q -n 6 --tag right -- "$W" sleep:5 >/dev/null 2>&1 & B=$!
 wait $A; sa=$?; wait $B; sb=$?
 expect_status 0 $sa && expect_status 0 $sb &&
-	n=$(sqlite3 "$DB2" "select count(*) from runs") && check "12 runs, got $n" [ "$n" = 12 ] &&
-	n=$(sqlite3 "$DB2" "select count(distinct bench_id) from runs") && check "2 benches, got $n" [ "$n" = 2 ] &&
-	check "integrity" [ "$(sqlite3 "$DB2" "pragma integrity_check")" = ok ] && ok
+	n=$(sql "$DB2" "select count(*) from runs") && check "12 runs, got $n" [ "$n" = 12 ] &&
+	n=$(sql "$DB2" "select count(distinct bench_id) from runs") && check "2 benches, got $n" [ "$n" = 2 ] &&
+	check "integrity" [ "$(sql "$DB2" "pragma integrity_check")" = ok ] && ok
 
 t "the exact peak is the command's own: 15 runs of a 2 MiB program agree, and are no more than GNU time's"
 # ru_maxrss of a forked child also holds the image it had before exec (the

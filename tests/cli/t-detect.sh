@@ -189,7 +189,7 @@ H detect; expect_status 0 $? && expect_grep '^wall_s of \./dup$' "$TMP/out" && e
 	check "dup points" [ "$(jget "$TMP/dup.json" series.0.points)" = 30 ] && ok
 
 t "inf and NaN values in the tables are left out and counted, never a crash"
-sqlite3 "$TMP/bad.db" "UPDATE metrics SET value = 9e999 WHERE run_id = 3 AND name = 'wall_s';
+sql "$TMP/bad.db" "UPDATE metrics SET value = 9e999 WHERE run_id = 3 AND name = 'wall_s';
 	UPDATE metrics SET value = 'NaN' WHERE run_id = 4 AND name = 'wall_s';" 2>"$TMP/sql"
 H detect --bench ./flat; expect_status 0 $? && expect_grep '2 non-finite values' "$TMP/out" && ok
 

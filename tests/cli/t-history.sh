@@ -104,9 +104,9 @@ H import --tag ci --tag nightly "$D/base-1.json" && H list --tag nightly &&
 
 t "plain sqlite3 reads the tables"
 if command -v sqlite3 >/dev/null; then
-	n=$(sqlite3 "$DB" "select count(*) from runs where bench_id = 1") &&
-	v=$(sqlite3 "$DB" "select value from metrics where run_id = 4 and name = 'phase:pin_abc'") &&
-	p=$(sqlite3 "$DB" "select count(*) from phases where name = 'ntt' and lane = 'gpu_tid=0'") &&
+	n=$(sql "$DB" "select count(*) from runs where bench_id = 1") &&
+	v=$(sql "$DB" "select value from metrics where run_id = 4 and name = 'phase:pin_abc'") &&
+	p=$(sql "$DB" "select count(*) from phases where name = 'ntt' and lane = 'gpu_tid=0'") &&
 	check "bench runs $n" [ "$n" = 2 ] && check "metric $v" [ "$v" = 5733.0 ] &&
 	check "phases $p" [ "$p" = 9 ] && ok
 else
@@ -159,7 +159,7 @@ while [ $i -lt 12 ]; do
 done
 cp "$(PERFHUNT_DB=$TMP/fold.db "$PERFHUNT" history --path 2>/dev/null)" "$TMP/fold-copy.db"
 check "$listed" [ "$listed" = ok ] &&
-	check "a copy of the file alone has all 12" [ "$(sqlite3 "$TMP/fold-copy.db" 'select count(*) from runs')" = 12 ] &&
+	check "a copy of the file alone has all 12" [ "$(sql "$TMP/fold-copy.db" 'select count(*) from runs')" = 12 ] &&
 	PERFHUNT_DB=$TMP/fold.db H list && check "12 rows" [ "$(rows)" = 12 ] &&
 	check "WAL of a page or none: $(stat -c %s "$TMP/fold.db-wal" 2>/dev/null)" \
 		[ "$(stat -c %s "$TMP/fold.db-wal" 2>/dev/null || echo 0)" -lt 1000000 ] && ok
@@ -174,7 +174,7 @@ done
 n=0; waited=0
 while [ $waited -lt 100 ]; do
 	cp "$TMP/burst.db" "$TMP/burst-copy.db"
-	n=$(sqlite3 "$TMP/burst-copy.db" 'select count(*) from runs' 2>/dev/null)
+	n=$(sql "$TMP/burst-copy.db" 'select count(*) from runs' 2>/dev/null)
 	[ "$n" = 10 ] && break
 	sleep 0.05; waited=$((waited + 1))
 done
@@ -191,7 +191,7 @@ while [ $i -lt 6 ]; do
 done
 cp "$(PERFHUNT_DB=$TMP/pair.db "$PERFHUNT" history --path 2>/dev/null)" "$TMP/pair-copy.db"
 check "no error: $(cat "$TMP/err-a" "$TMP/err-b")" [ ! -s "$TMP/err-a" ] && check "" [ ! -s "$TMP/err-b" ] &&
-	check "12 in the copy" [ "$(sqlite3 "$TMP/pair-copy.db" 'select count(*) from runs')" = 12 ] &&
+	check "12 in the copy" [ "$(sql "$TMP/pair-copy.db" 'select count(*) from runs')" = 12 ] &&
 	PERFHUNT_DB=$TMP/pair.db H list && check "12 rows" [ "$(rows)" = 12 ] && ok
 
 t "runs, then the directory made read-only: another user still lists every run"
