@@ -200,11 +200,11 @@ static void account(const struct loop *l, struct side *sd, const struct sample *
 
 static void poll_logs(struct loop *l);
 
-static void take_sample_marked(struct loop *l, bool at_marker);
+static void take_sample_marked(struct loop *l, double marker_ms);
 
 static void take_sample(struct loop *l)
 {
-	take_sample_marked(l, false);
+	take_sample_marked(l, 0);
 }
 
 /* A marker arrived: sample now, unless one was just taken. */
@@ -217,13 +217,15 @@ static void marker_sample(struct loop *l)
 	if (l->last_marker_sample_ms && t - l->last_marker_sample_ms < 1.0)
 		return;
 	l->last_marker_sample_ms = t;
-	take_sample_marked(l, true);
+	take_sample_marked(l, t);
 }
 
 static void read_forks(struct loop *l);
 static void on_exit_record(const struct exit_record *x, void *arg);
 
-static void take_sample_marked(struct loop *l, bool at_marker)
+/* marker_ms > 0: a marker sample, asked for at that time; the drains and
+ * the scan before the reading do not make its markers' ends inexact. */
+static void take_sample_marked(struct loop *l, double marker_ms)
 {
 	struct monitor_result *r = l->r;
 	poll_logs(l); /* probes that arrived before this instant label it */
@@ -265,7 +267,8 @@ static void take_sample_marked(struct loop *l, bool at_marker)
 	}
 	if (l->gpu_on)
 		sample_gpu(l, daemon ? &l->daemon.tree : &l->main.tree, &sm);
-	sm.at_marker = sc.at_marker = at_marker;
+	sm.at_marker = sc.at_marker = marker_ms > 0;
+	sm.marker_ms = sc.marker_ms = marker_ms;
 	if (l->o->hooks.label) {
 		l->o->hooks.label(l->o->hooks.arg, &sm);
 		memcpy(sc.phase, sm.phase, sizeof(sc.phase));

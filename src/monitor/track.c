@@ -8,7 +8,9 @@
 #include "util/xalloc.h"
 
 /* The monitor takes at most one marker sample per millisecond: a marker
- * point within this of a window's end makes that end exact. */
+ * point asked for within this of a window's end makes that end exact (its
+ * reading may begin later, after the drains and a rescan, or a preemption;
+ * a log line stamped with its own, earlier time stays approximate). */
 #define TRACK_MARKER_SLACK_MS 1.0
 
 void track_init(struct track *t, size_t max_points, double interval_ms)
@@ -67,6 +69,7 @@ void track_push(struct track *t, const struct sample *s, bool at_marker)
 	c->gpu_valid = s->gpu_valid;
 	c->gpu_mib = c->gpu_max_mib = s->gpu_valid ? s->gpu_mib : 0;
 	c->exact = at_marker;
+	c->marker_ms = at_marker ? s->marker_ms : 0;
 	if (t->n && s->t_ms < t->pts[t->n - 1].t_ms)
 		return; /* time never goes back on the monotonic clock; a bad point is not kept */
 	if (t->n == t->max_points)
@@ -89,8 +92,8 @@ static size_t first_at_or_after(const struct track *t, double t_ms)
 	return lo;
 }
 
-/* The cumulative figures at t_ms, linear inside the interval that holds it;
- * *exact when a marker point sits at t_ms. */
+/* The cumulative figures at t_ms: a marker point's that serves it (*exact),
+ * else linear inside the interval that holds it. */
 static void at(const struct track *t, double t_ms, struct track_point *out, bool *exact)
 {
 	size_t i = first_at_or_after(t, t_ms);
@@ -101,10 +104,19 @@ static void at(const struct track *t, double t_ms, struct track_point *out, bool
 	}
 	if (i == 0 || t->pts[i].t_ms == t_ms) {
 		*out = t->pts[i];
-		*exact = t->pts[i].exact && t->pts[i].t_ms - t_ms <= TRACK_MARKER_SLACK_MS;
+		*exact = t->pts[i].exact && t->pts[i].marker_ms - t_ms <= TRACK_MARKER_SLACK_MS;
 		return;
 	}
 	const struct track_point *a = &t->pts[i - 1], *b = &t->pts[i];
+	/* a marker's sample comes a moment after it (or serves a marker just
+	 * after it, when two arrive together): its reading is that end's */
+	bool by_b = b->exact && b->marker_ms - t_ms <= TRACK_MARKER_SLACK_MS;
+	if (by_b || (a->exact && t_ms - a->t_ms <= TRACK_MARKER_SLACK_MS)) {
+		*out = by_b ? *b : *a;
+		out->t_ms = t_ms;
+		*exact = true;
+		return;
+	}
 	double f = b->t_ms > a->t_ms ? (t_ms - a->t_ms) / (b->t_ms - a->t_ms) : 1;
 	*out = *b;
 	out->t_ms = t_ms;
@@ -120,10 +132,6 @@ static void at(const struct track *t, double t_ms, struct track_point *out, bool
 #undef LERP
 	out->rss_kb = (uint64_t)llround((double)a->rss_kb + ((double)b->rss_kb - (double)a->rss_kb) * f);
 	out->gpu_mib = a->gpu_mib + (b->gpu_mib - a->gpu_mib) * f;
-	/* a marker's sample comes a moment after it (or serves a marker just
-	 * after it, when two arrive together): it counts as that end */
-	*exact = (b->exact && b->t_ms - t_ms <= TRACK_MARKER_SLACK_MS) ||
-		 (a->exact && t_ms - a->t_ms <= TRACK_MARKER_SLACK_MS);
 }
 
 static uint64_t count(double later, double earlier)

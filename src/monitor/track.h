@@ -26,6 +26,7 @@ struct track_point {
 	double gpu_mib, gpu_max_mib;
 	bool gpu_valid;
 	bool exact;               /* taken at a marker's arrival */
+	double marker_ms;         /* exact: when it was asked for (t_ms is when the reading began) */
 };
 
 struct track {
