@@ -138,9 +138,10 @@ static const struct comparison_metric *metric_named(const struct comparison *c, 
 }
 
 /* How far a resource moved, as a score (0: not at all or not enough to
- * name). CPU counts by its share of the phase's time delta; counts and
- * sizes by how far they moved relative to the larger side, when large
- * enough to matter and not within the noise (a CI that holds 1). */
+ * name). CPU counts by its share of the phase's time delta, at most the
+ * whole of it (more is other threads or the 10 ms tick); counts and sizes
+ * by how far they moved relative to the larger side, when large enough to
+ * matter and not within the noise (a CI that holds 1). */
 static double reason_score(const char *key, const struct comparison_metric *m, double phase_delta_ms)
 {
 	double b = m->base_median, n = m->new_median, d = n - b;
@@ -152,7 +153,7 @@ static double reason_score(const char *key, const struct comparison_metric *m, d
 		double ms = fabs(d) * 1000, of = fabs(phase_delta_ms);
 		if (ms < 5 || (of > 0 && ms < 0.1 * of))
 			return 0;
-		return of > 0 ? 10 * ms / of : 1;
+		return of > 0 ? 10 * fmin(ms / of, 1) : 1;
 	}
 	double floor = !strcmp(key, "read_bytes") || !strcmp(key, "write_bytes") ? 1 << 20
 		: !strcmp(key, "rss_growth_kb") ? 1024 : !strcmp(key, "gpu_growth_mib") ? 16 : 100;

@@ -303,6 +303,54 @@ static json_t *make_run(double wall_s, double pin_ms, bool with_cgroup)
 	return r;
 }
 
+/* A run of phpin's pin phase: its time, minor faults and kernel CPU. */
+static json_t *make_pin_run(double wall_s, double pin_ms, double minflt, double sys_ms)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\": \"perfhunt.run/1\", \"summary\": {\"wall_s\": %.17g},"
+		 " \"phases\": [{\"name\": \"pin\", \"start_ms\": 10, \"end_ms\": %.17g,"
+		 " \"resources\": {\"minflt\": %.17g, \"sys_ms\": %.17g, \"user_ms\": 0}}]}",
+		 wall_s, 10 + pin_ms, minflt, sys_ms);
+	json_error_t je;
+	json_t *r = json_loads(buf, 0, &je);
+	if (!r)
+		fail_msg("fixture: %s", je.text);
+	return r;
+}
+
+/* pin grows by 32 ms; its kernel CPU by 40 ms (more than the phase's delta:
+ * the 10 ms tick) and its minor faults from none to 40 960. Both are named,
+ * the faults first: kernel CPU can account for no more than all the time. */
+static void test_comparison_reasons(void **state)
+{
+	(void)state;
+	struct metrics_set side[2];
+	struct err e = { 0 };
+	for (int k = 0; k < 2; k++) {
+		json_t *runs[5];
+		for (int i = 0; i < 5; i++)
+			runs[i] = k ? make_pin_run(0.4 + i * 1e-3, 100 + i * 0.1, 40960 + i, 50)
+				    : make_pin_run(0.37 + i * 1e-3, 68 + i * 0.1, 0, 10);
+		assert_int_equal(metrics_from_records(runs, 5, &side[k], &e), 0);
+		for (int i = 0; i < 5; i++)
+			json_decref(runs[i]);
+	}
+	struct comparison_opts o;
+	comparison_opts_init(&o);
+	o.resamples = 200;
+	struct comparison c;
+	assert_int_equal(comparison_run(&side[0], &side[1], &o, &c, &e), 0);
+	assert_string_equal(c.phases[0].name, "pin");
+	assert_true(c.phases[0].changed);
+	assert_int_equal(c.phases[0].n_reasons, 2);
+	assert_string_equal(c.phases[0].reasons[0].key, "minflt");
+	assert_string_equal(c.phases[0].reasons[1].key, "sys_s");
+	comparison_release(&c);
+	metrics_set_release(&side[0]);
+	metrics_set_release(&side[1]);
+}
+
 static void test_metrics_extract(void **state)
 {
 	(void)state;
@@ -608,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_errors),
 		cmocka_unit_test(test_runs_of_bench),
 		cmocka_unit_test(test_comparison),
+		cmocka_unit_test(test_comparison_reasons),
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_comparison_small_n),
 	};
