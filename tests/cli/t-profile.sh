@@ -259,10 +259,12 @@ t "mlock in the bad build: most of pin's samples under the kernel's page populat
 if [ "$PERF" = 1 ]; then
 	for b in good bad; do
 		flag=; [ $b = bad ] && flag=--bad
-		"$PERFHUNT" bench -n 5 --profile --profile-hz 499 --no-save --export-json "$TMP/pin-$b.json" -- \
+		# 7 runs a side: with 5, one outlier run of a loaded machine left pin's
+		# 30 ms regression short of significance (and without a profile diff)
+		"$PERFHUNT" bench -n 7 --profile --profile-hz 499 --no-save --export-json "$TMP/pin-$b.json" -- \
 			"$WORKLOADS/phpin" $flag --mib 96 --spin-ms 10 --sys-ms 10 >/dev/null 2>"$TMP/err-$b"
 	done
-	# the share of pin's samples, over the five runs, whose stack holds both frames
+	# the share of pin's samples, over the seven runs, whose stack holds both frames
 	under() { /usr/bin/python3 -c 'import json,sys
 runs=json.load(open(sys.argv[1]))["commands"][0]["runs"]
 st=[s for r in runs for s in r["profile"]["phases"].get("pin",{"stacks":[]})["stacks"]]
@@ -282,7 +284,7 @@ ph={p["name"]:p for p in json.load(open(sys.argv[1]))["phases"]}
 runs=[r for f in sys.argv[2:] for r in json.load(open(f))["commands"][0]["runs"]]
 path=set(f for r in runs for s in r["profile"]["phases"]["pin"]["stacks"] if "sys_mlock_[k]" in s["stack"] for f in s["stack"].split(";"))
 print(" ".join(f["frame"] for f in ph["pin"]["profile"]["frames"] if f["state"] in ("grown","shrunk") and f["frame"] not in path))' "$@"; }
-t "compare of 5 + 5 runs names mlock's page population for pin, and nothing in the noise"
+t "compare of 7 + 7 runs names mlock's page population for pin, and nothing in the noise"
 if [ "$PERF" = 1 ]; then
 	"$PERFHUNT" compare --export-json "$TMP/pc.json" "$TMP/pin-good.json" "$TMP/pin-bad.json" >"$TMP/out" 2>&1
 	st=$?
@@ -293,7 +295,7 @@ if [ "$PERF" = 1 ]; then
 ph={p["name"]:p for p in json.load(open(sys.argv[1]))["phases"]}
 fr={f["frame"]:f for f in ph["pin"]["profile"]["frames"]}
 f=fr["__mm_populate_[k]"]
-print(f["state"]=="grown" and f["p_adjusted"]<0.05 and f["delta_ms"]>0 and ph["pin"]["profile"]["new_runs"]==5)' "$TMP/pc.json")" = True ] &&
+print(f["state"]=="grown" and f["p_adjusted"]<0.05 and f["delta_ms"]>0 and ph["pin"]["profile"]["new_runs"]==7)' "$TMP/pc.json")" = True ] &&
 	"$PERFHUNT" report "$TMP/pc.json" -o "$TMP/pc.html" >/dev/null 2>&1 &&
 	check "the compare report draws pin's differential flame graph with grown frames" [ "$(/usr/bin/python3 -c 'import re,sys
 h=open(sys.argv[1]).read()
@@ -325,13 +327,13 @@ h=open(sys.argv[1]).read()
 runs=json.load(open(sys.argv[2]))["commands"][0]["runs"]
 n=sum(s["count"] for r in runs for s in r["profile"]["run"]["stacks"])
 figs=re.findall(r"<figure class=\"flame\" id=\"([^\"]+)\"", h)
-m=re.search(r"<title>command 1 \u2014 5 profiled runs, ([0-9]+) samples", h)
+m=re.search(r"<title>command 1 \u2014 7 profiled runs, ([0-9]+) samples", h)
 root=sum(float(x) for x in re.findall(r"<title>\[(?:phase:[^\]]*|no phase)\] \u2014 ([0-9]+) sample", h))
 ok=figs==["profile-1"] and m and int(m.group(1))==n and root==n
 open(sys.argv[3], "w").write("%s %s %s %s" % (figs, m and m.group(1), n, root))
 sys.exit(0 if ok else 1)' "$TMP/pb.html" "$TMP/pin-bad.json" "$TMP/py"
 	g=$?
-	expect_status 0 $st && check "one graph over the five runs (figures, samples shown, in the runs, at the root): $(cat "$TMP/py")" [ $g = 0 ] &&
+	expect_status 0 $st && check "one graph over the seven runs (figures, samples shown, in the runs, at the root): $(cat "$TMP/py")" [ $g = 0 ] &&
 		expect_no_grep 'id="profile|class="flame' "$TMP/pnp.html" && ok
 else skip "perf cannot sample here"; fi
 
