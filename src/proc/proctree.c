@@ -397,7 +397,7 @@ static void retire(struct proctree *t, size_t k)
 	proctree_mark_gone(t, p->pid);
 	if (p->seen) {
 		struct proctree_counts c = counts_of(p);
-		totals_add(&t->exited, &c);
+		counts_add(&t->exited, &c);
 		if (p->ss.hwm_kb > t->exited_hwm_kb) {
 			t->exited_hwm_kb = p->ss.hwm_kb;
 			t->exited_hwm_after_ns = p->prev_slow_ns;
@@ -627,14 +627,7 @@ void proctree_sample(struct proctree *t, struct proctree_totals *out)
 		out->pss_valid = true;
 	}
 
-	out->utime_ticks += t->exited.utime_ticks;
-	out->stime_ticks += t->exited.stime_ticks;
-	out->minflt += t->exited.minflt;
-	out->majflt += t->exited.majflt;
-	out->vcsw += t->exited.vcsw;
-	out->ivcsw += t->exited.ivcsw;
-	out->rchar += t->exited.rchar;
-	out->wchar += t->exited.wchar;
+	totals_add(out, &t->exited);
 	if (t->exited_hwm_kb > out->hwm_kb) {
 		out->hwm_kb = t->exited_hwm_kb;
 		out->hwm_after_ns = t->exited_hwm_after_ns;

@@ -54,7 +54,7 @@ struct proctree {
 	size_t nprocs, cap;
 	int *index;                /* open-addressing PID -> procs[] slot */
 	size_t index_cap;
-	struct proctree_totals exited;  /* cumulative counters of members that are gone */
+	struct proctree_counts exited;  /* cumulative counters of members that are gone */
 	uint64_t exited_hwm_kb;
 	int64_t exited_hwm_after_ns;
 	pid_t exited_hwm_pid;
