@@ -187,22 +187,42 @@ static void run_keeper(const struct profiler *p, const struct profiler_info *inf
 	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 }
 
-/* perf's own words for why it stopped: the first line of its log that says. */
-static void log_reason(const char *path, char *buf, size_t n)
+/* Calls fn on each line of a log of perf's (without its newline) until fn
+ * returns false; a log that cannot be read has no lines. */
+static void each_log_line(const char *path, bool (*fn)(const char *line, void *arg), void *arg)
 {
-	snprintf(buf, n, "perf record ended before sampling started");
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
 	char line[400];
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\r\n")] = 0;
-		if (line[0] && strncmp(line, "Events ", 7)) {
-			snprintf(buf, n, "perf record: %.200s", line);
+		if (!fn(line, arg))
 			break;
-		}
 	}
 	fclose(f);
+}
+
+struct reason_buf {
+	char *buf;
+	size_t n;
+};
+
+static bool reason_line(const char *line, void *arg)
+{
+	const struct reason_buf *r = arg;
+	if (!line[0] || !strncmp(line, "Events ", 7))
+		return true;
+	snprintf(r->buf, r->n, "perf record: %.200s", line);
+	return false;
+}
+
+/* perf's own words for why it stopped: the first line of its log that says. */
+static void log_reason(const char *path, char *buf, size_t n)
+{
+	snprintf(buf, n, "perf record ended before sampling started");
+	struct reason_buf r = { buf, n };
+	each_log_line(path, reason_line, &r);
 }
 
 static void remove_files(struct profiler *p)
@@ -378,23 +398,22 @@ int profiler_stop(struct profiler *p, struct err *e)
 	return 0;
 }
 
+static bool script_log_line(const char *line, void *arg)
+{
+	struct profiler_info *info = arg;
+	const char *l = strstr(line, " and lost ");
+	unsigned long long v;
+	if (l && sscanf(l, " and lost %llu chunks", &v) == 1)
+		info->lost_chunks += v;
+	else if (line[0] && !info->script_warning[0] && strncmp(line, "Warning:", 8))
+		snprintf(info->script_warning, sizeof(info->script_warning), "%.190s", line);
+	return true;
+}
+
 /* perf script's summary of what it could not read: "lost N chunks". */
 static void scan_script_log(const char *path, struct profiler_info *info)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return;
-	char line[400];
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = 0;
-		const char *l = strstr(line, " and lost ");
-		unsigned long long v;
-		if (l && sscanf(l, " and lost %llu chunks", &v) == 1)
-			info->lost_chunks += v;
-		else if (line[0] && !info->script_warning[0] && strncmp(line, "Warning:", 8))
-			snprintf(info->script_warning, sizeof(info->script_warning), "%.190s", line);
-	}
-	fclose(f);
+	each_log_line(path, script_log_line, info);
 }
 
 int profiler_script(struct profiler *p, struct perfscript *ps, struct profiler_info *info, struct err *e)
