@@ -49,7 +49,7 @@ static void thin(struct track *t)
 	t->n = w;
 }
 
-void track_push(struct track *t, const struct sample *s, bool at_marker)
+void track_push(struct track *t, const struct sample *s)
 {
 	struct track_point *c = &t->sum;
 	c->t_ms = s->t_ms;
@@ -68,8 +68,8 @@ void track_push(struct track *t, const struct sample *s, bool at_marker)
 	c->rss_max_kb = c->rss_kb;
 	c->gpu_valid = s->gpu_valid;
 	c->gpu_mib = c->gpu_max_mib = s->gpu_valid ? s->gpu_mib : 0;
-	c->exact = at_marker;
-	c->marker_ms = at_marker ? s->marker_ms : 0;
+	c->exact = s->at_marker;
+	c->marker_ms = s->at_marker ? s->marker_ms : 0;
 	if (t->n && s->t_ms < t->pts[t->n - 1].t_ms)
 		return; /* time never goes back on the monotonic clock; a bad point is not kept */
 	if (t->n == t->max_points)

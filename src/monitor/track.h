@@ -50,8 +50,9 @@ struct track_window {
 
 void track_init(struct track *t, size_t max_points, double interval_ms);
 void track_release(struct track *t);
-/* Adds a sample (its deltas accumulate); at_marker: taken at a marker's arrival. */
-void track_push(struct track *t, const struct sample *s, bool at_marker);
+/* Adds a sample (its deltas accumulate); one taken at a marker's arrival
+ * (s->at_marker) makes the ends it serves exact. */
+void track_push(struct track *t, const struct sample *s);
 /* The consumption inside [from_ms, to_ms] (clamped to the track; an
  * inverted window is read as its reverse). */
 void track_window(const struct track *t, double from_ms, double to_ms, struct track_window *w);

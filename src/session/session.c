@@ -199,9 +199,9 @@ static void on_spawn(void *arg, pid_t pid)
 static int on_sample(void *arg, const struct sample *sm, const struct sample *client)
 {
 	struct session *s = arg;
-	track_push(&s->measured, sm, sm->at_marker);
+	track_push(&s->measured, sm);
 	if (client)
-		track_push(&s->client, client, client->at_marker);
+		track_push(&s->client, client);
 	if (live_push(s->c))
 		push_sample(s, sm);
 	return s->csv_open ? csv_write(&s->csv, sm, client) : 0;

@@ -49,7 +49,7 @@ static void push(struct track *t, double t_ms, double marker_ms, uint64_t minflt
 	s.minflt = minflt;
 	s.at_marker = marker_ms > 0;
 	s.marker_ms = marker_ms;
-	track_push(t, &s, s.at_marker);
+	track_push(t, &s);
 }
 
 /* A 50 ms phase at a 1 s interval: each marker's sample was asked for at
