@@ -405,8 +405,8 @@ int cmd_bench(int argc, char **argv)
 	}
 	if ((status = split_commands(&b, argv, nwords, tmpl, &ntmpl)) != 0)
 		goto out;
-	if (cmd_find_daemon(b.attach_name, b.attach_pidfile, &b.ro.daemon_pid, &e) < 0) {
-		status = cmd_fail(PH_EXIT_FAIL, &e);
+	if ((status = cmd_find_daemon(b.attach_name, b.attach_pidfile, &b.ro.daemon_pid, &e)) != 0) {
+		cmd_fail(status, &e);
 		goto out;
 	}
 	if (bench_plan_expand(tmpl, ntmpl, &b.params, &cmds, &ncmd, &e) < 0) {

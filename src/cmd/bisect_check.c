@@ -174,7 +174,7 @@ int cmd_bisect_check(int argc, char **argv)
 		err_set(&e, "give one of --attach, --attach-name, --attach-pidfile");
 		goto usage;
 	}
-	if (cmd_find_daemon(attach_name, attach_pidfile, &ro.daemon_pid, &e) < 0) {
+	if (cmd_find_daemon(attach_name, attach_pidfile, &ro.daemon_pid, &e) != 0) {
 		fprintf(stderr, "perfhunt bisect-check: %s (exit 128 aborts git bisect run)\n", e.msg);
 		goto out;
 	}

@@ -74,7 +74,9 @@ int cmd_write_exports(const struct cmd_export *ex, size_t n, const json_t *rec, 
 /* True when colour may be used on the stream (a tty and NO_COLOR unset). */
 int cmd_use_color(int fd);
 /* The daemon of --attach PID (*pid > 0, checked), --attach-name NAME or
- * --attach-pidfile FILE (looked up into *pid); 0, or -1 with e filled. */
+ * --attach-pidfile FILE (looked up into *pid); 0, or the exit status with e
+ * filled: PH_EXIT_USAGE for a pidfile that is not a regular file, else
+ * PH_EXIT_FAIL. */
 int cmd_find_daemon(const char *name, const char *pidfile, pid_t *pid, struct err *e);
 
 int cmd_run(int argc, char **argv);

@@ -151,9 +151,10 @@ int cmd_use_color(int fd)
 
 int cmd_find_daemon(const char *name, const char *pidfile, pid_t *pid, struct err *e)
 {
+	int rc = 0;
 	if (name && lookup_by_name(name, pid, e) < 0)
-		return -1;
-	if (pidfile && lookup_pidfile(pidfile, pid, e) < 0)
-		return -1;
-	return *pid > 0 ? lookup_check_pid(*pid, e) : 0;
+		return PH_EXIT_FAIL;
+	if (pidfile && (rc = lookup_pidfile(pidfile, pid, e)) < 0)
+		return rc == LOOKUP_NOT_FILE ? PH_EXIT_USAGE : PH_EXIT_FAIL;
+	return *pid > 0 && lookup_check_pid(*pid, e) < 0 ? PH_EXIT_FAIL : 0;
 }

@@ -61,8 +61,9 @@ int cmd_run(int argc, char **argv)
 	}
 	{
 		struct err e;
-		if (cmd_find_daemon(attach_name, attach_pidfile, &ro.daemon_pid, &e) < 0) {
-			status = cmd_fail(PH_EXIT_FAIL, &e);
+		int rc = cmd_find_daemon(attach_name, attach_pidfile, &ro.daemon_pid, &e);
+		if (rc) {
+			status = cmd_fail(rc, &e);
 			goto out;
 		}
 	}

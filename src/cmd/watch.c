@@ -181,8 +181,8 @@ int cmd_watch(int argc, char **argv)
 	} else if (name && lookup_by_name(name, &pid, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;
-	} else if (pidfile && lookup_pidfile(pidfile, &pid, &e) < 0) {
-		status = cmd_fail(PH_EXIT_FAIL, &e);
+	} else if (pidfile && (status = lookup_pidfile(pidfile, &pid, &e)) < 0) {
+		status = cmd_fail(status == LOOKUP_NOT_FILE ? PH_EXIT_USAGE : PH_EXIT_FAIL, &e);
 		goto out;
 	}
 	if (lookup_check_pid(pid, &e) < 0) {

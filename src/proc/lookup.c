@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "proc/procfs.h"
@@ -105,9 +106,16 @@ int lookup_by_name(const char *name, pid_t *pid, struct err *e)
 int lookup_pidfile(const char *path, pid_t *pid, struct err *e)
 {
 	char buf[64];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO opens at once (no writer needed) and is refused below */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return err_sys(e, "cannot read pidfile '%s'", path);
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		err_set(e, "pidfile '%s' is not a regular file", path);
+		return LOOKUP_NOT_FILE;
+	}
 	ssize_t r = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (r <= 0)
