@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/record_opts.h"
+#include "proc/cgroup.h"
 #include "util/xalloc.h"
 
 static const char usage_text[] =
@@ -33,7 +34,7 @@ int cmd_run(int argc, char **argv)
 	const struct parseopt table[] = {
 		PARSEOPT_INCLUDE(shared),
 		PARSEOPT_FLAG(0, "shell", &shell, "run CMD as a shell command: sh -c \"CMD ARG...\""),
-		PARSEOPT_I64(0, "memory-limit", &limit_mib, "MIB", "with the cgroup: kill the tree past this size",
+		PARSEOPT_I64(0, "memory-limit", &limit_mib, "MIB", "with the cgroup: kill the tree past this size\n(refused where it cannot be enforced)",
 			     1, INT64_MAX >> 20),
 		PARSEOPT_I64(0, "attach", &attach, "PID", "also record this daemon's tree for exactly\nCMD's lifetime",
 			     1, 0x7fffffff),
@@ -59,8 +60,18 @@ int cmd_run(int argc, char **argv)
 		cmd_usage_error("run", "give one of --attach, --attach-name, --attach-pidfile");
 		goto out;
 	}
+	if (limit_mib && !ro.cgroup) {
+		cmd_usage_error("run", "--memory-limit needs the memory cgroup, which --cgroup off turns off");
+		goto out;
+	}
 	{
 		struct err e;
+		/* refused before the command runs: a limit not enforced is no limit */
+		if (limit_mib && cgroup_check_limit((uint64_t)limit_mib << 20, &e) < 0) {
+			err_wrap(&e, "--memory-limit cannot be enforced here");
+			status = cmd_fail(PH_EXIT_USAGE, &e);
+			goto out;
+		}
 		int rc = cmd_find_daemon(attach_name, attach_pidfile, &ro.daemon_pid, &e);
 		if (rc) {
 			status = cmd_fail(rc, &e);

@@ -457,8 +457,6 @@ static void start_clock(struct loop *l)
 static int cgroup_for_child(struct loop *l, struct cgroup *cg)
 {
 	struct err ce;
-	if (l->o->memory_limit_bytes && cgroup_set_limit(cg, l->o->memory_limit_bytes, &ce) < 0)
-		note(l->r, "%s", ce.msg);
 	int fd = cgroup_procs_open(cg, &ce);
 	if (fd < 0) {
 		note(l->r, "no cgroup peak: %s", ce.msg);
@@ -496,8 +494,6 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 		if (cgroup_add_pid(cg, c.pid, &ce) < 0) {
 			note(l->r, "no cgroup peak: %s", ce.msg);
 			cgroup_destroy(cg);
-		} else if (o->memory_limit_bytes && cgroup_set_limit(cg, o->memory_limit_bytes, &ce) < 0) {
-			note(l->r, "%s", ce.msg);
 		}
 	}
 	proctree_add(&l->main.tree, c.pid, NULL);
@@ -848,6 +844,13 @@ static int loop_begin(struct loop *l, struct err *e)
 			if (cgroup_create(&l->cg, &ce) < 0)
 				note(r, "no cgroup peak: %s", ce.msg);
 		}
+		/* the limit is set on the empty cgroup, before anything runs: a
+		 * limit that cannot be set is an error, never a run without it */
+		if (o->memory_limit_bytes && !l->cg.version)
+			return err_set(e, "cannot enforce the memory limit: no memory cgroup%s",
+				       o->cgroup ? " perfhunt can create here" : " (--cgroup off)");
+		if (o->memory_limit_bytes && cgroup_set_limit(&l->cg, o->memory_limit_bytes, e) < 0)
+			return -1;
 		if (!r->daemon_attached) {
 			if (start_command(l, &l->cg, e) < 0)
 				return -1;

@@ -314,6 +314,16 @@ int cgroup_set_limit(const struct cgroup *cg, uint64_t bytes, struct err *e)
 	return 0;
 }
 
+int cgroup_check_limit(uint64_t bytes, struct err *e)
+{
+	struct cgroup cg;
+	if (cgroup_create(&cg, e) < 0)
+		return -1;
+	int rc = cgroup_set_limit(&cg, bytes, e);
+	cgroup_destroy(&cg);
+	return rc;
+}
+
 int cgroup_peak_kb(const struct cgroup *cg, uint64_t *kb, struct err *e)
 {
 	char path[PATH_MAX + 128], buf[64];

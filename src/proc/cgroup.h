@@ -44,6 +44,10 @@ int cgroup_procs_open(const struct cgroup *cg, struct err *e);
 int cgroup_dir_open(const struct cgroup *cg, struct err *e);
 /* Optional hard limit (bytes), for tests of OOM handling. */
 int cgroup_set_limit(const struct cgroup *cg, uint64_t bytes, struct err *e);
+/* Whether a limit of bytes can be enforced here: creates a cgroup, sets the
+ * limit and removes it. 0, or -1 with e saying why not (not root, no memory
+ * controller), so a limit is refused before a command runs unbounded. */
+int cgroup_check_limit(uint64_t bytes, struct err *e);
 int cgroup_peak_kb(const struct cgroup *cg, uint64_t *kb, struct err *e);
 /* "cgroup v1 memory.max_usage_in_bytes" or "cgroup v2 memory.peak" */
 const char *cgroup_method(const struct cgroup *cg);
