@@ -307,7 +307,7 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 		struct launch_opts lo = { .argv = c->argv, .shell = b->shell, .capture = true,
 					  .probe_fd = b->ro.probes };
 		json_t *run = NULL;
-		int st = record_opts_capture(&b->ro, &lo, c->argv, false, &run);
+		int st = record_opts_capture(&b->ro, &lo, c->argv, false, &run, NULL);
 		pr.done++;
 		if (!run) { /* not startable (126/127, message printed) or the monitor failed */
 			progress_clear(&pr);

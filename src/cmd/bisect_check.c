@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ static const char usage_text[] =
 	"  1    regressed beyond the threshold (bad)\n"
 	"  125  CMD failed: non-zero exit, killed, not found (git bisect skips it)\n"
 	"  128  bad usage, unreadable baseline or unknown metric (aborts the bisect)\n"
+	"  128+N  cancelled by signal N (SIGINT, SIGTERM, SIGHUP: aborts the bisect)\n"
 	"\n"
 	"REF: a run or bench record file, or a history reference (@tag:NAME, @last,\n"
 	"@bench:ID, @commit:PREFIX, a run ID), as for 'perfhunt compare'.\n"
@@ -45,7 +47,8 @@ static const char usage_footer[] =
 	"run on a side, when the delta alone exceeds the threshold. Same and\n"
 	"inconclusive count as good (raise -n when unsure).\n";
 
-/* Runs CMD n times into *set; PH_EXIT_OK, or PH_EXIT_BISECT_SKIP after saying why. */
+/* Runs CMD n times into *set; PH_EXIT_OK, or PH_EXIT_BISECT_SKIP after saying
+ * why, or 128+N when perfhunt received signal N meanwhile. */
 static int run_new(struct record_opts *ro, const struct launch_opts *lo, char *const *record_argv,
 		   const char *shown, int64_t n, struct metrics_set *set)
 {
@@ -54,7 +57,17 @@ static int run_new(struct record_opts *ro, const struct launch_opts *lo, char *c
 	int status = PH_EXIT_OK;
 	struct err e;
 	for (; have < n; have++) {
-		int st = record_opts_capture(ro, lo, record_argv, ro->save, &runs[have]);
+		int sig = 0;
+		int st = record_opts_capture(ro, lo, record_argv, ro->save, &runs[have], &sig);
+		if (sig) {
+			/* the user cancelled: not a commit to skip, a bisect to stop
+			 * (git bisect run aborts on a status above 127) */
+			printf("bisect-check: cancelled (%d): SIG%s received during run %lld of %lld\n", 128 + sig,
+			       sigabbrev_np(sig), (long long)have + 1, (long long)n);
+			json_decref(runs[have]);
+			status = 128 + sig;
+			break;
+		}
 		if (!runs[have] || st != 0) {
 			printf("bisect-check: skip (125): '%s' %s (run %lld of %lld)\n", shown,
 			       runs[have] ? "exited non-zero" : "could not run", (long long)have + 1, (long long)n);
@@ -210,6 +223,10 @@ int cmd_bisect_check(int argc, char **argv)
 		status = PH_EXIT_BISECT_ABORT;
 		goto out;
 	}
+	/* another command or another host makes the verdict a comparison of two
+	 * things: said on stderr, the decision stays git bisect's one line */
+	fflush(stdout);
+	compare_text_notes(&c, stderr);
 	status = cmd_finish_stdout(decide(&c, baseline));
 	goto out;
 usage:

@@ -311,13 +311,16 @@ static void show_saved(void *arg, int64_t id)
 			(long long)id);
 }
 
-static int record(const struct session_config *c, struct shown *sh, json_t **rec)
+static int record(const struct session_config *c, struct shown *sh, json_t **rec, int *signal)
 {
 	struct session_hooks h = { .arg = sh, .started = show_started, .warn = show_warning,
 				   .recorded = show_summary, .saved = show_saved };
 	struct session_outcome out;
 	struct err e;
-	if (session_record(c, &h, &out, &e) < 0) {
+	int rc = session_record(c, &h, &out, &e);
+	if (signal)
+		*signal = out.signal;
+	if (rc < 0) {
 		if (sh->w && sh->w->failed)
 			sh->w->failed(sh->w->arg, e.msg);
 		*rec = NULL;
@@ -343,14 +346,14 @@ int record_opts_execute(const struct record_opts *o, const struct launch_opts *l
 	record_opts_session(o, launch, memory_limit_bytes, record_argv, &c);
 	struct shown sh = { .o = o, .w = w, .summary = true };
 	json_t *rec;
-	int status = record(&c, &sh, &rec);
+	int status = record(&c, &sh, &rec, NULL);
 	status = record_opts_write_exports(&o->exports, rec, status);
 	json_decref(rec);
 	return status;
 }
 
 int record_opts_capture(const struct record_opts *o, const struct launch_opts *launch,
-			char *const *record_argv, bool save, json_t **rec)
+			char *const *record_argv, bool save, json_t **rec, int *signal)
 {
 	struct session_config c;
 	record_opts_session(o, launch, 0, record_argv, &c);
@@ -358,5 +361,5 @@ int record_opts_capture(const struct record_opts *o, const struct launch_opts *l
 	c.kept = true;
 	c.fleet = NULL; /* the caller's record of all runs goes to the fleet */
 	struct shown sh = { .o = o };
-	return record(&c, &sh, rec);
+	return record(&c, &sh, rec, signal);
 }

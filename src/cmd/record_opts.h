@@ -102,8 +102,9 @@ int record_opts_execute(const struct record_opts *o, const struct launch_opts *l
 /* One run of a command that keeps the records itself (bench, bisect-check):
  * warnings only, stored in the history only with save, never pushed; *rec
  * gets the record (caller json_decref's it) or NULL when nothing ran.
- * Returns the run's exit status. */
+ * Returns the run's exit status; *signal (when non-NULL) the signal perfhunt
+ * received meanwhile, or 0 (a run the user cancelled, not a failed one). */
 int record_opts_capture(const struct record_opts *o, const struct launch_opts *launch,
-			char *const *record_argv, bool save, json_t **rec);
+			char *const *record_argv, bool save, json_t **rec, int *signal);
 
 #endif

@@ -292,6 +292,27 @@ static void term_cells(const struct comparison_metric *m, char cells[COMPARE_TEX
 	snprintf(cells[0], COMPARE_TEXT_CELL, "%s", quote_pool_c(q, m->name));
 }
 
+int compare_text_notes(const struct comparison *c, FILE *out)
+{
+	struct quote_pool q = { 0 };
+	int n = 0;
+	if (c->base_command && c->new_command && !json_equal(c->base_command, c->new_command)) {
+		char *a = command_text(c->base_command), *b = command_text(c->new_command);
+		fprintf(out, "note: BASE and NEW ran different commands:\n  base: %s\n  new:  %s\n",
+			quote_pool_c(&q, a ? a : "?"), quote_pool_c(&q, b ? b : "?"));
+		free(a);
+		free(b);
+		n++;
+	}
+	if (c->base_host && c->new_host && !json_equal(c->base_host, c->new_host)) {
+		fprintf(out, "note: BASE and NEW were recorded on different hosts:\n  base: %s\n  new:  %s\n",
+			quote_pool_c(&q, json_string_value(c->base_host)), quote_pool_c(&q, json_string_value(c->new_host)));
+		n++;
+	}
+	quote_pool_release(&q);
+	return n;
+}
+
 int compare_text_write(const struct comparison *c, const char *base_label, const char *new_label,
 		       bool color, FILE *out)
 {
@@ -314,13 +335,8 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 	fprintf(out, "base: %s (%zu run%s)\nnew:  %s (%zu run%s)\nthreshold %g %%, alpha %g\n\n",
 		quote_pool_c(&q, base_label), c->base_runs, c->base_runs == 1 ? "" : "s",
 		quote_pool_c(&q, new_label), c->new_runs, c->new_runs == 1 ? "" : "s", c->threshold * 100, c->alpha);
-	if (c->base_command && c->new_command && !json_equal(c->base_command, c->new_command)) {
-		char *a = command_text(c->base_command), *b = command_text(c->new_command);
-		fprintf(out, "note: BASE and NEW ran different commands:\n  base: %s\n  new:  %s\n\n",
-			quote_pool_c(&q, a ? a : "?"), quote_pool_c(&q, b ? b : "?"));
-		free(a);
-		free(b);
-	}
+	if (compare_text_notes(c, out))
+		fputc('\n', out);
 	for (int k = 0; k < COMPARE_TEXT_COLS; k++) {
 		pad(out, compare_text_titles[k], k == COMPARE_TEXT_COLS - 1 ? 0 : width[k], k > 0 && k < 6);
 		fputs(k == COMPARE_TEXT_COLS - 1 ? "\n" : "  ", out);

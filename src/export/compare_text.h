@@ -24,6 +24,11 @@ const char *compare_text_family_what(enum comparison_family f);
 /* One paragraph (no final newline) that says how p was obtained: the test of
  * each kind present and the Holm families with their sizes. */
 char *compare_text_method_note(const struct comparison *c, char *buf, size_t n);
+/* The notes on what the two sides do not share: "note: BASE and NEW ran
+ * different commands" (both named) and "... were recorded on different
+ * hosts"; returns how many were written (0: same command and host, or not
+ * known). compare writes them above its table, bisect-check on stderr. */
+int compare_text_notes(const struct comparison *c, FILE *out);
 /* "+6.19 %", "n/a" for a NAN */
 char *compare_text_pct(double pct, char *buf, size_t n);
 /* A value in the unit its name implies: "_s" seconds, "_kb" KiB, "_mib" MiB,

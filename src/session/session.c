@@ -568,6 +568,7 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 	int ret = -1;
 	out->rec = NULL;
 	out->status = 1;
+	out->signal = 0;
 
 	if (c->csv_path) {
 		if (csv_open(&s.csv, c->csv_path, c->csv_format, c->daemon_pid > 0, e) < 0)
@@ -594,6 +595,7 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 		start_profile(&s, &c->attach_pid, 1);
 	if (monitor_run(&mo, &r, e) < 0)
 		goto out;
+	out->signal = r.forwarded_signal ? r.forwarded_signal : r.stop_signal;
 	if (s.history.started) {
 		/* its CPU ran beside the monitor's, in the same process clock */
 		s.history.joined = true;

@@ -356,6 +356,8 @@ int comparison_run(struct metrics_set *base, struct metrics_set *nw,
 						  o->threshold, o->alpha);
 	out->base_command = json_incref(base->command);
 	out->new_command = json_incref(nw->command);
+	out->base_host = json_incref(base->hostname);
+	out->new_host = json_incref(nw->hostname);
 	return 0;
 }
 
@@ -373,5 +375,7 @@ void comparison_release(struct comparison *c)
 	free(c->phases);
 	json_decref(c->base_command);
 	json_decref(c->new_command);
+	json_decref(c->base_host);
+	json_decref(c->new_host);
 	memset(c, 0, sizeof(*c));
 }

@@ -99,6 +99,7 @@ struct comparison {
 	struct profdiff *run_profile; /* the whole run's profiles, when wall_s changed; else NULL */
 	size_t base_profiled, new_profiled; /* runs recorded with --profile on each side */
 	json_t *base_command, *new_command; /* each side's first command (references), or NULL */
+	json_t *base_host, *new_host;       /* each side's first hostname (references), or NULL */
 	size_t regressed, improved;
 };
 

@@ -43,6 +43,7 @@ void metrics_set_release(struct metrics_set *s)
 	}
 	free(s->items);
 	json_decref(s->command);
+	json_decref(s->hostname);
 	json_decref(s->profiles);
 	metrics_set_init(s);
 }
@@ -299,6 +300,9 @@ int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n,
 			s->command = json_incref(cmd);
 		else if (cmd && !json_equal(cmd, s->command))
 			s->mixed_commands = true;
+		json_t *host = json_object_get(json_object_get(rec, "host"), "hostname");
+		if (json_is_string(host) && !s->hostname)
+			s->hostname = json_incref(host);
 		if (!s->profiles)
 			s->profiles = json_array();
 		json_t *prof = json_object_get(rec, "profile");

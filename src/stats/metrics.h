@@ -43,6 +43,7 @@ struct metrics_set {
 	json_t *command;     /* the first run's "command" (a reference), or NULL */
 	json_t *profiles;    /* one entry per run: its "profile" object or null (NULL: no run yet) */
 	bool mixed_commands; /* a later run ran another command */
+	json_t *hostname;    /* the first run's "host"."hostname" (a reference), or NULL */
 };
 
 void metrics_set_init(struct metrics_set *s);
