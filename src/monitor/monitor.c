@@ -30,6 +30,7 @@
 #include "gpu/nvml.h"
 #include "monitor/gpupoll.h"
 #include "monitor/logtail.h"
+#include "monitor/relay.h"
 #include "proc/cgroup.h"
 #include "proc/netlink.h"
 #include "util/clock.h"
@@ -56,7 +57,7 @@ struct loop {
 	bool root_done;
 	pid_t self;
 	int stream_fd[4];           /* index by enum monitor_stream */
-	bool out_broken[3];         /* our stdout/stderr closed: keep draining, stop copying */
+	struct relay relay[3];      /* the command's stdout/stderr on their way to ours */
 	struct exitstats xs;
 	int events_fd;
 	bool drain_at_sample;       /* the event sockets are read when a sample is taken, not polled */
@@ -398,38 +399,18 @@ static void reap(struct loop *l)
 
 /* ---- output passthrough ---- */
 
-static void write_all(struct loop *l, int stream, const char *buf, size_t n)
-{
-	int fd = stream == MONITOR_STDOUT ? STDOUT_FILENO : STDERR_FILENO;
-	while (n && !l->out_broken[stream]) {
-		ssize_t w = write(fd, buf, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN) {
-				struct pollfd p = { .fd = fd, .events = POLLOUT };
-				poll(&p, 1, 100);
-				continue;
-			}
-			l->out_broken[stream] = true; /* reader gone: keep draining the child */
-			break;
-		}
-		buf += w;
-		n -= (size_t)w;
-	}
-}
-
-/* Reads what is available on one stream; returns false at EOF. */
+/* Reads what is available on one stream (at most what its relay can hold);
+ * returns false at EOF. */
 static bool pump(struct loop *l, int stream)
 {
-	char buf[65536];
+	char buf[RELAY_BUF];
 	ssize_t n = read(l->stream_fd[stream], buf, sizeof(buf));
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN;
 	if (n == 0)
 		return false;
-	if (stream != MONITOR_PROBE_FD && !l->o->discard_output)
-		write_all(l, stream, buf, (size_t)n);
+	if (stream != MONITOR_PROBE_FD)
+		relay_put(&l->relay[stream], buf, (size_t)n);
 	if (l->o->hooks.on_output)
 		l->o->hooks.on_output(l->o->hooks.arg, stream, buf, (size_t)n, now_ms(l));
 	return true;
@@ -440,6 +421,31 @@ static void close_stream(struct loop *l, int stream)
 	if (l->stream_fd[stream] >= 0)
 		close(l->stream_fd[stream]);
 	l->stream_fd[stream] = -1;
+}
+
+/* Our stdout or stderr failed (its reader left, a full disk): the command's
+ * pipe is closed, so its next write there fails (EPIPE, and SIGPIPE unless
+ * it ignores it) as it would have without perfhunt, and it stops instead of
+ * writing into nowhere. Probes on that stream end with it. */
+static void cut_stream(struct loop *l, int stream)
+{
+	if (l->stream_fd[stream] < 0)
+		return;
+	const char *name = stream == MONITOR_STDOUT ? "stdout" : "stderr";
+	note(l->r, "perfhunt's %s failed (%s): the command's %s was closed, so its later writes there failed", name,
+	     strerror(l->relay[stream].error), name);
+	close_stream(l, stream);
+}
+
+/* The relays of the command's output, where it is copied (run mode, output shown). */
+static void open_relays(struct loop *l)
+{
+	for (int s = MONITOR_STDOUT; s <= MONITOR_STDERR; s++) {
+		if (l->o->launch && l->o->launch->capture && !l->o->discard_output)
+			relay_init(&l->relay[s], s == MONITOR_STDOUT ? STDOUT_FILENO : STDERR_FILENO);
+		else
+			l->relay[s] = (struct relay){ .dst_fd = -1, .wfd = -1 };
+	}
 }
 
 /* ---- setup and loop ---- */
@@ -561,6 +567,16 @@ static bool read_signals(struct loop *l, int sfd, bool launched)
 	}
 	if (launched)
 		reap(l);
+	return stop;
+}
+
+/* Drains the signalfd: whether a signal that stops perfhunt (not SIGCHLD) was in it. */
+static bool stop_signal_pending(int sfd)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		stop |= si.ssi_signo != SIGCHLD;
 	return stop;
 }
 
@@ -762,6 +778,7 @@ static int loop_open(struct loop *l, const struct monitor_opts *o, struct monito
 	l->main.tree.loadavg_fd = l->daemon.tree.loadavg_fd = -1;
 	for (int i = 0; i < 4; i++)
 		l->stream_fd[i] = -1;
+	open_relays(l);
 	l->cpu0_ns = clock_self_cpu_ns();
 
 	ask_short_slice();
@@ -963,9 +980,9 @@ static int wait_ms(struct loop *l)
  * and the timer. */
 static int loop_step(struct loop *l, struct err *e)
 {
-	struct pollfd p[9];
+	struct pollfd p[11];
 	int np = 0, idx_sig, idx_tim, idx_ev = -1, idx_xs = -1, idx_in = -1;
-	int idx_st[4] = { -1, -1, -1, -1 };
+	int idx_st[4] = { -1, -1, -1, -1 }, idx_rl[4] = { -1, -1, -1, -1 };
 	p[np] = (struct pollfd){ .fd = l->sfd, .events = POLLIN };
 	idx_sig = np++;
 	p[np] = (struct pollfd){ .fd = l->tfd, .events = POLLIN };
@@ -982,11 +999,22 @@ static int loop_step(struct loop *l, struct err *e)
 		p[np] = (struct pollfd){ .fd = l->inotify_fd, .events = POLLIN };
 		idx_in = np++;
 	}
-	for (int s = 1; s <= 3; s++)
-		if (l->stream_fd[s] >= 0) {
+	for (int s = 1; s <= 3; s++) {
+		if (l->stream_fd[s] < 0)
+			continue;
+		/* bytes still on their way out: the command waits (its pipe
+		 * fills), the sampler does not */
+		bool held = s != MONITOR_PROBE_FD && relay_pending(&l->relay[s]);
+		if (!held) {
 			p[np] = (struct pollfd){ .fd = l->stream_fd[s], .events = POLLIN };
 			idx_st[s] = np++;
 		}
+		int rfd = s != MONITOR_PROBE_FD ? relay_fd(&l->relay[s]) : -1;
+		if (rfd >= 0) {
+			p[np] = (struct pollfd){ .fd = rfd, .events = held ? POLLOUT : 0 };
+			idx_rl[s] = np++;
+		}
+	}
 	int timeout = wait_ms(l);
 	if (l->stop)
 		return 0;
@@ -1003,9 +1031,14 @@ static int loop_step(struct loop *l, struct err *e)
 			;
 		poll_logs(l);
 	}
-	for (int s = 1; s <= 3; s++)
+	for (int s = 1; s <= 3; s++) {
+		if (idx_rl[s] >= 0 && p[idx_rl[s]].revents)
+			relay_wake(&l->relay[s], p[idx_rl[s]].revents);
 		if (idx_st[s] >= 0 && p[idx_st[s]].revents && !pump(l, s))
 			close_stream(l, s);
+		if (s != MONITOR_PROBE_FD && l->relay[s].error)
+			cut_stream(l, s);
+	}
 	marker_sample(l);
 	if (p[idx_sig].revents && read_signals(l, l->sfd, l->launched))
 		l->stop = true;
@@ -1014,6 +1047,34 @@ static int loop_step(struct loop *l, struct err *e)
 	if (l->launched && l->root_done)
 		l->stop = true;
 	return 0;
+}
+
+/* Waits until the relay of stream s has written what it holds; a stop
+ * signal (the user's ^C while a reader never reads) gives up, and so does a
+ * failed destination (the command's pipe is then cut). False when bytes
+ * stay behind. */
+static bool drain_relay(struct loop *l, int s)
+{
+	struct relay *rl = &l->relay[s];
+	if (s == MONITOR_PROBE_FD)
+		return true;
+	while (relay_pending(rl) && relay_fd(rl) >= 0) {
+		struct pollfd p[2] = { { .fd = relay_fd(rl), .events = POLLOUT }, { .fd = l->sfd, .events = POLLIN } };
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents && stop_signal_pending(l->sfd)) {
+			note(l->r, "the command's %s was not all written: perfhunt was stopped while its reader did "
+				   "not read", s == MONITOR_STDOUT ? "stdout" : "stderr");
+			relay_release(rl);
+			close_stream(l, s);
+			return false;
+		}
+		if (p[0].revents)
+			relay_wake(rl, p[0].revents);
+	}
+	if (rl->error)
+		cut_stream(l, s);
+	return !rl->error && l->stream_fd[s] >= 0;
 }
 
 /* The last look: the tree as the command left it, then what is still in the pipes. */
@@ -1029,13 +1090,15 @@ static void last_look(struct loop *l)
 	for (int s = 1; s <= 3; s++) {
 		if (l->stream_fd[s] < 0)
 			continue;
-		/* Leftover processes may hold the pipe open: read what is there, never wait for EOF. */
+		/* Leftover processes may hold the pipe open: read what is there,
+		 * never wait for EOF; the output, whole, before the summary */
 		fcntl(l->stream_fd[s], F_SETFL, fcntl(l->stream_fd[s], F_GETFL) | O_NONBLOCK);
-		while (pump(l, s)) {
+		while (drain_relay(l, s) && pump(l, s)) {
 			struct pollfd pp = { .fd = l->stream_fd[s], .events = POLLIN };
 			if (poll(&pp, 1, 0) <= 0)
 				break;
 		}
+		drain_relay(l, s);
 	}
 	poll_logs(l);
 	if (!l->o->launch)
@@ -1069,8 +1132,11 @@ static void loop_close(struct loop *l)
 	struct monitor_result *r = l->r;
 	timeline_flush(&r->tree.tl);
 	timeline_flush(&r->daemon.tl);
-	for (int s = 1; s <= 3; s++)
+	for (int s = 1; s <= 3; s++) {
 		close_stream(l, s);
+		if (s != MONITOR_PROBE_FD)
+			relay_release(&l->relay[s]);
+	}
 	close_logs(l);
 	cgroup_destroy(&l->cg);
 	close_event_sockets(l);
