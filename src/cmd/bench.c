@@ -413,6 +413,9 @@ int cmd_bench(int argc, char **argv)
 		status = cmd_usage_error("bench", "%s", e.msg);
 		goto out;
 	}
+	const char *files[] = { b.json_path, b.csv_path, b.md_path, b.go_path };
+	if ((status = record_opts_check_outputs(&b.ro, files, sizeof(files) / sizeof(files[0]))) != 0)
+		goto out;
 	char started[40];
 	clock_format_rfc3339(clock_epoch_ms(), started, sizeof(started));
 	rec = bench_record_new(started, options_json(&b));

@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "session/outputs.h"
 #include "util/err.h"
 #include "util/parseopt.h"
 
@@ -71,6 +72,10 @@ struct cmd_export {
  * as cmd_fail says it; returns status, or PH_EXIT_FAIL where status was 0 and
  * an export failed. */
 int cmd_write_exports(const struct cmd_export *ex, size_t n, const json_t *rec, int status);
+/* Checks every output o names before anything runs or is computed
+ * (session_check_outputs): 0, or the one-line error said on stderr and
+ * PH_EXIT_USAGE. */
+int cmd_check_outputs(const struct session_outputs *o);
 /* True when colour may be used on the stream (a tty and NO_COLOR unset). */
 int cmd_use_color(int fd);
 /* The daemon of --attach PID (*pid > 0, checked), --attach-name NAME or

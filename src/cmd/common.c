@@ -141,6 +141,12 @@ int cmd_write_exports(const struct cmd_export *ex, size_t n, const json_t *rec, 
 	return status;
 }
 
+int cmd_check_outputs(const struct session_outputs *o)
+{
+	struct err e;
+	return session_check_outputs(o, &e) < 0 ? cmd_fail(PH_EXIT_USAGE, &e) : 0;
+}
+
 int cmd_use_color(int fd)
 {
 	const char *nc = getenv("NO_COLOR");

@@ -127,6 +127,10 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	const char *base_arg = argv[0], *new_arg = argv[1];
+	const char *files[] = { json_path, md_path };
+	const struct session_outputs outputs = { .files = files, .nfiles = 2 };
+	if ((status = cmd_check_outputs(&outputs)) != 0)
+		goto out;
 	if (store_ref_load(base_arg, command, &base, &e) < 0 || store_ref_load(new_arg, command, &nw, &e) < 0 ||
 	    comparison_run(&base, &nw, &o, &c, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);

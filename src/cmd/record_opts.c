@@ -236,6 +236,22 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 
 #undef ROW
 
+int record_opts_check_outputs(const struct record_opts *o, const char *const *more, size_t n)
+{
+	const char *own[] = { o->json_path, o->fleet.openmetrics_path, o->exports.folded_path,
+			      o->exports.speedscope_path, o->exports.trace_path };
+	const size_t nown = sizeof(own) / sizeof(own[0]);
+	const char **files = xcalloc(nown + n, sizeof(*files));
+	memcpy(files, own, sizeof(own));
+	if (n)
+		memcpy(files + nown, more, n * sizeof(*more));
+	const struct session_outputs out = { .files = files, .nfiles = nown + n, .stream = o->csv_path,
+					     .history = o->save };
+	int status = cmd_check_outputs(&out);
+	free(files);
+	return status;
+}
+
 void record_opts_session(const struct record_opts *o, const struct launch_opts *launch,
 			 uint64_t memory_limit_bytes, char *const *record_argv, struct session_config *c)
 {

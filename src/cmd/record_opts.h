@@ -83,6 +83,11 @@ void record_opts_export_rows(struct record_opts_exports *x, unsigned flags,
 /* Writes the exports x asks for of the run record rec: a failure is said on
  * stderr and makes status PH_EXIT_FAIL where it was 0. Returns the status. */
 int record_opts_write_exports(const struct record_opts_exports *x, const json_t *rec, int status);
+/* Checks, before anything runs, every file these options write (-o, --csv,
+ * the exports, --export-openmetrics), the history where the run is saved,
+ * and more[0..n) (NULL entries skipped): 0, or the error said and
+ * PH_EXIT_USAGE. */
+int record_opts_check_outputs(const struct record_opts *o, const char *const *more, size_t n);
 /* The session configuration of these options (borrowing from o). */
 void record_opts_session(const struct record_opts *o, const struct launch_opts *launch,
 			 uint64_t memory_limit_bytes, char *const *record_argv, struct session_config *c);

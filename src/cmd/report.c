@@ -56,12 +56,22 @@ int cmd_report(int argc, char **argv)
 		return cmd_usage_error("report", n == 0 ? "a record file is needed" : "only one record file is accepted");
 
 	const char *in = argv[0];
+	char *html_path = NULL;
+	if (out || !svg_out)
+		html_path = out ? xstrdup(out)
+				: report_default_output(strcmp(in, "-") && !store_ref_is_history(in) ? in : "report.json");
+	const char *files[] = { html_path, svg_out };
+	const struct session_outputs outputs = { .files = files, .nfiles = 2 };
+	if ((status = cmd_check_outputs(&outputs)) != 0) {
+		free(html_path);
+		return status;
+	}
+	status = PH_EXIT_FAIL;
 	struct err e = { { 0 } };
 	json_t *rec = NULL;
 	struct svg page, chart;
 	svg_init(&page);
 	svg_init(&chart);
-	char *html_path = NULL;
 	if (store_ref_record(in, &rec, &e) < 0)
 		goto out;
 	if (recshape_check(rec, 0, &e) < 0) {
@@ -72,9 +82,7 @@ int cmd_report(int argc, char **argv)
 		if (report_memory_svg(rec, &chart, &e) < 0 || svg_save(&chart, svg_out, &e) < 0)
 			goto out;
 	}
-	if (out || !svg_out) {
-		html_path = out ? xstrdup(out)
-			: report_default_output(strcmp(in, "-") && !store_ref_is_history(in) ? in : "report.json");
+	if (html_path) {
 		if (report_html(rec, &page, &e) < 0 || svg_save(&page, html_path, &e) < 0)
 			goto out;
 		if (strcmp(html_path, "-"))

@@ -64,6 +64,8 @@ int cmd_run(int argc, char **argv)
 		cmd_usage_error("run", "--memory-limit needs the memory cgroup, which --cgroup off turns off");
 		goto out;
 	}
+	if ((status = record_opts_check_outputs(&ro, NULL, 0)) != 0)
+		goto out;
 	{
 		struct err e;
 		/* refused before the command runs: a limit not enforced is no limit */

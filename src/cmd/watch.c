@@ -189,6 +189,8 @@ int cmd_watch(int argc, char **argv)
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;
 	}
+	if ((status = record_opts_check_outputs(&ro, NULL, 0)) != 0)
+		goto out;
 	ro.attach_pid = pid;
 	target_argv = lookup_cmdline(pid);
 

@@ -8,6 +8,7 @@
 #include "session/session.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -27,6 +28,7 @@
 #include "record/profile_json.h"
 #include "record/runrec.h"
 #include "store/store.h"
+#include "util/xalloc.h"
 
 /* Points kept per tree for per-phase resources (~100 bytes each): past it
  * the track halves its resolution, keeping totals and maxima. */
@@ -505,6 +507,29 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
 	return rec;
 }
 
+/* The record where -o could not take it (a full disk, a device that refused
+ * it: what no check before the run can foresee): a new file in $TMPDIR, or
+ * /tmp, named in a warning, so a long run's record is not lost. */
+static void write_fallback(struct session *s, const json_t *rec)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char *path = xasprintf("%s/perfhunt-record-XXXXXX.json", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	struct err e;
+	int fd = mkostemps(path, 5, O_CLOEXEC);
+	if (fd < 0) {
+		warn(s, "the record was not kept: cannot create '%s': %s", path, strerror(errno));
+	} else {
+		close(fd);
+		if (jsonio_write(path, rec, &e) < 0) {
+			unlink(path);
+			warn(s, "the record was not kept: %s", e.msg);
+		} else {
+			warn(s, "the record was written to '%s' instead", path);
+		}
+	}
+	free(path);
+}
+
 /* The CSV closed and the JSON record written; a failure is a warning. */
 static void write_files(struct session *s, const struct monitor_result *r, const json_t *rec)
 {
@@ -525,6 +550,7 @@ static void write_files(struct session *s, const struct monitor_result *r, const
 	}
 	if (c->json_path && jsonio_write(c->json_path, rec, &e) < 0) {
 		warn(s, "%s", e.msg);
+		write_fallback(s, rec);
 		failed = true;
 	}
 	if (failed && s->status == 0)

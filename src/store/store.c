@@ -240,7 +240,7 @@ fail:
 
 /* ---- opening ---- */
 
-static int store_is_url(const char *p)
+int store_is_url(const char *p)
 {
 	return !strncmp(p, "postgresql://", 13) || !strncmp(p, "postgres://", 11);
 }

@@ -50,6 +50,8 @@ const char *store_path(const struct store *s);
 const char *store_backend_name(const struct store *s);
 /* How long a write waits for another writer's lock (tests use a short one). */
 void store_set_busy_timeout_ms(struct store *s, int timeout_ms);
+/* True when path names a PostgreSQL database (a postgresql:// URL), not a file. */
+int store_is_url(const char *path);
 /* Fills buf with the path store_open would use for path_or_null. */
 int store_default_path(const char *path_or_null, char *buf, size_t n, struct err *e);
 

@@ -195,22 +195,26 @@ if command -v sqlite3 >/dev/null; then
 else skip "no sqlite3"; fi
 
 # --- outputs that cannot be written ------------------------------------------
-t "run -o /dev/full: one line, status 1"
-bad 1 "^perfhunt: cannot write '/dev/full': No space left on device" "$P" run -q --no-save -o /dev/full -- true && ok
+t "run -o /dev/full: status 1, the error and where the record went instead"
+mkdir -p fallback
+TMPDIR="$TMP/fallback" "$P" run -q --no-save -o /dev/full -- true 2>err; st=$?
+expect_status 1 $st && no_sanitizer && check "two lines: $(cat err)" [ "$(wc -l <err)" = 2 ] &&
+	expect_grep "^perfhunt: cannot write '/dev/full': No space left on device$" err &&
+	expect_grep "^perfhunt: the record was written to '$TMP/fallback/perfhunt-record-.*.json' instead$" err && ok
 t "run --csv /dev/full"
 bad 1 "^perfhunt: cannot write '/dev/full'" "$P" run -q --no-save --csv /dev/full -- "$W" sleep:100 && ok
-t "run -o into a missing folder: nothing runs half-recorded"
-bad 1 "^perfhunt: cannot create '$TMP/no/x.json'" "$P" run -q --no-save -o "$TMP/no/x.json" -- true && ok
+t "run -o into a missing folder: refused before the command runs"
+bad 2 "^perfhunt: cannot write '$TMP/no/x.json': no directory '$TMP/no'$" "$P" run -q --no-save -o "$TMP/no/x.json" -- true && ok
 t "run --csv into a missing folder"
-bad 1 "^perfhunt: cannot create '$TMP/no/x.csv'" "$P" run -q --no-save --csv "$TMP/no/x.csv" -- true && ok
+bad 2 "^perfhunt: cannot write '$TMP/no/x.csv': no directory" "$P" run -q --no-save --csv "$TMP/no/x.csv" -- true && ok
 t "report -o /dev/full"
 bad 1 "^perfhunt: cannot write '/dev/full'" "$P" report -o /dev/full good.json && ok
 t "report --svg into a missing folder"
-bad 1 "^perfhunt: cannot (create|write) '$TMP/no/x.svg'" "$P" report --svg "$TMP/no/x.svg" good.json && ok
+bad 2 "^perfhunt: cannot write '$TMP/no/x.svg': no directory" "$P" report --svg "$TMP/no/x.svg" good.json && ok
 t "compare --export-json /dev/full"
 bad 1 "^perfhunt: cannot write '/dev/full'" "$P" compare -q --export-json /dev/full good.json good.json && ok
 t "compare --export-markdown into a missing folder"
-bad 1 "^perfhunt: cannot (create|write) '$TMP/no/x.md'" "$P" compare -q --export-markdown "$TMP/no/x.md" good.json good.json && ok
+bad 2 "^perfhunt: cannot write '$TMP/no/x.md': no directory" "$P" compare -q --export-markdown "$TMP/no/x.md" good.json good.json && ok
 t "a symlink planted at the output path is replaced, its target untouched"
 echo secret >victim; ln -sf "$TMP/victim" planted.json
 "$P" run -q --no-save -o planted.json -- true && [ "$(cat victim)" = secret ] && [ ! -L planted.json ] &&
@@ -220,7 +224,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p small && mount -t tmpfs -o size=64k tmpfs smal
 	t "a full small tmpfs during run: record absent or complete, the CSV error named"
 	# most of it taken first, so the CSV fills however few samples a loaded machine takes
 	head -c 48k /dev/zero >small/filler 2>/dev/null
-	"$P" run -q --no-save --interval 1 --csv small/t.csv -o small/t.json -- "$W" sleep:1500 2>err; st=$?
+	TMPDIR="$TMP" "$P" run -q --no-save --interval 1 --csv small/t.csv -o small/t.json -- "$W" sleep:1500 2>err; st=$?
 	expect_status 1 $st && expect_grep "cannot write 'small/t.csv': No space left on device" err && no_sanitizer &&
 		{ [ ! -e small/t.json ] || jget small/t.json schema >/dev/null; } && ok
 	t "a full small tmpfs: a failed rewrite leaves the old record untouched, no temp file"

@@ -113,9 +113,9 @@ print("ok")
 EOF
 check "markdown: $(cat "$TMP/md.out")" [ "$(cat "$TMP/md.out")" = ok ] && ok
 
-t "an export to an unwritable place fails with status 1"
+t "an export to an unwritable place is refused (status 2) before anything is compared"
 "$PERFHUNT" compare -q --export-json /nonexistent/dir/c.json $D/bench-base.json $D/bench-new.json 2>"$TMP/err"; st=$?
-expect_status 1 $st && expect_grep "^perfhunt: cannot (create|write) '/nonexistent/dir/c.json'" "$TMP/err" && ok
+expect_status 2 $st && expect_grep "^perfhunt: cannot write '/nonexistent/dir/c.json': no directory" "$TMP/err" && ok
 
 t "a closed stdout is a write error"
 "$PERFHUNT" compare $D/bench-base.json $D/bench-new.json >/dev/full 2>"$TMP/err"; st=$?

@@ -115,9 +115,10 @@ if [ -w /dev/full ]; then
 	[ "$st" != 0 ] && expect_grep "cannot (write|create) '/dev/full'" "$TMP/err" && ok
 else ok; fi
 
-t "a record that cannot be written is reported; nothing partial left"
+t "a record that cannot be written is refused before the run; nothing partial left"
 "$P" run -q --no-save -o "$TMP/nodir/x.json" -- true 2>"$TMP/err"; st=$?
-[ "$st" = 1 ] && expect_grep "cannot create '$TMP/nodir/x.json'" "$TMP/err" && ok
+expect_status 2 $st && expect_grep "cannot write '$TMP/nodir/x.json': no directory" "$TMP/err" &&
+	[ ! -e "$TMP/nodir" ] && ok
 
 t "--counters: software events counted over the tree, per marked phase too"
 "$P" run --no-save --counters -o "$TMP/cnt.json" -- "$W" fd:begin=work spin:30 children:2:2:10 fd:end=work 2>"$TMP/err"
