@@ -65,17 +65,20 @@ static void marker_counters(struct probefeed *f, const struct probe *p)
 /* The time of a probe whose line carries a leading timestamp: the stamp,
  * but no earlier than it could be (a stamp of whole seconds says "within
  * this second": arrival, when it falls inside, is the finer figure). A stamp
- * from before the run (by more than a minute) or after the line was read (by
- * more than a second) is a wrong clock or zone: arrival is kept, and counted. */
+ * whose whole resolution lies before the run's start (a line written before
+ * the run, read during it), or more than a second after the line was read,
+ * is not this run's time or is a wrong clock or zone: arrival is kept, and
+ * counted. Nothing is dated before the run's start. */
 static double stamped_time(struct probefeed *f, double epoch_ms, double res_ms)
 {
 	double stamp = epoch_ms - f->epoch_offset_ms, arrival = f->now_ms;
-	if (!(stamp >= -60e3 && stamp <= arrival + 1e3)) {
+	if (!(stamp + res_ms > 0 && stamp <= arrival + 1e3)) {
 		f->phases.stamps_ignored++;
 		return arrival;
 	}
 	double t = arrival < stamp + res_ms ? arrival : stamp + res_ms;
-	return t > stamp ? t : stamp;
+	t = t > stamp ? t : stamp;
+	return t > 0 ? t : 0;
 }
 
 static void on_line(void *ctx, const char *line, size_t n, bool truncated)

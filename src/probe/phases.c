@@ -312,6 +312,9 @@ int phase_set_add_probe(struct phase_set *s, const struct probe *p, double t_ms,
 				ph.start_ms = 0;
 				ph.clamped = true;
 			}
+			/* never ending before it starts, nor before the run */
+			if (ph.end_ms < ph.start_ms)
+				ph.end_ms = ph.start_ms;
 			ph.source = PHASE_DURATION;
 			values_build(&ph.values, p, NULL);
 			if (finish_phase(s, &ph)) {

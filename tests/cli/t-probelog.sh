@@ -87,6 +87,21 @@ $LIMIT "$P" run -q --no-save -o "$TMP/z.json" -- \
 expect_status 0 $st && [ "$(jget "$TMP/z.json" probe_info.stamps_ignored)" = 1 ] &&
 	between 0 "$(jget "$TMP/z.json" phases.0.end_ms)" 5000 && ok || fail "$(jget "$TMP/z.json" phases)"
 
+t "a log line stamped before the run, read during it: arrival, counted; no phase ends before it starts"
+# the stamp is taken before perfhunt starts; the line reaches the log once it follows it
+old=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
+: >"$TMP/early.log"
+$LIMIT "$P" run -q --no-save --probe-log "$TMP/early.log" -o "$TMP/early.json" -- \
+	sh -c 'printf "%s INFO CUZK_TIMING: early_ms=4000\n" "$1" >>"$2"' sh "$old" "$TMP/early.log"; st=$?
+expect_status 0 $st && /usr/bin/python3 - "$TMP/early.json" <<'PY' >"$TMP/py.err" 2>&1 && ok || fail "$(cat "$TMP/py.err")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["probe_info"]["stamps_ignored"] == 1, r["probe_info"]
+(ph,) = [p for p in r["phases"] if p["name"] == "early"]
+assert 0 <= ph["start_ms"] <= ph["end_ms"], ph
+assert ph["clamped"] and ph["duration_ms"] == 4000, ph
+PY
+
 # ---- the follower against endless, blocking and hostile inputs ----
 
 # term_after_1s LOG: SIGTERM to `run --probe-log LOG -- sleep 30` a second in; the run must

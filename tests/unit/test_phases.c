@@ -270,6 +270,14 @@ static void test_clamp_and_stats(void **state)
 	assert_true(st->min_ms > 9.999 && st->min_ms < 10.001);
 	assert_true(st->max_ms > 49.999 && st->max_ms < 50.001);
 	phase_set_release(&s);
+
+	/* dated before the run: it never ends before it starts, nor before the run */
+	phase_set_init(&s);
+	add(&s, -50, "PERFHUNT: early_ms=10");
+	phase_set_finish(&s, 100);
+	ph = find(&s, "early", 0);
+	assert_true(ph->clamped && ph->end_ms == 0 && ph->duration_ms == 10);
+	phase_set_release(&s);
 }
 
 static void test_bounds(void **state)
