@@ -1,7 +1,7 @@
 /* perfhunt/probe.h: phase markers for programs measured by perfhunt.
  *
  * Header-only, no library to link. Under `perfhunt run`, $PERFHUNT_FD names a
- * file descriptor; ph_begin("load") writes the line "PERFHUNT: begin=load"
+ * file descriptor (one digit, 3 to 9, so shells can use it too); ph_begin("load") writes the line "PERFHUNT: begin=load"
  * there with a single write(), so the program's own output is untouched.
  * The descriptor is looked up once, before main (a constructor), so without
  * $PERFHUNT_FD every call costs one branch and never allocates. Lines stay

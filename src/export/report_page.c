@@ -12,6 +12,7 @@
 
 #include "export/flamegraph.h"
 #include "export/report_chart.h"
+#include "record/command.h"
 #include "util/xalloc.h"
 
 const char report_page_chart_css[] =
@@ -117,18 +118,8 @@ const char *report_page_str(const json_t *o, const char *key)
 
 char *report_page_command(const json_t *argv)
 {
-	if (json_is_string(argv))
-		return xstrdup(json_string_value(argv));
-	char *out = xstrdup("");
-	size_t i;
-	json_t *a;
-	json_array_foreach(argv, i, a) {
-		const char *w = json_is_string(a) ? json_string_value(a) : "?";
-		char *n = xasprintf("%s%s%s", out, i ? " " : "", w);
-		free(out);
-		out = n;
-	}
-	return out;
+	char *line = command_text(argv);
+	return line ? line : xstrdup("?");
 }
 
 void report_page_row(struct svg *s, const char *key, const char *value)

@@ -21,7 +21,8 @@ void report_page_end(struct svg *s);
 double report_page_num(const json_t *o, const char *key);
 /* The string at key, or "" when absent or not a string. */
 const char *report_page_str(const json_t *o, const char *key);
-/* A command array joined by spaces; caller frees. */
+/* The command as a shell line (command_text: linear in its length), "?"
+ * when it is not one; caller frees. */
 char *report_page_command(const json_t *argv);
 /* <tr><th>key</th><td>value</td></tr>, value escaped. */
 void report_page_row(struct svg *s, const char *key, const char *value);

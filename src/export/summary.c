@@ -242,12 +242,12 @@ char *summary_command_text(const json_t *cmd)
 {
 	if (json_is_string(cmd)) /* a --shell script */
 		return quote_c(json_string_value(cmd));
-	char *line = NULL;
+	struct quote_line line = { 0 };
 	size_t i;
 	json_t *arg;
 	json_array_foreach(cmd, i, arg)
-		line = quote_shell(line, json_is_string(arg) ? json_string_value(arg) : "?", true);
-	return line ? line : xstrdup("?");
+		quote_shell(&line, json_is_string(arg) ? json_string_value(arg) : "?", true);
+	return line.s ? line.s : xstrdup("?");
 }
 
 void summary_print(const json_t *rec, FILE *out)

@@ -39,10 +39,28 @@ void launch_close(struct launch_child *c)
 	close_fd(&c->exec_err_fd);
 }
 
-/* The pipes of one spawn: [0] read end, [1] write end. */
+/* The pipes of one spawn: [0] read end, [1] write end; probe_at, the
+ * number the command finds the probe pipe's write end at. */
 struct launch_pipes {
 	int gate[2], xerr[2], out[2], err[2], probe[2];
+	int probe_at;
 };
+
+/* Where the command finds $PERFHUNT_FD: the lowest of 3..9 that the command
+ * would not otherwise inherit (closed here, or close-on-exec) and that the
+ * child does not write to before exec (the exec report, the cgroup join),
+ * because dash and other shells read only one digit in ">&N" ("Bad fd
+ * number" for 17). The pipe's own number when all seven are taken. */
+static int probe_at(const struct launch_pipes *p, int join_fd)
+{
+	for (int fd = 3; fd <= 9; fd++) {
+		int fl = fcntl(fd, F_GETFD);
+		if ((fl >= 0 && !(fl & FD_CLOEXEC)) || fd == p->xerr[1] || fd == join_fd)
+			continue;
+		return fd;
+	}
+	return p->probe[1];
+}
 
 /* The environment of the command: perfhunt's, with PERFHUNT_FD=fd. Only the
  * pointer array is allocated; it points into environ and into buf. */
@@ -87,8 +105,12 @@ static void __attribute__((noreturn)) child_exec(const struct launch_opts *o, co
 		dup2(p->out[1], STDOUT_FILENO);
 		dup2(p->err[1], STDERR_FILENO);
 	}
-	if (o->probe_fd)
-		fcntl(p->probe[1], F_SETFD, 0); /* inherited across exec: its number is in env */
+	/* inherited across exec at the number in env (dup2's copy is not
+	 * close-on-exec; the pipe's own descriptor closes at exec) */
+	if (o->probe_fd && p->probe_at != p->probe[1])
+		dup2(p->probe[1], p->probe_at);
+	else if (o->probe_fd)
+		fcntl(p->probe[1], F_SETFD, 0);
 	int32_t join_errno = 0;
 	if (join_fd >= 0 && write(join_fd, "0", 1) != 1)
 		join_errno = errno ? errno : EIO;
@@ -125,7 +147,7 @@ static void close_pipes(struct launch_pipes *p)
 
 static int open_pipes(const struct launch_opts *o, struct launch_pipes *p, bool gate)
 {
-	*p = (struct launch_pipes){ { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+	*p = (struct launch_pipes){ { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1 };
 	if ((gate && pipe2(p->gate, O_CLOEXEC) < 0) || pipe2(p->xerr, O_CLOEXEC) < 0)
 		return -1;
 	if (o->capture && (pipe2(p->out, O_CLOEXEC) < 0 || pipe2(p->err, O_CLOEXEC) < 0))
@@ -206,7 +228,9 @@ static int spawn(const struct launch_opts *o, struct launch_child *c, int join_f
 	c->join_errno = 0;
 	if (open_pipes(o, &p, gate) < 0)
 		goto fail;
-	env = o->probe_fd ? probe_env(p.probe[1], envbuf, sizeof(envbuf)) : environ;
+	if (o->probe_fd)
+		p.probe_at = probe_at(&p, join_fd);
+	env = o->probe_fd ? probe_env(p.probe_at, envbuf, sizeof(envbuf)) : environ;
 	if (!env)
 		goto fail;
 	pid_t pid = -1;

@@ -236,6 +236,18 @@ void phase_set_add_unparsed(struct phase_set *s, const char *stream, uint64_t li
 	u->text[w] = '\0';
 }
 
+/* The name a phase gets from len bytes of s: as is, or cut to
+ * PHASE_NAME_MAX with "..." at its end. Caller frees. */
+static char *phase_name(const char *s, size_t len)
+{
+	if (len <= PHASE_NAME_MAX)
+		return xstrndup(s, len);
+	char *name = xmalloc(PHASE_NAME_MAX + 1);
+	memcpy(name, s, PHASE_NAME_MAX - 3);
+	memcpy(name + PHASE_NAME_MAX - 3, "...", 4);
+	return name;
+}
+
 static void open_phase(struct phase_set *s, const struct probe *p, const char *name,
 		       int lane, double t_ms)
 {
@@ -246,7 +258,7 @@ static void open_phase(struct phase_set *s, const struct probe *p, const char *n
 	xgrow((void **)&s->open, &s->cap_open, s->n_open + 1, sizeof(*s->open));
 	struct phase *ph = &s->open[s->n_open++];
 	memset(ph, 0, sizeof(*ph));
-	ph->name = xstrdup(name);
+	ph->name = phase_name(name, strlen(name));
 	ph->lane = lane;
 	ph->start_ms = ph->end_ms = t_ms;
 	ph->source = PHASE_MARKER;
@@ -256,10 +268,12 @@ static void open_phase(struct phase_set *s, const struct probe *p, const char *n
 static int close_phase(struct phase_set *s, const struct probe *p, const char *name,
 		       int lane, double t_ms)
 {
+	char *cut = phase_name(name, strlen(name));
 	for (size_t i = s->n_open; i-- > 0;) {
 		struct phase *o = &s->open[i];
-		if (o->lane != lane || strcmp(o->name, name))
+		if (o->lane != lane || strcmp(o->name, cut))
 			continue;
+		free(cut);
 		struct phase ph = *o;
 		memmove(o, o + 1, (s->n_open - i - 1) * sizeof(*o));
 		s->n_open--;
@@ -271,6 +285,7 @@ static int close_phase(struct phase_set *s, const struct probe *p, const char *n
 		ph.values = merged;
 		return finish_phase(s, &ph);
 	}
+	free(cut);
 	s->unmatched_ends++;
 	return 0;
 }
@@ -303,7 +318,7 @@ int phase_set_add_probe(struct phase_set *s, const struct probe *p, double t_ms,
 		if (f->kind == PROBE_DURATION && (int)i != p->lane) {
 			struct phase ph;
 			memset(&ph, 0, sizeof(ph));
-			ph.name = xstrndup(f->key, strlen(f->key) - f->unit_len);
+			ph.name = phase_name(f->key, strlen(f->key) - f->unit_len);
 			ph.lane = lane;
 			ph.end_ms = t_ms;
 			ph.duration_ms = f->scaled;

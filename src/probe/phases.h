@@ -115,6 +115,11 @@ struct phase_set {
 #define PHASE_SET_MAX_OPEN 1024
 #define PHASE_SET_MAX_LANES 4096
 #define PHASE_SET_MAX_BYTES (64u << 20)
+/* A phase name longer than this (a begin=, end= or duration key) is cut to
+ * it, the last three bytes "...": the one rule for every marker, so the same
+ * long name in begin= and end= (whose lines are cut at different points)
+ * still matches, and the cut shows. */
+#define PHASE_NAME_MAX 1024
 
 void phase_set_init(struct phase_set *s);
 void phase_set_release(struct phase_set *s);

@@ -18,15 +18,15 @@ char *command_text(const json_t *cmd)
 		return xstrdup(json_string_value(cmd));
 	if (!json_is_array(cmd) || json_array_size(cmd) == 0)
 		return NULL;
-	char *line = NULL;
+	struct quote_line line = { 0 };
 	size_t i;
 	json_t *w;
 	json_array_foreach((json_t *)cmd, i, w) {
 		if (!json_is_string(w)) {
-			free(line);
+			free(line.s);
 			return NULL;
 		}
-		line = quote_shell(line, json_string_value(w), false);
+		quote_shell(&line, json_string_value(w), false);
 	}
-	return line;
+	return line.s;
 }

@@ -139,18 +139,20 @@ void quote_pool_release(struct quote_pool *p)
 	p->n = p->cap = 0;
 }
 
-char *quote_shell(char *line, const char *word, bool term)
+void quote_shell(struct quote_line *l, const char *word, bool term)
 {
 	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				   "0123456789_@%+=:,./-";
-	size_t len = line ? strlen(line) : 0, cap = line ? len + 1 : 0, wl = strlen(word);
-	xgrow((void **)&line, &cap, len + 4 * wl + 5, 1);
-	if (len)
-		line[len++] = ' ';
-	line[len] = '\0';
-	if (term && quote_needed(word))
-		return quote_escaped(line, &len, &cap, word, QUOTE_SHELL);
-	char *o = line + len;
+	size_t wl = strlen(word);
+	xgrow((void **)&l->s, &l->cap, l->len + 4 * wl + 5, 1);
+	if (l->len)
+		l->s[l->len++] = ' ';
+	l->s[l->len] = '\0';
+	if (term && quote_needed(word)) {
+		l->s = quote_escaped(l->s, &l->len, &l->cap, word, QUOTE_SHELL);
+		return;
+	}
+	char *o = l->s + l->len;
 	if (wl > 0 && strspn(word, safe) == wl) {
 		o = stpcpy(o, word);
 	} else {
@@ -164,5 +166,5 @@ char *quote_shell(char *line, const char *word, bool term)
 		*o++ = '\'';
 		*o = '\0';
 	}
-	return line;
+	l->len = (size_t)(o - l->s);
 }

@@ -36,11 +36,19 @@ struct quote_pool {
 const char *quote_pool_c(struct quote_pool *p, const char *s);
 void quote_pool_release(struct quote_pool *p);
 
-/* Appends word to line (consumed; NULL = empty), after a space unless line is
- * empty, quoted as a POSIX shell reads it: as is when it needs nothing,
- * else in single quotes ('\'' for a quote). With term, a word that needs
- * quote_needed escapes is written $'...' (bash, zsh, ksh93: \e for ESC), so
- * the line can be shown on a terminal and pasted back. Returns the new line. */
-char *quote_shell(char *line, const char *word, bool term);
+/* A shell line being built: s (NULL while empty, then the caller's to free)
+ * holds len bytes and a terminating NUL in cap. Zero-initialise. Appending
+ * keeps the length and grows the buffer geometrically, so a line of N words
+ * costs O(total length), not O(N x length). */
+struct quote_line {
+	char *s;
+	size_t len, cap;
+};
+/* Appends word to l, after a space unless l is empty, quoted as a POSIX
+ * shell reads it: as is when it needs nothing, else in single quotes ('\''
+ * for a quote). With term, a word that needs quote_needed escapes is written
+ * $'...' (bash, zsh, ksh93: \e for ESC), so the line can be shown on a
+ * terminal and pasted back. */
+void quote_shell(struct quote_line *l, const char *word, bool term);
 
 #endif

@@ -2,11 +2,24 @@
 #include "util/units.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+
+/* A figure that is not a number or infinite (a hand-edited history) prints
+ * as "-", as a missing one does: never "-inf h" or "nan KiB". */
+static bool units_absent(double v, char *buf, size_t n)
+{
+	if (isfinite(v))
+		return false;
+	snprintf(buf, n, "%s", "-");
+	return true;
+}
 
 char *units_kb(double kb, char *buf, size_t n)
 {
 	static const char *names[] = { "KiB", "MiB", "GiB", "TiB" };
+	if (units_absent(kb, buf, n))
+		return buf;
 	double v = kb;
 	int i = 0;
 	while (fabs(v) >= 1024 && i < 3) {
@@ -24,6 +37,8 @@ char *units_kb(double kb, char *buf, size_t n)
 
 char *units_ms(double ms, char *buf, size_t n)
 {
+	if (units_absent(ms, buf, n))
+		return buf;
 	double a = fabs(ms);
 	if (a < 1)
 		snprintf(buf, n, "%.0f µs", ms * 1000);
@@ -42,6 +57,8 @@ char *units_ms(double ms, char *buf, size_t n)
 
 char *units_count(double v, char *buf, size_t n)
 {
+	if (units_absent(v, buf, n))
+		return buf;
 	double a = fabs(v);
 	if (a < 10000)
 		snprintf(buf, n, "%.0f", v);

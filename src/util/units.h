@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Each writes "-" for a NaN or an infinity (as for a missing figure). */
 /* "512 KiB", "1.50 MiB", "203.12 GiB" */
 char *units_kb(double kb, char *buf, size_t n);
 /* "850 µs", "12.3 ms", "4.21 s", "2 min 03 s", "1 h 02 min" */

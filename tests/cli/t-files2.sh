@@ -65,4 +65,58 @@ timeout 30 "$P" compare other.json base.json >out 2>err; st=$?
 expect_status 0 $st && expect_grep '^note: BASE and NEW were recorded on different hosts:' out &&
 	expect_grep '^  base: elsewhere$' out && expect_no_grep 'different commands' out && ok
 
+# --- renderers linear, odd figures, long names, the probe descriptor -------------------
+# bigcmd N OUT: base.json with a command of N arguments
+bigcmd() {
+	/usr/bin/python3 -c 'import json,sys
+r=json.load(open("base.json")); r["command"]=["arg%d" % i for i in range(int(sys.argv[1]))]
+json.dump(r, open(sys.argv[2], "w"))' "$1" "$2"
+}
+# best_ms CMD...: the fastest of three runs of CMD, in ms (the least disturbed by other load)
+best_ms() {
+	best=
+	for _ in 1 2 3; do
+		t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N)
+		took=$(( (t1 - t0) / 1000000 )); if [ -z "$best" ] || [ $took -lt $best ]; then best=$took; fi
+	done
+	echo $best
+}
+t "report and show of a 100 000-argument command: time linear in the command (ratio to 25 000 < 8; quadratic was 16)"
+bigcmd 25000 c25.json && bigcmd 100000 c100.json
+r25=$(best_ms timeout 120 "$P" report -o c25.html c25.json); r100=$(best_ms timeout 120 "$P" report -o c100.html c100.json)
+s25=$(best_ms timeout 120 "$P" show c25.json); s100=$(best_ms timeout 120 "$P" show c100.json)
+check "report: 25k args $r25 ms, 100k args $r100 ms" [ $r100 -lt $((8 * (r25 + 1))) ] &&
+	check "show: 25k args $s25 ms, 100k args $s100 ms" [ $s100 -lt $((8 * (s25 + 1))) ] &&
+	expect_grep 'arg99999' c100.html && ok
+
+t "history list of a stored infinite wall time prints '-', not '-inf h'"
+"$P" history import base.json >out 2>err && sql "$PERFHUNT_DB" "update runs set wall_s = -9e999" 2>>err
+timeout 20 "$P" history list >out 2>>err; st=$?
+expect_status 0 $st && expect_no_grep 'inf|nan' out && expect_grep ' -  +[0-9.]+ (KiB|MiB) ' out && ok
+
+t "begin= and end= with the same 1 MiB name make one phase (one cut for both), its name cut visibly"
+printf '%s\n' '#!/bin/sh' 'N=$(head -c 1048576 /dev/zero | tr "\0" n)' 'echo "PERFHUNT: begin=$N"' \
+	'echo "PERFHUNT: end=$N"' >longname.sh
+chmod +x longname.sh
+timeout 30 "$P" run --no-save -q -o long.json -- ./longname.sh >/dev/null 2>err; st=$?
+expect_status 0 $st && check "one phase, 1024 bytes ending ...: $(jget long.json probe_info)" /usr/bin/python3 -c '
+import json,sys; r=json.load(open("long.json")); p=r["phases"]; i=r["probe_info"]
+sys.exit(not (len(p)==1 and len(p[0]["name"])==1024 and p[0]["name"].endswith("n...") and i["unmatched_ends"]==0 and i["unfinished"]==0))' && ok
+
+t "\$PERFHUNT_FD is one digit, so dash's '>&\$PERFHUNT_FD' works"
+if command -v dash >/dev/null; then
+	timeout 30 "$P" run --no-save -q -o fd.json -- dash -c 'echo "fd=$PERFHUNT_FD"; echo begin=viafd >&$PERFHUNT_FD && echo end=viafd >&$PERFHUNT_FD' \
+		>out 2>err; st=$?
+	expect_status 0 $st && expect_grep '^fd=[3-9]$' out && expect_no_grep 'Bad fd' err &&
+		check "phase viafd from the descriptor: $(jget fd.json phases)" [ "$(jget fd.json phases.0.name)" = viafd ] && ok
+else skip "no dash"; fi
+
+t "\$PERFHUNT_FD leaves a descriptor the command inherits in 3..9 alone"
+if command -v dash >/dev/null; then
+	timeout 30 dash -c 'exec 3>inherited.txt; exec "$0" run --no-save -q -o fd3.json -- dash -c "echo kept >&3; echo begin=p >&\$PERFHUNT_FD; echo end=p >&\$PERFHUNT_FD; echo fd=\$PERFHUNT_FD"' "$P" \
+		>out 2>err; st=$?
+	expect_status 0 $st && check "fd 3 still the file: $(cat inherited.txt)" [ "$(cat inherited.txt)" = kept ] &&
+		expect_grep '^fd=[4-9]$' out && check "phase p" [ "$(jget fd3.json phases.0.name)" = p ] && ok
+else skip "no dash"; fi
+
 done_testing

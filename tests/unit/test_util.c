@@ -8,11 +8,13 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/err.h"
 #include "util/fsafe.h"
 #include "util/parse.h"
@@ -87,6 +89,10 @@ static void test_units(void **state)
 	(void)state;
 	char b[32];
 	assert_string_equal(units_kb(512, b, sizeof b), "512 KiB");
+	/* not a figure: a dash, never "-inf h" */
+	assert_string_equal(units_ms(-INFINITY, b, sizeof b), "-");
+	assert_string_equal(units_kb(NAN, b, sizeof b), "-");
+	assert_string_equal(units_count(INFINITY, b, sizeof b), "-");
 	assert_string_equal(units_kb(1536, b, sizeof b), "1.50 MiB");
 	assert_string_equal(units_kb(212987468, b, sizeof b), "203.12 GiB");
 	assert_string_equal(units_ms(0.5, b, sizeof b), "500 µs");
@@ -95,6 +101,24 @@ static void test_units(void **state)
 	assert_string_equal(units_ms(94400, b, sizeof b), "1 min 34 s");
 	assert_string_equal(units_ms(3720000, b, sizeof b), "1 h 02 min");
 	assert_string_equal(units_ms(1e300, b, sizeof b), "2.78e+293 h"); /* no int overflow */
+}
+
+/* RFC 3339 from epoch ms, before 1970 too: the milliseconds are floored, never
+ * negative ("23:59:51.-27Z" was written for a clock set to 1969). */
+static void test_clock_format(void **state)
+{
+	(void)state;
+	char buf[64];
+	clock_format_rfc3339(0, buf, sizeof(buf));
+	assert_string_equal(buf, "1970-01-01T00:00:00.000Z");
+	clock_format_rfc3339(1796026351123, buf, sizeof(buf));
+	assert_string_equal(buf, "2026-11-30T08:12:31.123Z");
+	clock_format_rfc3339(-9027, buf, sizeof(buf));
+	assert_string_equal(buf, "1969-12-31T23:59:50.973Z");
+	clock_format_rfc3339(-1, buf, sizeof(buf));
+	assert_string_equal(buf, "1969-12-31T23:59:59.999Z");
+	clock_format_rfc3339(-1000, buf, sizeof(buf));
+	assert_string_equal(buf, "1969-12-31T23:59:59.000Z");
 }
 
 static void test_err(void **state)
@@ -310,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_u64_at),
 		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_clock_format),
 		cmocka_unit_test(test_err),
 		cmocka_unit_test(test_fsafe_problem),
 		cmocka_unit_test(test_fsafe_check_path),
