@@ -73,6 +73,10 @@ struct loop {
 	int64_t cpu0_ns;            /* perfhunt's own CPU time at the start */
 	bool launched;              /* run mode: the command was started */
 	bool stop;
+	uint64_t root_maxrss_kb;    /* the command's wait4 ru_maxrss, image included */
+	char root_comm[64];
+	uint64_t root_exit_hwm_kb;  /* the command's own high-water mark, from its exit record */
+	int was_subreaper;          /* run mode: the flag as it was before the recording (-1: not set by us) */
 	double last_marker_sample_ms; /* marker samples: at most one per millisecond */
 	uint64_t idle[4096];        /* with a daemon: its RSS over the settle period */
 	size_t nidle;
@@ -345,6 +349,8 @@ static void on_exit_record(const struct exit_record *x, void *arg)
 	    !proctree_was_member(t, x->ppid) && x->ppid != l->self &&
 	    !(l->root > 0 && (x->tgid == l->root || x->ppid == l->root)))
 		return;
+	if (l->root > 0 && x->tgid == l->root && x->hiwater_rss_kb > l->root_exit_hwm_kb)
+		l->root_exit_hwm_kb = x->hiwater_rss_kb;
 	if (x->hiwater_rss_kb > l->r->taskstats_kb) {
 		l->r->taskstats_kb = x->hiwater_rss_kb;
 		l->r->taskstats_pid = x->tgid ? x->tgid : x->pid;
@@ -368,6 +374,27 @@ static void add_rusage(struct rusage *a, const struct rusage *b)
 		a->ru_maxrss = b->ru_maxrss;
 }
 
+/* Whose the process wait4 just gave us is: the measured tree's (the command,
+ * a member, or one retired by the latest sample), or perfhunt's own (what a
+ * tool perfhunt ran left behind while it was the subreaper), which no figure
+ * of the tree may hold. */
+static bool in_measured_tree(const struct loop *l, pid_t pid)
+{
+	return pid == l->root || proctree_has(&l->main.tree, pid) || proctree_was_member(&l->main.tree, pid);
+}
+
+/* The name of a process of the tree that wait4 gave us: its latest stat,
+ * else what an exit record or a VmHWM reading said of it. */
+static const char *reaped_comm(const struct loop *l, pid_t pid)
+{
+	const char *comm = proctree_comm(&l->main.tree, pid);
+	if (comm)
+		return comm;
+	if (pid == l->r->taskstats_pid)
+		return l->r->taskstats_comm;
+	return pid == l->r->tree.hwm_pid ? l->r->tree.hwm_comm : "";
+}
+
 static void reap(struct loop *l)
 {
 	for (;;) {
@@ -376,14 +403,19 @@ static void reap(struct loop *l)
 		pid_t pid = wait4(-1, &st, WNOHANG, &ru);
 		if (pid <= 0)
 			break;
+		if (!in_measured_tree(l, pid)) {
+			l->r->own_reaped++;
+			continue;
+		}
 		add_rusage(&l->r->ru, &ru);
-		/* the command's ru_maxrss holds the forked copy of perfhunt too:
-		 * no larger than that image, it says nothing of the command */
-		bool image_only = pid == l->root && (uint64_t)ru.ru_maxrss <= l->r->launch_image_kb;
-		if (image_only)
-			l->r->maxrss_bound_kb = (uint64_t)ru.ru_maxrss;
-		else if ((uint64_t)ru.ru_maxrss > l->r->maxrss_kb)
+		if (pid == l->root) { /* weighed at the end, against its exit record */
+			l->root_maxrss_kb = (uint64_t)ru.ru_maxrss;
+			snprintf(l->root_comm, sizeof(l->root_comm), "%s", reaped_comm(l, pid));
+		} else if ((uint64_t)ru.ru_maxrss > l->r->maxrss_kb) {
 			l->r->maxrss_kb = (uint64_t)ru.ru_maxrss;
+			l->r->maxrss_pid = pid;
+			snprintf(l->r->maxrss_comm, sizeof(l->r->maxrss_comm), "%s", reaped_comm(l, pid));
+		}
 		if (pid == l->root) {
 			l->r->wall_ms = now_ms(l) - l->r->client_start_ms;
 			l->root_done = true;
@@ -774,6 +806,7 @@ static int loop_open(struct loop *l, const struct monitor_opts *o, struct monito
 	l->self = getpid();
 	l->ticks_per_s = sysconf(_SC_CLK_TCK);
 	l->events_fd = l->xs.fd = l->inotify_fd = l->sfd = l->tfd = -1;
+	l->was_subreaper = -1;
 	l->main.tree.procfs_fd = l->daemon.tree.procfs_fd = -1;
 	l->main.tree.loadavg_fd = l->daemon.tree.loadavg_fd = -1;
 	for (int i = 0; i < 4; i++)
@@ -853,8 +886,12 @@ static int loop_begin(struct loop *l, struct err *e)
 		r->daemon_attached = true;
 	}
 	if (o->launch) {
-		/* Daemonizing grandchildren are re-parented to us, so they stay measured. */
-		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		/* Daemonizing grandchildren are re-parented to us, so they stay
+		 * measured; only while this recording lasts: what a tool that
+		 * perfhunt runs afterwards leaves behind (perf script's addr2line
+		 * children) is never ours to reap into the next run's figures */
+		if (prctl(PR_GET_CHILD_SUBREAPER, &l->was_subreaper) == 0 && !l->was_subreaper)
+			prctl(PR_SET_CHILD_SUBREAPER, 1);
 		l->main.tree.anchor = l->self;
 		if (o->cgroup) {
 			struct err ce;
@@ -1106,10 +1143,30 @@ static void last_look(struct loop *l)
 	r->leftover_procs = l->main.tree.nprocs;
 }
 
+/* The command's ru_maxrss is the larger of its own high-water mark and that
+ * of perfhunt's forked copy before the exec (the image measured then, and the
+ * pages the exec itself touched after). Where its exit record gave its own
+ * mark, or it is no larger than the image, it says nothing more of the
+ * command: an upper bound only. */
+static void weigh_root_maxrss(struct loop *l)
+{
+	struct monitor_result *r = l->r;
+	if (!l->root_maxrss_kb)
+		return;
+	if (l->root_exit_hwm_kb || l->root_maxrss_kb <= r->launch_image_kb) {
+		r->maxrss_bound_kb = l->root_maxrss_kb;
+	} else if (l->root_maxrss_kb > r->maxrss_kb) {
+		r->maxrss_kb = l->root_maxrss_kb;
+		r->maxrss_pid = l->root;
+		memcpy(r->maxrss_comm, l->root_comm, sizeof(r->maxrss_comm));
+	}
+}
+
 /* What is known only at the end: the cgroup's peak and OOM kills, the trees' losses. */
 static void loop_finish(struct loop *l)
 {
 	struct monitor_result *r = l->r;
+	weigh_root_maxrss(l);
 	if (l->cg.version) {
 		struct err ce;
 		cgroup_oom_kills(&l->cg, &r->oom_kills, NULL);
@@ -1120,6 +1177,9 @@ static void loop_finish(struct loop *l)
 			note(r, "no cgroup peak: %s", ce.msg);
 		}
 	}
+	if (r->own_reaped)
+		note(r, "%llu process(es) reaped that were not the tree's: left out of its figures",
+		     (unsigned long long)r->own_reaped);
 	r->vanished = l->main.tree.vanished;
 	r->tree.procs_seen = l->main.tree.seen;
 	r->daemon.procs_seen = l->daemon.tree.seen;
@@ -1148,6 +1208,8 @@ static void loop_close(struct loop *l)
 	}
 	proctree_release(&l->main.tree);
 	proctree_release(&l->daemon.tree);
+	if (l->was_subreaper == 0)
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
 	if (l->gpu_on)
 		close_gpu(l);
 	free(l->pids);

@@ -102,9 +102,12 @@ struct monitor_result {
 	bool timed_out;              /* the command outlived timeout_ms: its tree was killed */
 	int stop_signal;             /* watch mode: the signal that stopped us */
 	bool target_exited;          /* watch mode: the tree ended on its own */
-	struct rusage ru;            /* the command and every orphan we reaped, from wait4 */
+	struct rusage ru;            /* the command and every orphan of its tree we reaped, from wait4 */
 	uint64_t maxrss_kb;          /* largest ru_maxrss of any waited process, where it tells more than the image */
-	uint64_t maxrss_bound_kb;    /* the command's ru_maxrss when it was no more than that image */
+	pid_t maxrss_pid;            /* the process that gave maxrss_kb */
+	char maxrss_comm[64];
+	uint64_t own_reaped;         /* processes reaped that were not the tree's (never in its figures) */
+	uint64_t maxrss_bound_kb;    /* the command's ru_maxrss where it said nothing of its own (no more than that image, or its exit record gave its own mark) */
 	uint64_t launch_image_kb;    /* perfhunt's forked image just before exec (in the command's ru_maxrss) */
 	uint64_t taskstats_kb;       /* hiwater_rss from taskstats exit records */
 	pid_t taskstats_pid;

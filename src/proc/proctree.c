@@ -636,6 +636,12 @@ void proctree_sample(struct proctree *t, struct proctree_totals *out)
 	}
 }
 
+const char *proctree_comm(const struct proctree *t, pid_t pid)
+{
+	int k = index_find(t, pid);
+	return k >= 0 && t->procs[k]->seen ? t->procs[k]->st.comm : NULL;
+}
+
 size_t proctree_pids(const struct proctree *t, pid_t *out, size_t n)
 {
 	size_t k = 0;

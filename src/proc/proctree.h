@@ -108,6 +108,9 @@ void proctree_refresh_all(struct proctree *t);
  * marked gone since (a child announced by a fork event that had already exited). */
 bool proctree_was_member(const struct proctree *t, pid_t pid);
 void proctree_mark_gone(struct proctree *t, pid_t pid);
+/* A live member's name as its latest stat read gave it (owned by t; NULL: not a
+ * member, or not read yet). */
+const char *proctree_comm(const struct proctree *t, pid_t pid);
 /* Member PIDs (for GPU attribution); returns count written (at most n). */
 size_t proctree_pids(const struct proctree *t, pid_t *out, size_t n);
 

@@ -17,8 +17,8 @@ void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const cha
 	 * target, and a tree seen only as zombies has no figure at all. */
 	*kb = r->maxrss_kb;
 	*method = r->maxrss_kb ? "wait4 ru_maxrss" : RUNREC_NO_METHOD;
-	*pid = 0;
-	*comm = "";
+	*pid = r->maxrss_kb ? r->maxrss_pid : 0;
+	*comm = r->maxrss_kb ? r->maxrss_comm : "";
 	if (r->taskstats_kb > *kb) {
 		*kb = r->taskstats_kb;
 		*method = "taskstats hiwater_rss";
