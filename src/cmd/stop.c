@@ -66,7 +66,8 @@ int cmd_stop(int argc, char **argv)
 			 "Stops a monitor started with 'perfhunt watch --detach', waits until it has\n"
 			 "written its records, and prints its summary. Without ID: the only running\n"
 			 "monitor; with several, lists them. A state file whose PID now belongs to\n"
-			 "another process (PID reuse) is removed and nothing is signalled.\n\n",
+			 "another process (PID reuse) is removed and nothing is signalled. A second\n"
+			 "stop of the same monitor at once waits for the first and exits 1.\n\n",
 	};
 	int status;
 	int nargs = cmd_parse_options(&opts, argc, argv, &status);
@@ -83,6 +84,7 @@ int cmd_stop(int argc, char **argv)
 		return cmd_fail(PH_EXIT_FAIL, &e);
 	status = PH_EXIT_FAIL;
 	struct monitor_state *m = NULL;
+	int claim_fd = -1;
 	if (id) {
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(all[i].id, id))
@@ -112,6 +114,20 @@ int cmd_stop(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* one stop per monitor: two at once would both signal it, and the one
+	 * that finished first would remove the summary the other prints */
+	int rc = statefile_claim(dir, m->id, &claim_fd, &e);
+	if (rc < 0) {
+		cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	if (rc == STATEFILE_CLAIMED_ELSEWHERE) {
+		fprintf(stderr, "perfhunt: monitor %s is already being stopped by another 'perfhunt stop'; "
+				"waiting for it to finish\n", m->id);
+		if (wait_gone(m, 60000) < 0)
+			fprintf(stderr, "perfhunt: monitor %s did not stop within 60 s\n", m->id);
+		goto out;
+	}
 	switch (statefile_liveness(dir, m)) {
 	case MONITOR_STALE:
 		fprintf(stderr, "perfhunt: monitor %s is not running (PID %d has exited or belongs to "
@@ -135,6 +151,8 @@ int cmd_stop(int argc, char **argv)
 	statefile_remove(dir, m->id);
 	status = PH_EXIT_OK;
 out:
+	if (claim_fd >= 0)
+		close(claim_fd);
 	free(all);
 	return status;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,6 +157,27 @@ enum monitor_liveness statefile_liveness(const char *dir, const struct monitor_s
 	int finished = access(done, F_OK) == 0;
 	free(done);
 	return finished ? MONITOR_FINISHED : MONITOR_STALE;
+}
+
+int statefile_claim(const char *dir, const char *id, int *fd, struct err *e)
+{
+	char *p = path_of(dir, id, "json");
+	*fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int rc = 0;
+	struct stat st;
+	if (*fd < 0) {
+		rc = errno == ENOENT ? STATEFILE_CLAIMED_ELSEWHERE : err_sys(e, "cannot open '%s'", p);
+	} else if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+		rc = errno == EWOULDBLOCK ? STATEFILE_CLAIMED_ELSEWHERE : err_sys(e, "cannot lock '%s'", p);
+	} else if (fstat(*fd, &st) < 0 || st.st_nlink == 0) {
+		rc = STATEFILE_CLAIMED_ELSEWHERE; /* the stop before us finished and removed it */
+	}
+	if (rc != 0 && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	free(p);
+	return rc;
 }
 
 void statefile_remove(const char *dir, const char *id)

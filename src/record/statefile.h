@@ -39,6 +39,13 @@ void statefile_mark_done(const char *dir, const char *id);
 /* Lists monitors (newest last); *out is malloc'd, caller frees. */
 int statefile_list(const char *dir, struct monitor_state **out, size_t *n, struct err *e);
 enum monitor_liveness statefile_liveness(const char *dir, const struct monitor_state *s);
+/* statefile_claim's answer when another `stop` holds the monitor. */
+enum { STATEFILE_CLAIMED_ELSEWHERE = 1 };
+/* Claims monitor ID for one `stop`: an exclusive lock on its state file,
+ * held in *fd until that is closed (or the stopper dies). 0 claimed;
+ * STATEFILE_CLAIMED_ELSEWHERE when another stop holds it or has already
+ * removed it; -1 with e filled. */
+int statefile_claim(const char *dir, const char *id, int *fd, struct err *e);
 /* Removes the state, log and done files of ID. */
 void statefile_remove(const char *dir, const char *id);
 

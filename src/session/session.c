@@ -87,6 +87,69 @@ static struct store *history_open_wait(struct history_opener *o, struct err *e)
 	return st;
 }
 
+/* The stop signals while a recording is kept. The monitor reads SIGINT,
+ * SIGTERM, SIGHUP and SIGQUIT through its signalfd; once it returns, a
+ * second ^C or `kill` (two `perfhunt stop` at once) would end perfhunt with
+ * the run half written. So they are blocked from the start (one that comes
+ * before the monitor runs is its first signal), and while the record is
+ * built, written and stored the first that comes is absorbed: a third
+ * signal in all, or SIGKILL, is the user's way out, and ends perfhunt as
+ * the signal does by default. */
+static const int shield_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+enum { SHIELD_N = sizeof(shield_signals) / sizeof(shield_signals[0]) };
+
+struct shield {
+	sigset_t set, oldmask;
+	struct sigaction old[SHIELD_N];
+	bool on;
+};
+
+static volatile sig_atomic_t shield_absorbed;
+
+static void shield_handler(int sig)
+{
+	if (shield_absorbed++ == 0)
+		return;
+	signal(sig, SIG_DFL);
+	raise(sig); /* delivered once the handler returns: the default action */
+}
+
+static void shield_block(struct shield *sh)
+{
+	sigemptyset(&sh->set);
+	for (int i = 0; i < SHIELD_N; i++)
+		sigaddset(&sh->set, shield_signals[i]);
+	sigprocmask(SIG_BLOCK, &sh->set, &sh->oldmask);
+	sh->on = false;
+}
+
+/* The monitor is done: a signal from now on is caught (one absorbed). */
+static void shield_on(struct shield *sh)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = shield_handler;
+	sa.sa_flags = SA_RESTART; /* writes and waits of the save go on */
+	sigfillset(&sa.sa_mask);
+	shield_absorbed = 0;
+	for (int i = 0; i < SHIELD_N; i++)
+		sigaction(shield_signals[i], &sa, &sh->old[i]);
+	sh->on = true;
+	sigprocmask(SIG_SETMASK, &sh->oldmask, NULL); /* one pending now reaches the handler */
+}
+
+/* The record is kept: signals act as before. */
+static void shield_off(struct shield *sh)
+{
+	if (!sh->on) {
+		sigprocmask(SIG_SETMASK, &sh->oldmask, NULL);
+		return;
+	}
+	for (int i = 0; i < SHIELD_N; i++)
+		sigaction(shield_signals[i], &sh->old[i], NULL);
+	sh->on = false;
+}
+
 /* The recording's runtime state; the configuration stays apart and const. */
 struct session {
 	const struct session_config *c;
@@ -591,14 +654,18 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 	struct session s = { .c = c, .h = h, .csv = { .fd = -1 }, .status = 1 };
 	struct monitor_opts mo;
 	struct monitor_result r;
+	struct shield sh;
 	int ret = -1;
 	out->rec = NULL;
 	out->status = 1;
+	shield_block(&sh);
 	out->signal = 0;
 
 	if (c->csv_path) {
-		if (csv_open(&s.csv, c->csv_path, c->csv_format, c->daemon_pid > 0, e) < 0)
+		if (csv_open(&s.csv, c->csv_path, c->csv_format, c->daemon_pid > 0, e) < 0) {
+			shield_off(&sh);
 			return -1;
+		}
 		s.csv_open = true;
 	}
 	probefeed_init(&s.feed, c->probe_cfg, c->nlogs, !c->probe_time_arrival);
@@ -619,7 +686,9 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 		prepare_profile(&s);
 	if (c->profile && !launch && c->attach_pid > 0)
 		start_profile(&s, &c->attach_pid, 1);
-	if (monitor_run(&mo, &r, e) < 0)
+	int mrc = monitor_run(&mo, &r, e);
+	shield_on(&sh);
+	if (mrc < 0)
 		goto out;
 	out->signal = r.forwarded_signal ? r.forwarded_signal : r.stop_signal;
 	if (s.history.started) {
@@ -656,6 +725,7 @@ out:
 	counters_close(s.counters);
 	counters_close(s.daemon_counters);
 	profiler_free(s.profiler);
+	shield_off(&sh);
 	out->status = s.status;
 	return ret;
 }

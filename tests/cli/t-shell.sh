@@ -71,4 +71,85 @@ not_hung $st && expect_status 0 $st && [ "$(cat count)" = 80001 ] &&
 	check "sampled peak $(jget slow.json summary.peak_tree_rss_kb) KiB below the 32 MiB held" \
 		between 32768 "$(jget slow.json summary.peak_tree_rss_kb)" 1000000 && ok
 
+# wait_for SHELL-TEST: polls (every 50 ms, 20 s at most) until the test holds
+wait_for() { i=0; while ! eval "$1" 2>/dev/null; do i=$((i + 1)); [ $i -lt 400 ] || return 1; sleep 0.05; done; }
+# start_bg CMD...: CMD in the background under timeout ($M, the status to
+# wait for) and its own PID in $MP (timeout would relay signals itself)
+start_bg() {
+	rm -f mpid
+	timeout "$LIMIT" sh -c 'echo $$ >mpid; exec "$@"' sh "$@" 2>err & M=$!
+	wait_for '[ -s mpid ]'
+	MP=$(cat mpid)
+}
+# lock_history: an exclusive transaction on the history until the file
+# 'release' appears; a run being stored meanwhile waits in SQLite's busy
+# timeout, so a signal sent then lands while the record is being kept
+lock_history() {
+	rm -f release locked
+	(echo 'BEGIN EXCLUSIVE;'; echo "select 'locked';"; while [ ! -e release ]; do sleep 0.05; done; echo 'COMMIT;') |
+		sqlite3 "$PERFHUNT_DB" >locked & LOCKER=$!
+	wait_for 'grep -q locked locked'
+}
+runs() { sql "$PERFHUNT_DB" "select count(*) from runs"; }
+
+if command -v sqlite3 >/dev/null; then
+"$P" run -q -- true # the history exists before it is locked
+"$W" sleep:60000 & T=$!
+
+t "watch: a second SIGTERM while the run is being stored does not lose it"
+before=$(runs); rm -f w.json w.csv
+lock_history
+start_bg "$P" watch -q --interval 20 --csv w.csv -o w.json $T
+wait_for '[ "$(wc -l <w.csv 2>/dev/null)" -ge 2 ]'
+kill -TERM $MP
+wait_for '[ -s w.json ]' # written; storing it waits on the lock
+kill -TERM $MP
+touch release; wait $M; st=$?; wait $LOCKER
+not_hung $st && expect_status 0 $st && [ "$(jget w.json ended)" = "stopped by SIGTERM" ] &&
+	check "runs stored: $before before, $(runs) after" [ "$(runs)" = $((before + 1)) ] && ok
+
+t "run: SIGTERM forwarded, a second one while the run is being stored does not lose it (exit 143)"
+before=$(runs); rm -f r.json r.csv
+lock_history
+start_bg "$P" run -q --interval 20 --csv r.csv -o r.json -- "$W" sleep:60000
+wait_for '[ "$(wc -l <r.csv 2>/dev/null)" -ge 2 ]'
+kill -TERM $MP
+wait_for '[ -s r.json ]'
+kill -TERM $MP
+touch release; wait $M; st=$?; wait $LOCKER
+not_hung $st && expect_status 143 $st && [ "$(jget r.json exit.signal_name)" = SIGTERM ] &&
+	check "runs stored: $before before, $(runs) after" [ "$(runs)" = $((before + 1)) ] && ok
+
+t "watch: a third signal while the run is being stored ends perfhunt as that signal does"
+rm -f w.json w.csv
+lock_history
+start_bg "$P" watch -q --interval 20 --csv w.csv -o w.json $T
+wait_for '[ "$(wc -l <w.csv 2>/dev/null)" -ge 2 ]'
+kill -TERM $MP
+wait_for '[ -s w.json ]'
+kill -TERM $MP; kill -HUP $MP # two signals (distinct, so they cannot merge into one)
+wait $M; st=$?; touch release; wait $LOCKER
+# (pending together, they are delivered lowest number first: either ends it)
+not_hung $st && check "exit status $st, expected 129 or 143" [ $st = 129 -o $st = 143 ] && ok
+
+t "two 'perfhunt stop ID' at once: one stops and prints, the other says so and exits 1; the run is stored"
+before=$(runs)
+id=$("$P" watch --detach --interval 20 $T)
+lock_history
+timeout "$LIMIT" "$P" stop "$id" 2>s1 & A=$!
+timeout "$LIMIT" "$P" stop "$id" 2>s2 & B=$!
+wait_for 'grep -q "already being stopped" s1 s2'
+touch release; wait $A; sa=$?; wait $B; sb=$?; wait $LOCKER
+not_hung $sa && not_hung $sb &&
+	check "statuses $sa and $sb, expected 0 and 1 in some order" [ "$((sa + sb))" = 1 ] &&
+	if [ $sa = 0 ]; then win=s1 lose=s2; else win=s2 lose=s1; fi &&
+	expect_grep 'stopped by SIGTERM' $win &&
+	expect_grep "^perfhunt: monitor $id is already being stopped by another 'perfhunt stop'; waiting for it to finish\$" $lose &&
+	check "runs stored: $before before, $(runs) after" [ "$(runs)" = $((before + 1)) ] && ok
+kill $T; wait $T 2>/dev/null
+else
+	for c in "watch: a second SIGTERM while storing" "run: a second SIGTERM while storing" "watch: a third signal" \
+		"two stops at once"; do t "$c"; skip "no sqlite3 to hold the history's lock"; done
+fi
+
 done_testing
