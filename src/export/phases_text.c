@@ -3,7 +3,9 @@
  * It reads the JSON record, not the in-memory phase set, so that a stored
  * run prints exactly like a live one. Durations go through units_ms; the
  * name column is as wide as the longest name (up to a cap), no colour;
- * names are quoted (util/quote) when they hold control characters.
+ * names are quoted (util/quote) when they hold control characters. Which
+ * rows are listed and how they nest is phase_table's: linear in the phases
+ * whatever their shape, and bounded in rows, the rest counted in one line.
  */
 #include "export/phases_text.h"
 
@@ -11,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/phase_table.h"
 #include "util/quote.h"
 #include "util/units.h"
+#include "util/xalloc.h"
 
 #define NAME_WIDTH_MAX 40
 
@@ -25,19 +29,6 @@ static const char *str(const json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
 	return s ? s : "";
-}
-
-/* Width of the widest string member key in array a as printed, at least min. */
-static int name_width(const json_t *a, const char *key, int min, struct quote_pool *q)
-{
-	size_t w = (size_t)min, i;
-	json_t *o;
-	json_array_foreach(a, i, o) {
-		size_t len = strlen(quote_pool_c(q, str(o, key)));
-		if (len > w)
-			w = len;
-	}
-	return w > NAME_WIDTH_MAX ? NAME_WIDTH_MAX : (int)w;
 }
 
 /* Right-aligns s in width columns; units_ms writes "µs", two bytes, one column. */
@@ -60,48 +51,6 @@ static char *duration(double ms, char *buf, size_t n)
 	return units_ms(ms, buf, n);
 }
 
-/* The name that encloses every instance of name in time (the innermost such
- * name), or NULL: nested phases are shown under the phase that holds them. */
-const char *phases_text_parent(const json_t *phases, const char *name)
-{
-	const char *best = NULL;
-	double best_total = 0;
-	size_t i, j, k;
-	const json_t *cand, *a, *b;
-	json_array_foreach(phases, i, cand) {
-		const char *pn = str(cand, "name");
-		if (!strcmp(pn, name) || (best && !strcmp(pn, best)))
-			continue;
-		bool all_inside = true, any = false;
-		json_array_foreach(phases, j, a) {
-			if (strcmp(str(a, "name"), name))
-				continue;
-			any = true;
-			bool inside = false;
-			json_array_foreach(phases, k, b)
-				if (!strcmp(str(b, "name"), pn) && num(b, "start_ms") <= num(a, "start_ms") &&
-				    num(a, "end_ms") <= num(b, "end_ms") &&
-				    num(b, "end_ms") - num(b, "start_ms") > num(a, "end_ms") - num(a, "start_ms"))
-					inside = true;
-			if (!inside) {
-				all_inside = false;
-				break;
-			}
-		}
-		if (!any || !all_inside)
-			continue;
-		double total = 0;
-		json_array_foreach(phases, k, b)
-			if (!strcmp(str(b, "name"), pn))
-				total += num(b, "end_ms") - num(b, "start_ms");
-		if (!best || total < best_total) {
-			best = pn;
-			best_total = total;
-		}
-	}
-	return best;
-}
-
 char *phases_text_growth(double kb, char *buf, size_t n)
 {
 	char u[24];
@@ -109,13 +58,6 @@ char *phases_text_growth(double kb, char *buf, size_t n)
 	snprintf(buf, n, "%s%s", kb > 0 ? "+" : kb < 0 ? "-" : "", u);
 	return buf;
 }
-
-struct row {
-	const json_t *stat;
-	const char *parent;
-	int depth;
-	bool shown;
-};
 
 /* The resource columns of one row, from a totals or medians object. */
 static void print_resources(const json_t *r, bool gpu, FILE *out)
@@ -133,13 +75,11 @@ static void print_resources(const json_t *r, bool gpu, FILE *out)
 		fprintf(out, " %s", cell(phases_text_growth(num(r, "gpu_growth_mib") * 1024, u, sizeof(u)), 11, c, sizeof(c)));
 }
 
-static void print_row(const struct row *rows, size_t n, size_t at, int w, bool res, bool gpu, FILE *out,
-		      struct quote_pool *q)
+static void print_row(const json_t *o, int depth, int w, bool res, bool gpu, FILE *out, struct quote_pool *q)
 {
 	static const char *const keys[] = { "total_ms", "median_ms", "min_ms", "max_ms" };
 	char u[32], c[48], name[256];
-	const json_t *o = rows[at].stat;
-	snprintf(name, sizeof(name), "%*s%s", 2 * rows[at].depth, "", quote_pool_c(q, str(o, "name")));
+	snprintf(name, sizeof(name), "%*s%s", 2 * depth, "", quote_pool_c(q, str(o, "name")));
 	fprintf(out, "%-*s %6.0f", w, name, num(o, "count"));
 	for (size_t k = 0; k < 4; k++)
 		fprintf(out, " %s", cell(duration(num(o, keys[k]), u, sizeof(u)), 11, c, sizeof(c)));
@@ -150,55 +90,92 @@ static void print_row(const struct row *rows, size_t n, size_t at, int w, bool r
 	}
 	fputc('\n', out);
 	if (res && r && num(o, "count") > 1) {
-		snprintf(name, sizeof(name), "%*s  (median)", 2 * rows[at].depth, "");
+		snprintf(name, sizeof(name), "%*s  (median)", 2 * depth, "");
 		fprintf(out, "%-*s %6s %11s %11s %11s %11s  ", w, name, "", "", "", "", "");
 		print_resources(json_object_get(r, "median"), gpu, out);
 		fputc('\n', out);
 	}
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].parent && !strcmp(rows[i].parent, str(o, "name")))
-			print_row(rows, n, i, w, res, gpu, out, q);
+}
+
+/* The rows of the table in the order printed: each name, then the names it
+ * holds (in the table's order), depth first; depth[] as indented (at most 8). */
+static void table_order(struct phase_rows *pr, size_t *order, int *depth)
+{
+	size_t m = pr->n, done = 0;
+	size_t *first = xcalloc(m + 1, sizeof(*first)), *kids = xcalloc(m + 1, sizeof(*kids));
+	size_t *stack = xcalloc(m + 1, sizeof(*stack)), *next = xcalloc(m + 1, sizeof(*next));
+	bool *seen = xcalloc(m + 1, sizeof(*seen));
+	for (size_t k = 0; k < m; k++) /* children of each row, contiguous: counts, then places */
+		if (pr->parent[k] != PHASE_ROWS_NONE)
+			first[pr->parent[k] + 1]++;
+	for (size_t k = 0; k < m; k++)
+		first[k + 1] += first[k];
+	for (size_t k = 0; k < m; k++)
+		if (pr->parent[k] != PHASE_ROWS_NONE)
+			kids[first[pr->parent[k]] + next[pr->parent[k]]++] = k;
+	/* roots in order; a row whose parents loop (a hostile record) is a root too */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t r = 0; r < m; r++) {
+			if (seen[r] || (pass == 0 && pr->parent[r] != PHASE_ROWS_NONE))
+				continue;
+			size_t sp = 0;
+			stack[sp] = r;
+			next[sp++] = first[r];
+			seen[r] = true;
+			order[done] = r;
+			depth[done++] = 0;
+			while (sp) {
+				size_t top = stack[sp - 1];
+				if (next[sp - 1] == first[top + 1]) {
+					sp--;
+					continue;
+				}
+				size_t k = kids[next[sp - 1]++];
+				if (seen[k])
+					continue;
+				seen[k] = true;
+				order[done] = k;
+				depth[done++] = sp < 8 ? (int)sp : 8;
+				stack[sp] = k;
+				next[sp++] = first[k];
+			}
+		}
+	free(first);
+	free(kids);
+	free(stack);
+	free(next);
+	free(seen);
+}
+
+/* "... and 9 800 more phase names (12 000 instances, 1.20 s in all)". */
+static void print_left_out(const struct phase_rows *pr, FILE *out)
+{
+	char c[2][32], u[32];
+	fprintf(out, "... and %s more phase names (%s instances, %s in all), listed in the record\n",
+		units_count((double)pr->left_out, c[0], sizeof(c[0])), units_count(pr->left_out_count, c[1], sizeof(c[1])),
+		duration(pr->left_out_ms, u, sizeof(u)));
 }
 
 static void print_stats(const json_t *stats, const json_t *phases, FILE *out, struct quote_pool *q)
 {
-	size_t n = json_array_size(stats), i;
-	struct row *rows = calloc(n ? n : 1, sizeof(*rows));
-	if (!rows)
-		return;
+	struct phase_rows pr;
+	phase_rows_init(&pr, stats, phases, PHASE_TABLE_ROWS_MAX);
+	size_t m = pr.n;
+	size_t *order = xcalloc(m + 1, sizeof(*order));
+	int *depth = xcalloc(m + 1, sizeof(*depth));
+	table_order(&pr, order, depth);
 	bool res = false, gpu = false;
-	size_t m = 0;
-	json_t *o;
-	json_array_foreach(stats, i, o) {
-		if (!json_is_object(o) || !json_is_string(json_object_get(o, "name")))
-			continue;
-		const json_t *r = json_object_get(o, "resources");
+	for (size_t k = 0; k < m; k++) {
+		const json_t *r = json_object_get(pr.stat[k], "resources");
 		res |= r != NULL;
 		gpu |= json_object_get(json_object_get(r, "total"), "gpu_growth_mib") != NULL;
-		rows[m++] = (struct row){ .stat = o,
-					  .parent = n <= 256 ? phases_text_parent(phases, str(o, "name")) : NULL };
-	}
-	/* a parent not in the table shows its child at the top level */
-	for (size_t k = 0; k < m; k++) {
-		bool known = false;
-		for (size_t j = 0; j < m && rows[k].parent && !known; j++)
-			known = !strcmp(str(rows[j].stat, "name"), rows[k].parent);
-		if (!known)
-			rows[k].parent = NULL;
 	}
 	int w = 5;
-	for (size_t k = 0; k < m; k++)
-		for (const char *p = rows[k].parent; p; rows[k].depth++) {
-			const char *next = NULL;
-			for (size_t j = 0; j < m && !next; j++)
-				if (!strcmp(str(rows[j].stat, "name"), p))
-					next = rows[j].parent ? rows[j].parent : "";
-			p = next && *next && rows[k].depth < 8 ? next : NULL;
-		}
 	for (size_t k = 0; k < m; k++) {
-		int need = (int)strlen(quote_pool_c(q, str(rows[k].stat, "name"))) + 2 * rows[k].depth;
-		if (res && num(rows[k].stat, "count") > 1 && need < 2 * rows[k].depth + 10)
-			need = 2 * rows[k].depth + 10; /* "  (median)" */
+		const json_t *o = pr.stat[order[k]];
+		int need = (int)strlen(quote_pool_c(q, str(o, "name"))) + 2 * depth[k];
+		if (res && num(o, "count") > 1 && need < 2 * depth[k] + 10)
+			need = 2 * depth[k] + 10; /* "  (median)" */
 		if (need > w)
 			w = need;
 	}
@@ -209,28 +186,50 @@ static void print_stats(const json_t *stats, const json_t *phases, FILE *out, st
 		fprintf(out, "  %10s %5s %9s %11s%s", "CPU", "sys", "minor flt", "RSS growth", gpu ? "  GPU growth" : "");
 	fputc('\n', out);
 	for (size_t k = 0; k < m; k++)
-		if (!rows[k].parent)
-			print_row(rows, m, k, w, res, gpu, out, q);
-	free(rows);
+		print_row(pr.stat[order[k]], depth[k], w, res, gpu, out, q);
+	if (pr.left_out)
+		print_left_out(&pr, out);
+	free(order);
+	free(depth);
+	phase_rows_release(&pr);
 }
 
 static void print_lanes(const json_t *lanes, FILE *out, struct quote_pool *q)
 {
-	int w = name_width(lanes, "lane", 4, q);
+	const json_t **kept = xcalloc(PHASE_TABLE_ROWS_MAX, sizeof(*kept));
+	size_t n = phase_table_pick(lanes, "busy_ms", PHASE_TABLE_ROWS_MAX, kept), all = 0, i;
+	int w = 4;
+	for (i = 0; i < n; i++) {
+		int len = (int)strlen(quote_pool_c(q, str(kept[i], "lane")));
+		w = len > w ? len : w;
+	}
+	w = w > NAME_WIDTH_MAX ? NAME_WIDTH_MAX : w;
 	char u[32], c[3][48];
 	fprintf(out, "%-*s %6s %11s %7s %11s %6s %11s\n", w, "lane", "phases", "busy", "busy%",
 		"span", "gaps", "longest gap");
-	size_t i;
-	json_t *o;
-	json_array_foreach(lanes, i, o) {
-		if (!json_is_object(o))
-			continue;
+	double busy_ms = 0, phases = 0;
+	for (i = 0; i < n; i++) {
+		const json_t *o = kept[i];
 		fprintf(out, "%-*s %6.0f %11s %6.1f%% %11s %6.0f %11s\n", w, quote_pool_c(q, str(o, "lane")),
 			num(o, "phases"), cell(duration(num(o, "busy_ms"), u, sizeof(u)), 11, c[0], sizeof(c[0])),
 			num(o, "busy_pct"), cell(duration(num(o, "span_ms"), u, sizeof(u)), 11, c[1], sizeof(c[1])),
 			num(o, "gaps"), num(o, "gaps") > 0 ?
 			cell(duration(num(o, "longest_gap_ms"), u, sizeof(u)), 11, c[2], sizeof(c[2])) : "-");
+		busy_ms -= num(o, "busy_ms");
+		phases -= num(o, "phases");
 	}
+	const json_t *o;
+	json_array_foreach(lanes, i, o)
+		if (json_is_object(o)) {
+			all++;
+			busy_ms += num(o, "busy_ms");
+			phases += num(o, "phases");
+		}
+	if (all > n)
+		fprintf(out, "... and %s more lanes (%s phases, %s busy in all), listed in the record\n",
+			units_count((double)(all - n), c[0], sizeof(c[0])), units_count(phases, c[1], sizeof(c[1])),
+			duration(busy_ms, u, sizeof(u)));
+	free(kept);
 }
 
 /* One line naming what did not fit or did not match, only when something did. */

@@ -12,10 +12,6 @@
 /* Writes the tables to out; nothing when the record has no phases. Members
  * of the wrong type are skipped. Returns 0, or -1 when writing failed. */
 int phases_text_print(const json_t *record, FILE *out, struct err *e);
-/* The phase name (a pointer into phases) that encloses every instance of
- * name in time, the innermost such; NULL at the top level. Nested phases are
- * shown under the phase that holds them, here and in the report. */
-const char *phases_text_parent(const json_t *phases, const char *name);
 /* A signed size: "+200 MiB", "-1.50 MiB", "0 KiB". */
 char *phases_text_growth(double kb, char *buf, size_t n);
 

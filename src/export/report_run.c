@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "export/flamegraph.h"
+#include "export/phase_table.h"
 #include "export/phases_text.h"
 #include "export/report_chart.h"
 #include "export/summary.h"
@@ -426,14 +427,15 @@ static void report_run_tables(const json_t *rec, const struct report_run_flames 
 			svg_printf(s, "<th>CPU</th><th>sys</th><th>minor faults</th><th>RSS growth</th>%s",
 				   gpu ? "<th>GPU growth</th>" : "");
 		svg_raw(s, "</tr>\n");
-		size_t n = json_array_size(stats);
-		json_array_foreach(stats, i, p) {
+		struct phase_rows pr;
+		phase_rows_init(&pr, stats, phases, PHASE_TABLE_ROWS_MAX);
+		for (size_t r = 0; r < pr.n; r++) {
+			p = (json_t *)pr.stat[r];
 			/* nested phases indented under the one that holds them */
 			int depth = 0;
-			const char *parent = n <= 256 ? phases_text_parent(phases, report_page_str(p, "name")) : NULL;
-			for (; parent && depth < 8; depth++)
-				parent = phases_text_parent(phases, parent);
-			svg_printf(s, "<tr class=\"depth%d\">", depth > 3 ? 3 : depth);
+			for (size_t up = pr.parent[r]; up != PHASE_ROWS_NONE && depth < 3; depth++)
+				up = pr.parent[up];
+			svg_printf(s, "<tr class=\"depth%d\">", depth);
 			const char *href = report_run_flame_href(f, report_page_str(p, "name"));
 			if (href) {
 				svg_raw(s, "<td class=\"l\"><a href=\"");
@@ -467,12 +469,23 @@ static void report_run_tables(const json_t *rec, const struct report_run_flames 
 			svg_raw(s, "</tr>\n");
 		}
 		svg_raw(s, "</table>\n");
+		if (pr.left_out) {
+			char c[2][32];
+			svg_printf(s, "<p class=\"note\">... and %s more phase names (%s instances, %s in all), listed in the record</p>\n",
+				   units_count((double)pr.left_out, c[0], sizeof(c[0])),
+				   units_count(pr.left_out_count, c[1], sizeof(c[1])),
+				   report_chart_value(REPORT_UNIT_MS, pr.left_out_ms, a, sizeof(a)));
+		}
+		phase_rows_release(&pr);
 	}
 	const json_t *lanes = json_object_get(rec, "lanes");
 	if (json_array_size(lanes)) {
 		svg_raw(s, "<h2>Lanes</h2>\n<table><tr><th class=\"l\">lane</th><th>busy</th><th>busy %</th>"
 			   "<th>span</th><th>gaps</th><th>longest gap</th></tr>\n");
-		json_array_foreach(lanes, i, p) {
+		const json_t **kept = xcalloc(PHASE_TABLE_ROWS_MAX, sizeof(*kept));
+		size_t n = phase_table_pick(lanes, "busy_ms", PHASE_TABLE_ROWS_MAX, kept);
+		for (size_t r = 0; r < n; r++) {
+			p = (json_t *)kept[r];
 			svg_raw(s, "<tr>");
 			report_page_cell(s, report_page_str(p, "lane"), 1);
 			report_page_cell(s, report_chart_value(REPORT_UNIT_MS, report_page_num(p, "busy_ms"), a, sizeof(a)), 0);
@@ -485,6 +498,12 @@ static void report_run_tables(const json_t *rec, const struct report_run_flames 
 			svg_raw(s, "</tr>\n");
 		}
 		svg_raw(s, "</table>\n");
+		if (n < json_array_size(lanes)) {
+			char c[32];
+			svg_printf(s, "<p class=\"note\">... and %s more lanes, listed in the record</p>\n",
+				   units_count((double)(json_array_size(lanes) - n), c, sizeof(c)));
+		}
+		free(kept);
 	}
 }
 
