@@ -23,10 +23,10 @@
 #include "util/units.h"
 #include "util/xalloc.h"
 
-enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_N };
+enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_MEM, C_N };
 static const char *const report_run_cols[C_N] = {
 	"rss_kb", "anon_kb", "file_kb", "shmem_kb", "swap_kb", "pss_kb", "gpu_mib",
-	"minflt", "majflt", "user_ms", "sys_ms",
+	"minflt", "majflt", "user_ms", "sys_ms", "mem_kb",
 };
 
 struct report_run_data {
@@ -197,8 +197,9 @@ static void report_run_add(struct report_chart *c, const char *name, const char 
 static void report_run_memory_chart(const json_t *rec, const struct report_run_data *d,
 				    struct report_chart *c, char *label, size_t label_n)
 {
+	/* the tree's memory (a shared page once: the sampled peak's measure), then the sums */
 	static const struct { int col; const char *name, *key; int color; } mem[] = {
-		{ C_RSS, "RSS", "rss", 0 }, { C_ANON, "anon", "anon", 1 }, { C_FILE, "file", "file", 2 },
+		{ C_MEM, "tree", "tree", 7 }, { C_RSS, "RSS", "rss", 0 }, { C_ANON, "anon", "anon", 1 }, { C_FILE, "file", "file", 2 },
 		{ C_SHMEM, "shmem", "shmem", 4 }, { C_SWAP, "swap", "swap", 5 }, { C_PSS, "PSS", "pss", 3 },
 		{ C_GPU, "GPU", "gpu", 6 },
 	};
@@ -224,11 +225,12 @@ static void report_run_memory_chart(const json_t *rec, const struct report_run_d
 	const char *phase = report_page_str(src, "peak_phase");
 	if (daemon)
 		c->title = "Memory (the attached daemon's tree)";
-	if (!(peak_kb > 0) || isnan(at_ms)) { /* older record: the largest sampled sum */
+	if (!(peak_kb > 0) || isnan(at_ms)) { /* older record: the largest sampled value */
+		int col = d->col[C_MEM] ? C_MEM : C_RSS;
 		peak_kb = NAN;
-		for (size_t i = 0; d->col[C_RSS] && i < d->n; i++)
-			if (isnan(peak_kb) || d->col[C_RSS][i] > peak_kb) {
-				peak_kb = d->col[C_RSS][i];
+		for (size_t i = 0; d->col[col] && i < d->n; i++)
+			if (isnan(peak_kb) || d->col[col][i] > peak_kb) {
+				peak_kb = d->col[col][i];
 				at_ms = d->t[i];
 			}
 	}

@@ -122,7 +122,10 @@ static void peak_line(const json_t *pk, const json_t *sum, struct quote_pool *q,
 		fprintf(out, "  %-17s %-12s the command's tree at %s", "client peak", a, b);
 	} else if (!strcmp(scope, "both")) {
 		fprintf(out, "  %-17s %-12s both trees summed at %s", "both trees peak", a, b);
-	} else {
+	} else if (!strncmp(str(pk, "method"), "sampled: ", 9)) {
+		fprintf(out, "  %-17s %-12s the tree's memory, a shared page once (%s), at %s", "sampled peak", a,
+			quote_pool_c(q, str(pk, "method") + 9), b);
+	} else { /* a record from before the tree's memory was counted once */
 		fprintf(out, "  %-17s %-12s sum of the tree's RSS at %s", "sampled peak", a, b);
 	}
 	phase_text(pk, q, out);

@@ -40,6 +40,9 @@ struct side {
 	struct proctree tree;
 	struct proctree_totals prev;
 	bool have_prev;
+	enum sample_mem mem;        /* how mem_kb is read (choose_mem) */
+	int usage_fd;               /* SAMPLE_MEM_CGROUP: the cgroup's usage file */
+	uint64_t mem_kb;            /* the latest sample's */
 	struct tree_result *res;
 	bool active;
 };
@@ -130,6 +133,14 @@ static void read_side(struct loop *l, struct side *sd, struct sample *s, double 
 	memset(s, 0, sizeof(*s));
 	s->t_ms = t_ms;
 	s->epoch_ms = l->r->start_epoch_ms + (int64_t)t_ms;
+	s->mem_method = sd->mem;
+	if (sd->mem == SAMPLE_MEM_PSS)
+		sd->mem_kb = t.pss_kb;
+	else if (sd->mem == SAMPLE_MEM_RSS)
+		sd->mem_kb = t.rss_kb;
+	else if (cgroup_usage_kb(sd->usage_fd, &s->mem_kb) == 0)
+		sd->mem_kb = s->mem_kb; /* unreadable for once: the last reading stands */
+	s->mem_kb = sd->mem_kb;
 	s->rss_kb = t.rss_kb;
 	s->anon_kb = t.anon_kb;
 	s->file_kb = t.file_kb;
@@ -190,8 +201,8 @@ static void account(const struct loop *l, struct side *sd, const struct sample *
 		res->hwm_to_ms = s->t_ms;
 	}
 	res->last_t_ms = s->t_ms;
-	if (s->rss_kb > res->peak_rss_kb || res->samples == 1) {
-		res->peak_rss_kb = s->rss_kb;
+	if (s->mem_kb > res->peak_mem_kb || res->samples == 1) {
+		res->peak_mem_kb = s->mem_kb;
 		res->peak_at_ms = s->t_ms;
 		res->peak_at_marker = s->at_marker;
 		memcpy(res->peak_phase, s->phase, sizeof(res->peak_phase));
@@ -282,8 +293,8 @@ static void take_sample_marked(struct loop *l, double marker_ms)
 		account(l, &l->daemon, &sm);
 		if (l->main.active)
 			account(l, &l->main, &sc);
-		if (sm.rss_kb + sc.rss_kb > r->combined_peak_kb) {
-			r->combined_peak_kb = sm.rss_kb + sc.rss_kb;
+		if (sm.mem_kb + sc.mem_kb > r->combined_peak_kb) {
+			r->combined_peak_kb = sm.mem_kb + sc.mem_kb;
 			r->combined_peak_at_ms = t_ms;
 		}
 	} else {
@@ -490,6 +501,31 @@ static void start_clock(struct loop *l)
 	l->r->t0_mono_ns = l->t0_ns;
 }
 
+/* How a side's memory is counted, each page once: the usage of the cgroup
+ * perfhunt made for it (one pread per sample), else the sum of its members'
+ * PSS, read within a tenth of the interval per sample (at most --pss's 20
+ * ms) unless --pss asked for them all; without smaps_rollup, a member counts
+ * by its RSS. */
+static void choose_mem(struct loop *l, struct side *sd, const struct cgroup *cg)
+{
+	struct tree_result *res = sd->res;
+	if (cg && cg->version)
+		sd->usage_fd = cgroup_usage_open(cg, NULL);
+	if (sd->usage_fd >= 0) {
+		sd->mem = res->mem = SAMPLE_MEM_CGROUP;
+		snprintf(res->mem_method, sizeof(res->mem_method), "%s", cgroup_usage_method(cg));
+		return;
+	}
+	sd->mem = res->mem = SAMPLE_MEM_PSS;
+	snprintf(res->mem_method, sizeof(res->mem_method), "PSS sum (smaps_rollup)");
+	if (!sd->tree.pss) {
+		int64_t budget_ns = (int64_t)l->o->interval_ms * 100000;
+		sd->tree.pss = true;
+		if (budget_ns < sd->tree.pss_budget_ns)
+			sd->tree.pss_budget_ns = budget_ns;
+	}
+}
+
 /* The cgroup when the child joins it itself (a vforked child): its limit
  * first, then the fd of its cgroup.procs, or -1. */
 static int cgroup_for_child(struct loop *l, struct cgroup *cg)
@@ -564,6 +600,7 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 		l->root_done = true;
 		return 0;
 	}
+	choose_mem(l, &l->main, cg);
 	l->r->started = true;
 	return 0;
 }
@@ -808,6 +845,7 @@ static int loop_open(struct loop *l, const struct monitor_opts *o, struct monito
 	l->events_fd = l->xs.fd = l->inotify_fd = l->sfd = l->tfd = -1;
 	l->was_subreaper = -1;
 	l->main.tree.procfs_fd = l->daemon.tree.procfs_fd = -1;
+	l->main.usage_fd = l->daemon.usage_fd = -1;
 	l->main.tree.loadavg_fd = l->daemon.tree.loadavg_fd = -1;
 	for (int i = 0; i < 4; i++)
 		l->stream_fd[i] = -1;
@@ -882,6 +920,7 @@ static int loop_begin(struct loop *l, struct err *e)
 		if (proctree_add(&l->daemon.tree, o->daemon_pid, e) < 0)
 			return -1;
 		proctree_scan(&l->daemon.tree);
+		choose_mem(l, &l->daemon, NULL);
 		l->daemon.active = true;
 		r->daemon_attached = true;
 	}
@@ -918,6 +957,7 @@ static int loop_begin(struct loop *l, struct err *e)
 		if (proctree_add(&l->main.tree, o->attach_pid, e) < 0)
 			return -1;
 		proctree_scan(&l->main.tree);
+		choose_mem(l, &l->main, NULL);
 		l->main.active = true;
 	}
 
@@ -952,7 +992,7 @@ static int on_tick(struct loop *l, struct err *e)
 	}
 	if (o->launch && !l->launched) {
 		if (l->nidle < sizeof(l->idle) / sizeof(l->idle[0]))
-			l->idle[l->nidle++] = l->daemon.prev.rss_kb; /* the sample just taken */
+			l->idle[l->nidle++] = l->daemon.mem_kb; /* the sample just taken */
 		if (now_ms(l) >= o->idle_ms) {
 			settle_done(l);
 			if (start_command(l, &l->cg, e) < 0)
@@ -1210,6 +1250,10 @@ static void loop_close(struct loop *l)
 	proctree_release(&l->daemon.tree);
 	if (l->was_subreaper == 0)
 		prctl(PR_SET_CHILD_SUBREAPER, 0);
+	if (l->main.usage_fd >= 0)
+		close(l->main.usage_fd);
+	if (l->daemon.usage_fd >= 0)
+		close(l->daemon.usage_fd);
 	if (l->gpu_on)
 		close_gpu(l);
 	free(l->pids);

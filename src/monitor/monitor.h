@@ -66,7 +66,9 @@ struct monitor_opts {
 
 /* What was sampled of one tree. */
 struct tree_result {
-	uint64_t peak_rss_kb;        /* largest sampled sum of RSS */
+	uint64_t peak_mem_kb;        /* largest sampled memory of the tree (mem_method) */
+	enum sample_mem mem;         /* how the samples' mem_kb counts the tree's memory */
+	char mem_method[48];         /* in words: "cgroup v2 memory.current", "PSS sum (smaps_rollup)" */
 	double peak_at_ms;
 	bool peak_at_marker;         /* the peak sample was taken at a marker's arrival */
 	char peak_phase[96];
@@ -136,7 +138,7 @@ struct monitor_result {
 	double client_start_ms;      /* when the command started, on the sample clock */
 	bool daemon_exited;
 	double daemon_exit_ms;
-	uint64_t combined_peak_kb;   /* largest sum of both trees at one sample */
+	uint64_t combined_peak_kb;   /* largest sum of both trees' memory at one sample */
 	double combined_peak_at_ms;
 	/* probe logs */
 	uint64_t log_rotations, log_truncations;

@@ -9,10 +9,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* How a sample's mem_kb counts the tree's memory: each page once however
+ * many of its processes map it (a page shared after fork is not counted
+ * once per process, as a sum of RSS does). */
+enum sample_mem {
+	SAMPLE_MEM_RSS,    /* sum of the members' RSS: only when neither below could be read */
+	SAMPLE_MEM_CGROUP, /* the memory cgroup perfhunt made: its charged memory (one read) */
+	SAMPLE_MEM_PSS,    /* sum of the members' PSS (smaps_rollup, within a time budget) */
+};
+
 struct sample {
 	int64_t epoch_ms;
 	double t_ms;
-	uint64_t rss_kb, anon_kb, file_kb, shmem_kb, swap_kb, pss_kb;
+	uint64_t mem_kb;                          /* the tree's memory, each page once (mem_method) */
+	enum sample_mem mem_method;
+	uint64_t rss_kb, anon_kb, file_kb, shmem_kb, swap_kb, pss_kb; /* sums over the members */
 	double user_ms, sys_ms;                   /* delta */
 	uint64_t minflt, majflt;                  /* delta */
 	uint64_t minflt_total, majflt_total;      /* cumulative */
@@ -27,7 +38,7 @@ struct sample {
 };
 
 /* A bounded in-memory timeline: when full, neighbouring rows merge in pairs
- * (keeping the row with the larger rss, summing the deltas) and the stride
+ * (keeping the row with the larger mem_kb, summing the deltas) and the stride
  * doubles, so memory stays constant however long the run. */
 struct timeline {
 	struct sample *rows;
@@ -42,7 +53,7 @@ void timeline_release(struct timeline *tl);
 void timeline_push(struct timeline *tl, const struct sample *s);
 /* Moves a partial bucket into rows (call once at the end). */
 void timeline_flush(struct timeline *tl);
-/* Folds b into a: max-rss row wins for instantaneous fields, deltas add. */
+/* Folds b into a: the larger mem_kb row wins for instantaneous fields, deltas add. */
 void sample_merge(struct sample *a, const struct sample *b);
 
 #endif

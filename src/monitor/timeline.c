@@ -32,7 +32,7 @@ void sample_merge(struct sample *a, const struct sample *b)
 	uint64_t vcsw = a->vcsw + b->vcsw, ivcsw = a->ivcsw + b->ivcsw;
 	uint64_t rd = a->read_bytes + b->read_bytes, wr = a->write_bytes + b->write_bytes;
 	uint64_t mint = b->minflt_total, majt = b->majflt_total;
-	if (b->rss_kb > a->rss_kb)
+	if (b->mem_kb > a->mem_kb)
 		*a = *b;
 	a->user_ms = user;
 	a->sys_ms = sys;

@@ -37,8 +37,8 @@ static void thin(struct track *t)
 		bool drop = (r % 2 == 1) && r + 1 < t->n && !(p->exact && r % 4 == 1);
 		if (drop) {
 			struct track_point *next = &t->pts[r + 1];
-			if (p->rss_max_kb > next->rss_max_kb)
-				next->rss_max_kb = p->rss_max_kb;
+			if (p->mem_max_kb > next->mem_max_kb)
+				next->mem_max_kb = p->mem_max_kb;
 			if (p->gpu_valid && p->gpu_max_mib > next->gpu_max_mib)
 				next->gpu_max_mib = p->gpu_max_mib;
 			next->gpu_valid |= p->gpu_valid;
@@ -62,10 +62,10 @@ void track_push(struct track *t, const struct sample *s)
 	c->read_bytes += (double)s->read_bytes;
 	c->write_bytes += (double)s->write_bytes;
 	/* a sample of a tree that has exited says nothing of the memory a phase
-	 * ended with: its RSS stays the last one seen */
+	 * ended with (a cgroup keeps the page cache charged): the last one seen stays */
 	if (s->procs > 0 || t->n == 0)
-		c->rss_kb = s->rss_kb;
-	c->rss_max_kb = c->rss_kb;
+		c->mem_kb = s->mem_kb;
+	c->mem_max_kb = c->mem_kb;
 	c->gpu_valid = s->gpu_valid;
 	c->gpu_mib = c->gpu_max_mib = s->gpu_valid ? s->gpu_mib : 0;
 	c->exact = s->at_marker;
@@ -130,7 +130,7 @@ static void at(const struct track *t, double t_ms, struct track_point *out, bool
 	LERP(read_bytes);
 	LERP(write_bytes);
 #undef LERP
-	out->rss_kb = (uint64_t)llround((double)a->rss_kb + ((double)b->rss_kb - (double)a->rss_kb) * f);
+	out->mem_kb = (uint64_t)llround((double)a->mem_kb + ((double)b->mem_kb - (double)a->mem_kb) * f);
 	out->gpu_mib = a->gpu_mib + (b->gpu_mib - a->gpu_mib) * f;
 }
 
@@ -164,9 +164,9 @@ void track_window(const struct track *t, double from_ms, double to_ms, struct tr
 	w->ivcsw = count(b.ivcsw, a.ivcsw);
 	w->read_bytes = count(b.read_bytes, a.read_bytes);
 	w->write_bytes = count(b.write_bytes, a.write_bytes);
-	w->rss_start_kb = a.rss_kb;
-	w->rss_end_kb = b.rss_kb;
-	w->rss_max_kb = a.rss_kb > b.rss_kb ? a.rss_kb : b.rss_kb;
+	w->rss_start_kb = a.mem_kb;
+	w->rss_end_kb = b.mem_kb;
+	w->rss_max_kb = a.mem_kb > b.mem_kb ? a.mem_kb : b.mem_kb;
 	w->gpu = a.gpu_valid || b.gpu_valid;
 	w->gpu_max_mib = a.gpu_mib > b.gpu_mib ? a.gpu_mib : b.gpu_mib;
 	/* the points strictly inside, with the maxima they carry */
@@ -175,8 +175,8 @@ void track_window(const struct track *t, double from_ms, double to_ms, struct tr
 	for (; i < t->n && t->pts[i].t_ms <= to_ms; i++) {
 		const struct track_point *p = &t->pts[i];
 		inside++;
-		if (p->rss_max_kb > w->rss_max_kb)
-			w->rss_max_kb = p->rss_max_kb;
+		if (p->mem_max_kb > w->rss_max_kb)
+			w->rss_max_kb = p->mem_max_kb;
 		if (p->gpu_valid) {
 			w->gpu = true;
 			if (p->gpu_max_mib > w->gpu_max_mib)

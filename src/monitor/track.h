@@ -1,7 +1,8 @@
 /* track: what a tree consumed inside any window of the run.
  *
  * Every sample adds a point of cumulative figures (CPU, faults, context
- * switches, I/O) with the instantaneous RSS and GPU memory. A window's
+ * switches, I/O) with the tree's instantaneous memory (each page once) and
+ * GPU memory. A window's
  * consumption is the difference of the cumulative figures at its two ends,
  * each interpolated linearly inside the sample interval that holds it; a
  * sample taken at a marker's arrival makes that end exact. The track is
@@ -21,8 +22,8 @@
 struct track_point {
 	double t_ms;
 	double user_ms, sys_ms, minflt, majflt, vcsw, ivcsw, read_bytes, write_bytes; /* cumulative */
-	uint64_t rss_kb;          /* at t_ms */
-	uint64_t rss_max_kb;      /* largest since the previous kept point, t_ms included */
+	uint64_t mem_kb;          /* the tree's memory at t_ms, each page once (sample.mem_kb) */
+	uint64_t mem_max_kb;      /* largest since the previous kept point, t_ms included */
 	double gpu_mib, gpu_max_mib;
 	bool gpu_valid;
 	bool exact;               /* taken at a marker's arrival */
@@ -40,6 +41,8 @@ struct track {
 struct track_window {
 	double user_ms, sys_ms;
 	uint64_t minflt, majflt, vcsw, ivcsw, read_bytes, write_bytes;
+	/* the tree's memory (sample.mem_kb: a page shared after fork counts
+	 * once), under the record's historical rss_* names */
 	uint64_t rss_start_kb, rss_end_kb, rss_max_kb;
 	int64_t rss_growth_kb;
 	bool gpu;                 /* GPU memory was sampled inside the window */

@@ -324,6 +324,17 @@ int cgroup_check_limit(uint64_t bytes, struct err *e)
 	return rc;
 }
 
+/* A byte count file's value in KiB; -1 when it holds no number. */
+static int bytes_kb(const char *buf, ssize_t r, uint64_t *kb)
+{
+	const char *p = buf;
+	uint64_t bytes;
+	if (r <= 0 || !parse_u64_at(&p, buf + r, &bytes))
+		return -1;
+	*kb = bytes / 1024;
+	return 0;
+}
+
 int cgroup_peak_kb(const struct cgroup *cg, uint64_t *kb, struct err *e)
 {
 	char path[PATH_MAX + 128], buf[64];
@@ -332,12 +343,34 @@ int cgroup_peak_kb(const struct cgroup *cg, uint64_t *kb, struct err *e)
 	ssize_t r = read_small(path, buf, sizeof(buf));
 	if (r <= 0)
 		return err_sys(e, "cannot read '%s'", path);
-	const char *p = buf;
-	uint64_t bytes;
-	if (!parse_u64_at(&p, buf + r, &bytes))
+	if (bytes_kb(buf, r, kb) < 0)
 		return err_set(e, "unexpected contents in '%s'", path);
-	*kb = bytes / 1024;
 	return 0;
+}
+
+int cgroup_usage_open(const struct cgroup *cg, struct err *e)
+{
+	char path[PATH_MAX + 128];
+	snprintf(path, sizeof(path), "%s/%s", cg->dir,
+		 cg->version == 2 ? "memory.current" : "memory.usage_in_bytes");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(e, "cannot open '%s'", path);
+	return fd;
+}
+
+int cgroup_usage_kb(int fd, uint64_t *kb)
+{
+	char buf[64];
+	ssize_t r = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (r > 0)
+		buf[r] = 0;
+	return bytes_kb(buf, r, kb);
+}
+
+const char *cgroup_usage_method(const struct cgroup *cg)
+{
+	return cg->version == 2 ? "cgroup v2 memory.current" : "cgroup v1 memory.usage_in_bytes";
 }
 
 int cgroup_oom_kills(const struct cgroup *cg, uint64_t *n, struct err *e)

@@ -49,6 +49,14 @@ int cgroup_set_limit(const struct cgroup *cg, uint64_t bytes, struct err *e);
  * controller), so a limit is refused before a command runs unbounded. */
 int cgroup_check_limit(uint64_t bytes, struct err *e);
 int cgroup_peak_kb(const struct cgroup *cg, uint64_t *kb, struct err *e);
+/* The cgroup's charged memory now, each page once however many processes
+ * map it (v2 memory.current, v1 memory.usage_in_bytes; the counter whose
+ * high-water mark cgroup_peak_kb reads): the file is opened once and read
+ * with one pread per sample. cgroup_usage_kb returns 0, or -1 unreadable. */
+int cgroup_usage_open(const struct cgroup *cg, struct err *e);
+int cgroup_usage_kb(int fd, uint64_t *kb);
+/* "cgroup v2 memory.current" or "cgroup v1 memory.usage_in_bytes" */
+const char *cgroup_usage_method(const struct cgroup *cg);
 /* "cgroup v1 memory.max_usage_in_bytes" or "cgroup v2 memory.peak" */
 const char *cgroup_method(const struct cgroup *cg);
 /* Processes the kernel's OOM killer ended in this cgroup (v1 memory.oom_control,

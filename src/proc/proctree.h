@@ -48,8 +48,9 @@ struct proctree_totals {
 struct proctree {
 	int procfs_fd;
 	pid_t anchor;              /* children of this PID are members; it is not sampled */
-	bool pss;                  /* read smaps_rollup (costly) */
-	int64_t pss_budget_ns;     /* time allowed for smaps_rollup reads per sample */
+	bool pss;                  /* read smaps_rollup (costly): totals.pss_kb, a member that
+	                            * refuses it counted by its RSS */
+	int64_t pss_budget_ns;     /* time allowed for smaps_rollup reads per sample (20 ms) */
 	struct proctree_proc **procs;
 	size_t nprocs, cap;
 	int *index;                /* open-addressing PID -> procs[] slot */
@@ -65,6 +66,7 @@ struct proctree {
 	uint64_t vanished;         /* members that exited between reads */
 	uint64_t unreadable;       /* members whose files could not be read (EACCES) */
 	size_t pss_rr;             /* round-robin start for the PSS budget */
+	uint64_t mem_changes;      /* counts what may move the tree's PSS: faults, pages gone, members */
 	int loadavg_fd;            /* /proc/loadavg: its last PID tells whether anything forked */
 	uint64_t last_pid_seen;    /* at the previous pull discovery (0: never) */
 	uint64_t scans, scans_skipped;

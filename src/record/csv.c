@@ -16,6 +16,13 @@ const char csv_header[] =
 	"epoch_ms,rss_kb,rss_gib,t_ms,anon_kb,file_kb,shmem_kb,swap_kb,pss_kb,user_ms,sys_ms,"
 	"minflt,majflt,minflt_total,majflt_total,vcsw,ivcsw,read_bytes,write_bytes,procs,threads,"
 	"gpu_mib,gpu_util_pct,phase\n";
+/* appended (before the newline): the tree's memory, each page once, named by
+ * how it was counted (enum sample_mem) */
+static const char *const mem_columns[] = {
+	[SAMPLE_MEM_RSS] = ",tree_rss_sum_kb",
+	[SAMPLE_MEM_CGROUP] = ",tree_cgroup_kb",
+	[SAMPLE_MEM_PSS] = ",tree_pss_kb",
+};
 /* appended (before the newline) when a daemon is attached */
 const char csv_client_header[] =
 	",client_rss_kb,client_anon_kb,client_file_kb,client_shmem_kb,client_swap_kb,client_user_ms,"
@@ -50,16 +57,28 @@ int csv_open(struct csv_writer *w, const char *path, enum csv_format format, boo
 		w->fd = -1;
 		return -1;
 	}
-	char header[sizeof(csv_header) + sizeof(csv_client_header)];
-	snprintf(header, sizeof(header), "%.*s%s\n", (int)sizeof(csv_header) - 2, csv_header,
-		 with_client ? csv_client_header : "");
-	w->whole_bytes = format == CSV_FULL ? (long long)strlen(header) : 0;
-	if (format == CSV_FULL && fdio_write_all(w->fd, header, strlen(header)) < 0) {
-		err_sys(e, "cannot write '%s'", path);
-		close(w->fd);
-		w->fd = -1;
+	w->whole_bytes = 0;
+	w->header_due = format == CSV_FULL;
+	return 0;
+}
+
+size_t csv_format_header(enum sample_mem mem, bool with_client, char *buf, size_t n)
+{
+	int len = snprintf(buf, n, "%.*s%s%s\n", (int)sizeof(csv_header) - 2, csv_header,
+			   mem_columns[mem], with_client ? csv_client_header : "");
+	return len > 0 && (size_t)len < n ? (size_t)len : 0;
+}
+
+/* The header goes with the first row: the tree column's name says how the
+ * memory was counted, which is known once the command is in its cgroup. */
+static int write_header(struct csv_writer *w, const struct sample *s)
+{
+	char header[sizeof(csv_header) + sizeof(csv_client_header) + 32];
+	size_t len = csv_format_header(s->mem_method, w->with_client, header, sizeof(header));
+	if (fdio_write_all(w->fd, header, len) < 0)
 		return -1;
-	}
+	w->header_due = false;
+	w->whole_bytes = (long long)len;
 	return 0;
 }
 
@@ -81,7 +100,7 @@ size_t csv_format_row(enum csv_format format, const struct sample *s, const stru
 		/* Phase names are [A-Za-z0-9_.-+=]: nothing that needs CSV quoting. */
 		len = snprintf(buf, n,
 			       "%lld,%llu,%.2f,%.1f,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%llu,%llu,%llu,%llu,"
-			       "%llu,%llu,%llu,%llu,%u,%u,%s,%s,%s",
+			       "%llu,%llu,%llu,%llu,%u,%u,%s,%s,%s,%llu",
 			       (long long)s->epoch_ms, (unsigned long long)s->rss_kb,
 			       (double)s->rss_kb / 1048576.0, s->t_ms, (unsigned long long)s->anon_kb,
 			       (unsigned long long)s->file_kb, (unsigned long long)s->shmem_kb,
@@ -90,7 +109,7 @@ size_t csv_format_row(enum csv_format format, const struct sample *s, const stru
 			       (unsigned long long)s->minflt_total, (unsigned long long)s->majflt_total,
 			       (unsigned long long)s->vcsw, (unsigned long long)s->ivcsw,
 			       (unsigned long long)s->read_bytes, (unsigned long long)s->write_bytes,
-			       s->procs, s->threads, gpu, util, s->phase);
+			       s->procs, s->threads, gpu, util, s->phase, (unsigned long long)s->mem_kb);
 		if (len >= 0 && client && (size_t)len < n)
 			len += snprintf(buf + len, n - (size_t)len,
 					",%llu,%llu,%llu,%llu,%llu,%.1f,%.1f,%llu,%llu,%u,%u",
@@ -115,6 +134,8 @@ size_t csv_format_row(enum csv_format format, const struct sample *s, const stru
 int csv_write(struct csv_writer *w, const struct sample *s, const struct sample *client)
 {
 	char buf[1536];
+	if (w->header_due && write_header(w, s) < 0)
+		return -1;
 	size_t len = csv_format_row(w->format, s, w->with_client ? client : NULL, buf, sizeof(buf));
 	if (fdio_write_all(w->fd, buf, len) < 0) {
 		/* a full disk took part of the row: cut the file back to whole rows */

@@ -19,13 +19,14 @@ struct csv_writer {
 	enum csv_format format;
 	bool with_client;    /* a daemon is attached: the command's tree in client_* columns */
 	long long whole_bytes; /* bytes of whole rows written: a failed write is cut back to it */
+	bool header_due;     /* CSV_FULL: the header is written with the first row */
 	char path[4096];
 };
 
 /* Opens path as fsafe_open_stream does (never through another user's link or
  * directory), takes an exclusive flock on a regular file, which a second
- * writer is refused (before anything is cut), then truncates it and writes
- * the header. */
+ * writer is refused (before anything is cut), then truncates it. The header
+ * is written with the first row (csv_format_header). */
 int csv_open(struct csv_writer *w, const char *path, enum csv_format format, bool with_client,
 	     struct err *e);
 /* Returns 0, or -1 with errno set when the row could not be written whole.
@@ -33,6 +34,11 @@ int csv_open(struct csv_writer *w, const char *path, enum csv_format format, boo
 int csv_write(struct csv_writer *w, const struct sample *s, const struct sample *client);
 /* Closes; returns -1 (e filled) if the data could not be committed. */
 int csv_close(struct csv_writer *w, struct err *e);
+/* The full format's header line: csv_header's columns, the tree's memory
+ * column named by how it is counted (tree_cgroup_kb, tree_pss_kb,
+ * tree_rss_sum_kb), then with_client's client_* columns; returns its length
+ * (0 if it does not fit). */
+size_t csv_format_header(enum sample_mem mem, bool with_client, char *buf, size_t n);
 /* Formats one row into buf (with newline); returns its length. Exposed for tests. */
 size_t csv_format_row(enum csv_format format, const struct sample *s, const struct sample *client,
 		      char *buf, size_t n);

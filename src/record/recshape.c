@@ -133,7 +133,7 @@ static const struct recshape_rule recshape_summary[] = {
 	{ "pss_peak_kb", NUM, 0 }, { "gpu_peak_mib", NUM, 0 }, { "minflt", NUM, 0 }, { "majflt", NUM, 0 },
 	{ "vcsw", NUM, 0 }, { "ivcsw", NUM, 0 }, { "read_bytes", NUM, 0 }, { "write_bytes", NUM, 0 },
 	{ "max_procs", NUM, 0 }, { "max_threads", NUM, 0 }, { "samples", NUM, 0 }, { "interval_ms", NUM, 0 },
-	{ "monitor_cpu_s", NUM, 0 },
+	{ "monitor_cpu_s", NUM, 0 }, { "tree_mem_method", STR, 0 },
 };
 static const struct recshape_rule recshape_exit[] = {
 	{ "code", NUM, 0 }, { "signal", NUM, 0 }, { "status", NUM, 0 }, { "signal_name", STR, 0 },

@@ -101,7 +101,7 @@ static json_t *samples_json(const struct timeline *tl, int interval_ms, const ch
 	static const char *const cols[] = {
 		"t_ms", "rss_kb", "anon_kb", "file_kb", "shmem_kb", "swap_kb", "pss_kb", "user_ms",
 		"sys_ms", "minflt", "majflt", "vcsw", "ivcsw", "read_bytes", "write_bytes", "procs",
-		"threads", "gpu_mib", "gpu_util_pct", "phase",
+		"threads", "gpu_mib", "gpu_util_pct", "phase", "mem_kb",
 	};
 	json_t *columns = json_array();
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
@@ -110,14 +110,15 @@ static json_t *samples_json(const struct timeline *tl, int interval_ms, const ch
 	for (size_t i = 0; i < tl->n; i++) {
 		const struct sample *s = &tl->rows[i];
 		json_array_append_new(rows, json_pack(
-			"[f,I,I,I,I,I,o,f,f,I,I,I,I,I,I,i,i,o,o,s]", s->t_ms, (json_int_t)s->rss_kb,
+			"[f,I,I,I,I,I,o,f,f,I,I,I,I,I,I,i,i,o,o,s,I]", s->t_ms, (json_int_t)s->rss_kb,
 			(json_int_t)s->anon_kb, (json_int_t)s->file_kb, (json_int_t)s->shmem_kb,
 			(json_int_t)s->swap_kb,
 			s->pss_valid ? json_integer((json_int_t)s->pss_kb) : json_null(), s->user_ms,
 			s->sys_ms, (json_int_t)s->minflt, (json_int_t)s->majflt, (json_int_t)s->vcsw,
 			(json_int_t)s->ivcsw, (json_int_t)s->read_bytes, (json_int_t)s->write_bytes,
 			(int)s->procs, (int)s->threads, s->gpu_valid ? json_real(s->gpu_mib) : json_null(),
-			s->gpu_valid ? json_real(s->gpu_util_pct) : json_null(), s->phase));
+			s->gpu_valid ? json_real(s->gpu_util_pct) : json_null(), s->phase,
+			(json_int_t)s->mem_kb));
 	}
 	return json_pack("{s:o, s:I, s:i, s:o, s:o}", "csv", csv_path ? json_string(csv_path) : json_null(),
 			 "stride", (json_int_t)tl->stride, "interval_ms", interval_ms, "columns", columns,
@@ -162,11 +163,11 @@ void runrec_flat_top(const struct timeline *tl, double peak_at_ms, struct runrec
 		}
 	if (k == tl->n)
 		return;
-	uint64_t top = tl->rows[k].rss_kb, floor_kb = top - top / 100;
+	uint64_t top = tl->rows[k].mem_kb, floor_kb = top - top / 100;
 	size_t a = k, b = k;
-	while (a > 0 && tl->rows[a - 1].rss_kb >= floor_kb && tl->rows[a - 1].rss_kb <= top)
+	while (a > 0 && tl->rows[a - 1].mem_kb >= floor_kb && tl->rows[a - 1].mem_kb <= top)
 		a--;
-	while (b + 1 < tl->n && tl->rows[b + 1].rss_kb >= floor_kb && tl->rows[b + 1].rss_kb <= top)
+	while (b + 1 < tl->n && tl->rows[b + 1].mem_kb >= floor_kb && tl->rows[b + 1].mem_kb <= top)
 		b++;
 	out->samples = b - a + 1;
 	out->from_ms = tl->rows[a].t_ms;
@@ -174,12 +175,15 @@ void runrec_flat_top(const struct timeline *tl, double peak_at_ms, struct runrec
 	out->flat = out->samples >= RUNREC_FLAT_SAMPLES && top > 0;
 }
 
-/* A sampled peak entry of "peaks": its figure, sample, phases and flatness. */
-static json_t *sampled_peak_json(const char *scope, uint64_t kb, double at_ms, const char *phase,
-				 const struct timeline *tl)
+/* A sampled peak entry of "peaks": its figure, how the tree's memory was
+ * counted, its sample, phases and flatness. */
+static json_t *sampled_peak_json(const char *scope, uint64_t kb, const char *mem_method, double at_ms,
+				 const char *phase, const struct timeline *tl)
 {
+	char method[96];
+	snprintf(method, sizeof(method), "sampled: %s", mem_method);
 	json_t *p = json_pack("{s:s, s:I, s:s, s:b, s:f, s:s}", "scope", scope, "kb", (json_int_t)kb,
-			      "method", "sampled sum", "exact", 0, "at_ms", at_ms, "phase", phase ? phase : "");
+			      "method", method, "exact", 0, "at_ms", at_ms, "phase", phase ? phase : "");
 	struct runrec_flat f;
 	if (tl) {
 		runrec_flat_top(tl, at_ms, &f);
@@ -196,11 +200,11 @@ static json_t *trees_json(const struct runrec_input *in, json_t *rec)
 {
 	const struct monitor_result *r = in->r;
 	const struct tree_result *d = &r->daemon;
-	uint64_t above = d->peak_rss_kb > r->idle_rss_kb ? d->peak_rss_kb - r->idle_rss_kb : 0;
+	uint64_t above = d->peak_mem_kb > r->idle_rss_kb ? d->peak_mem_kb - r->idle_rss_kb : 0;
 	json_t *daemon = json_pack(
 		"{s:i, s:I, s:I, s:I, s:f, s:s, s:I, s:i, s:i, s:b}", "pid",
 		(int)in->opts->daemon_pid, "idle_rss_kb", (json_int_t)r->idle_rss_kb, "peak_rss_kb",
-		(json_int_t)d->peak_rss_kb, "peak_above_idle_kb", (json_int_t)above, "peak_at_ms",
+		(json_int_t)d->peak_mem_kb, "peak_above_idle_kb", (json_int_t)above, "peak_at_ms",
 		d->peak_at_ms, "peak_phase", in->daemon_peak_phase ? in->daemon_peak_phase : "",
 		"hwm_kb", (json_int_t)d->hwm_kb, "max_procs", (int)d->max_procs,
 		"max_threads", (int)d->max_threads, "exited", r->daemon_exited);
@@ -219,23 +223,26 @@ static json_t *trees_json(const struct runrec_input *in, json_t *rec)
 	if (r->daemon_exited)
 		json_object_set_new(daemon, "exited_at_ms", json_real(r->daemon_exit_ms));
 	json_t *client = json_pack("{s:I, s:f, s:s, s:f, s:i, s:i, s:o}", "peak_rss_kb",
-				   (json_int_t)r->tree.peak_rss_kb, "peak_at_ms", r->tree.peak_at_ms,
+				   (json_int_t)r->tree.peak_mem_kb, "peak_at_ms", r->tree.peak_at_ms,
 				   "peak_phase", in->peak_phase ? in->peak_phase : "",
 				   "start_ms", r->client_start_ms, "max_procs", (int)r->tree.max_procs,
 				   "max_threads", (int)r->tree.max_threads, "samples",
 				   samples_json(&r->tree.tl, in->opts->interval_ms, NULL));
+	json_object_set_new(client, "mem_method", json_string(r->tree.mem_method));
+	json_object_set_new(daemon, "mem_method", json_string(d->mem_method));
 	/* the record's sampled peak is both trees summed at one sample, with that sample's phases */
 	json_t *sum = json_object_get(rec, "summary");
 	json_object_set_new(sum, "peak_tree_rss_kb", json_integer((json_int_t)r->combined_peak_kb));
 	json_object_set_new(sum, "peak_at_ms", json_real(r->combined_peak_at_ms));
 	json_object_set_new(sum, "peak_phase", json_string(in->combined_peak_phase ? in->combined_peak_phase : ""));
 	json_t *peaks = json_object_get(rec, "peaks");
-	json_t *dp = sampled_peak_json("daemon", d->peak_rss_kb, d->peak_at_ms, in->daemon_peak_phase, &d->tl);
+	json_t *dp = sampled_peak_json("daemon", d->peak_mem_kb, d->mem_method, d->peak_at_ms,
+				       in->daemon_peak_phase, &d->tl);
 	json_object_set_new(dp, "idle_kb", json_integer((json_int_t)r->idle_rss_kb));
 	json_object_set_new(dp, "above_idle_kb", json_integer((json_int_t)above));
 	json_array_append_new(peaks, dp);
-	json_array_append_new(peaks, sampled_peak_json("both", r->combined_peak_kb, r->combined_peak_at_ms,
-						       in->combined_peak_phase, NULL));
+	json_array_append_new(peaks, sampled_peak_json("both", r->combined_peak_kb, "each tree's own",
+						       r->combined_peak_at_ms, in->combined_peak_phase, NULL));
 	return json_pack("{s:o, s:o}", "client", client, "daemon", daemon);
 }
 
@@ -291,8 +298,12 @@ json_t *runrec_build(const struct runrec_input *in)
 		"{s:f, s:f, s:f, s:f, s:I, s:s, s:i, s:s, s:I, s:f, s:s}", "wall_s", wall_s, "user_s",
 		user_s, "sys_s", sys_s, "cpu_pct", wall_s > 0 ? 100.0 * (user_s + sys_s) / wall_s : 0.0,
 		"peak_rss_kb", (json_int_t)proc_kb, "peak_rss_method", method, "peak_rss_pid", (int)pid,
-		"peak_rss_comm", comm, "peak_tree_rss_kb", (json_int_t)r->tree.peak_rss_kb, "peak_at_ms",
+		"peak_rss_comm", comm, "peak_tree_rss_kb", (json_int_t)r->tree.peak_mem_kb, "peak_at_ms",
 		r->tree.peak_at_ms, "peak_phase", in->peak_phase ? in->peak_phase : "");
+	/* what the samples' mem_kb, the sampled peak and every phase's memory
+	 * figures count: the record's timeline tree's (the daemon's when attached) */
+	const char *mem_method = (r->daemon_attached ? &r->daemon : &r->tree)->mem_method;
+	json_object_set_new(summary, "tree_mem_method", json_string(*mem_method ? mem_method : RUNREC_NO_METHOD));
 	if (r->cgroup_ok) {
 		json_object_set_new(summary, "cgroup_peak_kb", json_integer((json_int_t)r->cgroup_peak_kb));
 		json_object_set_new(summary, "cgroup_method", json_string(r->cgroup_method));
@@ -337,8 +348,8 @@ json_t *runrec_build(const struct runrec_input *in)
 						       r->cgroup_method, "exact", 1, "note",
 						       "includes page cache; excludes shared pages first charged elsewhere"));
 	/* with a daemon, the command's own tree is the "client" */
-	json_t *sp = sampled_peak_json(r->daemon_attached ? "client" : "tree", r->tree.peak_rss_kb,
-				       r->tree.peak_at_ms, in->peak_phase, &r->tree.tl);
+	json_t *sp = sampled_peak_json(r->daemon_attached ? "client" : "tree", r->tree.peak_mem_kb,
+				       r->tree.mem_method, r->tree.peak_at_ms, in->peak_phase, &r->tree.tl);
 	/* --interval longer than the run: the samples are the start-up one and the
 	 * one after the exit, and neither saw the command at work */
 	if (run && r->tree.samples <= 2 && (double)in->opts->interval_ms > r->wall_ms)

@@ -35,7 +35,7 @@ assert [p for p in r["peaks"] if p["scope"] == "daemon"]
 PY
 
 t "the CSV: the daemon in the seed's first three columns, the client's columns after"
-head -1 "$TMP/a.csv" | grep -q '^epoch_ms,rss_kb,rss_gib,.*,phase,client_rss_kb,' &&
+head -1 "$TMP/a.csv" | grep -q '^epoch_ms,rss_kb,rss_gib,.*,phase,tree_pss_kb,client_rss_kb,' &&
 	awk -F, 'NR>1 && $2 < 40000 {bad=1} END{exit bad}' "$TMP/a.csv" && ok || fail "$(head -2 "$TMP/a.csv")"
 
 t "log lines without timestamps are dated on arrival; --probe-time arrival ignores stamps"

@@ -70,8 +70,8 @@ th=$(jget "$TMP/t.json" summary.max_threads)
 
 t "CSV: header with the seed's first three columns, rows whole"
 "$P" run -q --no-save --interval 20 --csv "$TMP/f.csv" -- "$W" alloc:16 sleep:200
-head -1 "$TMP/f.csv" | grep -q '^epoch_ms,rss_kb,rss_gib,t_ms,' &&
-	awk -F, 'NR>1 && NF!=24 {bad=1} NR>1 && ($3+0) != sprintf("%.2f", $2/1048576)+0 {bad=1} END{exit bad}' "$TMP/f.csv" &&
+head -1 "$TMP/f.csv" | grep -Eq '^epoch_ms,rss_kb,rss_gib,t_ms,.*,phase,tree_(cgroup|pss)_kb$' &&
+	awk -F, 'NR>1 && NF!=25 {bad=1} NR>1 && ($3+0) != sprintf("%.2f", $2/1048576)+0 {bad=1} END{exit bad}' "$TMP/f.csv" &&
 	[ "$(wc -l <"$TMP/f.csv")" -ge 5 ] && ok || fail "$(head -3 "$TMP/f.csv")"
 
 t "CSV seed format: exactly epoch_ms,rss_kb,rss_gib, no header"

@@ -22,7 +22,7 @@ static void test_timeline_keeps_spike_and_totals(void **state)
 	for (int i = 0; i < 100000; i++) {
 		struct sample s = { 0 };
 		s.t_ms = i;
-		s.rss_kb = i == 77777 ? 1 << 30 : 1000 + (uint64_t)(i % 7);
+		s.mem_kb = i == 77777 ? 1 << 30 : 1000 + (uint64_t)(i % 7);
 		s.minflt = 3;
 		faults += 3;
 		timeline_push(&tl, &s);
@@ -31,8 +31,8 @@ static void test_timeline_keeps_spike_and_totals(void **state)
 	assert_true(tl.n <= 64);
 	uint64_t max = 0, sum = 0;
 	for (size_t i = 0; i < tl.n; i++) {
-		if (tl.rows[i].rss_kb > max)
-			max = tl.rows[i].rss_kb;
+		if (tl.rows[i].mem_kb > max)
+			max = tl.rows[i].mem_kb;
 		sum += tl.rows[i].minflt;
 	}
 	assert_int_equal(max, 1 << 30);
@@ -85,16 +85,20 @@ static void test_csv_rows(void **state)
 	assert_int_equal(n, strlen("1771368527742,212987636,203.12\n"));
 	assert_string_equal(buf, "1771368527742,212987636,203.12\n");
 	strcpy(s.phase, "pin_abc");
+	s.mem_kb = 5;
 	n = csv_format_row(CSV_FULL, &s, NULL, buf, sizeof buf);
 	assert_true(n > 0 && buf[n - 1] == '\n');
 	int commas = 0;
 	for (size_t i = 0; i < n; i++)
 		commas += buf[i] == ',';
+	char header[1024];
+	assert_true(csv_format_header(SAMPLE_MEM_CGROUP, false, header, sizeof header) > 0);
+	assert_non_null(strstr(header, ",phase,tree_cgroup_kb\n"));
 	int header_commas = 0;
-	for (const char *p = csv_header; *p; p++)
+	for (const char *p = header; *p; p++)
 		header_commas += *p == ',';
 	assert_int_equal(commas, header_commas);
-	assert_non_null(strstr(buf, ",pin_abc\n"));
+	assert_non_null(strstr(buf, ",pin_abc,5\n"));
 	/* a row cut by a small buffer still ends with a newline */
 	n = csv_format_row(CSV_FULL, &s, NULL, buf, 20);
 	assert_int_equal(buf[n - 1], '\n');
