@@ -504,8 +504,8 @@ static void start_clock(struct loop *l)
 /* How a side's memory is counted, each page once: the usage of the cgroup
  * perfhunt made for it (one pread per sample), else the sum of its members'
  * PSS, read within a tenth of the interval per sample (at most --pss's 20
- * ms) unless --pss asked for them all; without smaps_rollup, a member counts
- * by its RSS. */
+ * ms) once 8 members are read; without smaps_rollup, a member counts by its
+ * RSS. */
 static void choose_mem(struct loop *l, struct side *sd, const struct cgroup *cg)
 {
 	struct tree_result *res = sd->res;

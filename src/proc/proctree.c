@@ -576,19 +576,29 @@ bool proctree_was_member(const struct proctree *t, pid_t pid)
 	return false;
 }
 
-/* One member's smaps_rollup; false when the time budget that began at t0_ns is spent. */
-static bool read_pss(struct proctree *t, struct proctree_proc *p, int64_t t0_ns)
+/* A sample reads this many members' smaps_rollup whatever the budget: a sum
+ * that mixes readings from before and after a fork (a child's share beside
+ * its parent's stale whole) is off by the shared pages, so a small tree is
+ * always read whole. */
+#define PSS_MIN_READS 8
+
+/* One member's smaps_rollup. */
+static void read_pss(struct proctree *t, struct proctree_proc *p)
 {
 	char buf[2048];
 	ssize_t r = read_file(t, p, F_SMAPS, buf, sizeof(buf));
 	if (r > 0 && procfs_parse_smaps_rollup(buf, (size_t)r, &p->pss_kb) == 0) {
 		p->pss_read = true;
-		p->pss_changes = t->mem_changes;
 		p->pss_unreadable = false;
+		p->pss_changes = t->mem_changes;
 	} else if (r != 0 && !p->pss_read) {
 		p->pss_unreadable = true; /* refused, or a kernel without smaps_rollup */
 	}
-	return clock_mono_ns() - t0_ns <= t->pss_budget_ns;
+}
+
+static bool pss_go_on(const struct proctree *t, int64_t t0_ns, size_t reads)
+{
+	return reads < PSS_MIN_READS || clock_mono_ns() - t0_ns <= t->pss_budget_ns;
 }
 
 /* PSS within a time budget: smaps_rollup walks every mapping (35 ms on 10
@@ -598,19 +608,22 @@ static bool read_pss(struct proctree *t, struct proctree_proc *p, int64_t t0_ns)
  * never read go first (a child just forked shares its parent's pages, and
  * adds nothing until it is read: 0, never its RSS); then the rest in turn
  * from where the last sample stopped, each keeping its last reading
- * meanwhile. At least one member is read in a sample that reads any. */
+ * meanwhile. */
 static void sample_pss(struct proctree *t, struct proctree_totals *out)
 {
 	int64_t t0 = clock_mono_ns();
-	size_t n = t->nprocs, done = 0;
-	bool more = true;
-	for (size_t k = 0; k < n && more; k++)
-		if (!t->procs[k]->pss_read && !t->procs[k]->pss_unreadable)
-			more = read_pss(t, t->procs[k], t0);
-	for (; more && done < n; done++) {
+	size_t n = t->nprocs, done = 0, reads = 0;
+	for (size_t k = 0; k < n && pss_go_on(t, t0, reads); k++)
+		if (!t->procs[k]->pss_read && !t->procs[k]->pss_unreadable) {
+			read_pss(t, t->procs[k]);
+			reads++;
+		}
+	for (; done < n && pss_go_on(t, t0, reads); done++) {
 		struct proctree_proc *p = t->procs[(t->pss_rr + done) % n];
-		if (p->pss_changes != t->mem_changes || !p->pss_read)
-			more = read_pss(t, p, t0);
+		if (p->pss_changes != t->mem_changes || !p->pss_read) {
+			read_pss(t, p);
+			reads++;
+		}
 	}
 	t->pss_rr = (t->pss_rr + done) % n;
 	for (size_t k = 0; k < n; k++) {
