@@ -3,6 +3,7 @@
  */
 #include "profile/profiler.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -26,6 +28,7 @@ struct profiler {
 	pid_t keeper;                 /* perf's parent, in its own process group */
 	int pids_fd, ctl_fd, ack_fd, done_fd;
 	bool attached, stopped;
+	int dir_fd;                   /* the directory, flock'ed while it is ours */
 	char dir[PATH_MAX];
 	char data[PATH_MAX + 16], log[PATH_MAX + 16], script_log[PATH_MAX + 16];
 };
@@ -225,22 +228,65 @@ static void log_reason(const char *path, char *buf, size_t n)
 	each_log_line(path, reason_line, &r);
 }
 
-static void remove_files(struct profiler *p)
-{
-	unlink(p->data);
-	char old[PATH_MAX + 24];
-	snprintf(old, sizeof(old), "%s.old", p->data);
-	unlink(old);
-	unlink(p->log);
-	unlink(p->script_log);
-	rmdir(p->dir);
-}
-
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
+}
+
+/* Every file perf and perfhunt put in a profile's directory. */
+static const char *const profile_files[] = { "perf.data", "perf.data.old", "record.log", "script.log" };
+
+/* Removes the directory name in the one open as dir_fd (files first). */
+static void remove_dir(int parent_fd, const char *name, int dir_fd)
+{
+	for (size_t i = 0; i < sizeof(profile_files) / sizeof(profile_files[0]); i++)
+		unlinkat(dir_fd, profile_files[i], 0);
+	unlinkat(parent_fd, name, AT_REMOVEDIR);
+}
+
+static void remove_files(struct profiler *p)
+{
+	if (p->dir_fd >= 0)
+		remove_dir(AT_FDCWD, p->dir, p->dir_fd);
+	close_fd(&p->dir_fd);
+}
+
+/* Stale profiles: a perfhunt killed (SIGKILL) during --profile leaves its
+ * directory and perf.data (megabytes a second) behind. As with stale
+ * cgroups (proc/cgroup.c), the next start removes them: a directory named
+ * for a PID that no longer exists, whose lock nobody holds, and that is
+ * ours. The PID spares one being made (locked a moment later); the lock
+ * spares one of a perfhunt in another PID namespace sharing the directory;
+ * a reused PID only keeps a stale one until that process ends. */
+int profiler_reap_stale(const char *tmp)
+{
+	static const char prefix[] = "perfhunt-profile-";
+	DIR *d = opendir(tmp);
+	if (!d)
+		return 0;
+	int removed = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		if (strncmp(de->d_name, prefix, sizeof(prefix) - 1))
+			continue;
+		long pid = strtol(de->d_name + sizeof(prefix) - 1, &end, 10);
+		if (pid <= 0 || *end != '-' || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			remove_dir(dirfd(d), de->d_name, fd);
+			removed++;
+		}
+		close(fd);
+	}
+	closedir(d);
+	return removed;
 }
 
 /* The keeper ends after perf: its "done" pipe reads EOF. It is not our child
@@ -268,11 +314,20 @@ int profiler_prepare(struct profiler **out, struct profiler_info *info, struct e
 	if (!p)
 		return err_set(e, "profile not recorded: out of memory");
 	p->keeper = -1;
-	p->pids_fd = p->ctl_fd = p->ack_fd = p->done_fd = -1;
+	p->pids_fd = p->ctl_fd = p->ack_fd = p->done_fd = p->dir_fd = -1;
 	const char *tmp = getenv("TMPDIR");
-	snprintf(p->dir, sizeof(p->dir), "%s/perfhunt-profile-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(p->dir)) {
-		err_sys(e, "profile not recorded: cannot make a directory in %s", tmp && *tmp ? tmp : "/tmp");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	profiler_reap_stale(tmp);
+	snprintf(p->dir, sizeof(p->dir), "%s/perfhunt-profile-%d-XXXXXX", tmp, (int)getpid());
+	if (!mkdtemp(p->dir) ||
+	    (p->dir_fd = open(p->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    flock(p->dir_fd, LOCK_EX) < 0) {
+		err_sys(e, "profile not recorded: cannot make a directory in %s", tmp);
+		if (p->dir_fd >= 0)
+			remove_files(p);
+		else
+			rmdir(p->dir);
 		free(p);
 		return -1;
 	}

@@ -49,6 +49,9 @@ int profiler_attach(struct profiler *p, const pid_t *pids, size_t n, struct err 
 int profiler_stop(struct profiler *p, struct err *e);
 /* Runs perf script over the file, feeding every line to ps. */
 int profiler_script(struct profiler *p, struct perfscript *ps, struct profiler_info *info, struct err *e);
+/* Removes the profile directories in tmp that a perfhunt killed during
+ * --profile left behind (profiler_prepare calls it); returns how many. */
+int profiler_reap_stale(const char *tmp);
 /* Stops perf if it runs, removes its files. NULL is fine. */
 void profiler_free(struct profiler *p);
 

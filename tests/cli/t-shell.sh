@@ -87,9 +87,11 @@ start_bg() {
 lock_history() {
 	rm -f release locked
 	(echo 'BEGIN EXCLUSIVE;'; echo "select 'locked';"; while [ ! -e release ]; do sleep 0.05; done; echo 'COMMIT;') |
-		sqlite3 "$PERFHUNT_DB" >locked & LOCKER=$!
-	wait_for 'grep -q locked locked'
+		sqlite3 -bail -cmd '.timeout 10000' "$PERFHUNT_DB" >locked & LOCKER=$!
+	wait_for 'grep -q locked locked' || echo "# the history could not be locked"
 }
+# held: the lock was taken (else the case would not test what it says)
+held() { grep -q locked locked || { fail "the history could not be locked"; return 1; }; }
 runs() { sql "$PERFHUNT_DB" "select count(*) from runs"; }
 
 if command -v sqlite3 >/dev/null; then
@@ -105,7 +107,7 @@ kill -TERM $MP
 wait_for '[ -s w.json ]' # written; storing it waits on the lock
 kill -TERM $MP
 touch release; wait $M; st=$?; wait $LOCKER
-not_hung $st && expect_status 0 $st && [ "$(jget w.json ended)" = "stopped by SIGTERM" ] &&
+held && not_hung $st && expect_status 0 $st && [ "$(jget w.json ended)" = "stopped by SIGTERM" ] &&
 	check "runs stored: $before before, $(runs) after" [ "$(runs)" = $((before + 1)) ] && ok
 
 t "run: SIGTERM forwarded, a second one while the run is being stored does not lose it (exit 143)"
@@ -117,7 +119,7 @@ kill -TERM $MP
 wait_for '[ -s r.json ]'
 kill -TERM $MP
 touch release; wait $M; st=$?; wait $LOCKER
-not_hung $st && expect_status 143 $st && [ "$(jget r.json exit.signal_name)" = SIGTERM ] &&
+held && not_hung $st && expect_status 143 $st && [ "$(jget r.json exit.signal_name)" = SIGTERM ] &&
 	check "runs stored: $before before, $(runs) after" [ "$(runs)" = $((before + 1)) ] && ok
 
 t "watch: a third signal while the run is being stored ends perfhunt as that signal does"
@@ -130,7 +132,7 @@ wait_for '[ -s w.json ]'
 kill -TERM $MP; kill -HUP $MP # two signals (distinct, so they cannot merge into one)
 wait $M; st=$?; touch release; wait $LOCKER
 # (pending together, they are delivered lowest number first: either ends it)
-not_hung $st && check "exit status $st, expected 129 or 143" [ $st = 129 -o $st = 143 ] && ok
+held && not_hung $st && check "exit status $st, expected 129 or 143" [ $st = 129 -o $st = 143 ] && ok
 
 t "two 'perfhunt stop ID' at once: one stops and prints, the other says so and exits 1; the run is stored"
 before=$(runs)
@@ -140,7 +142,7 @@ timeout "$LIMIT" "$P" stop "$id" 2>s1 & A=$!
 timeout "$LIMIT" "$P" stop "$id" 2>s2 & B=$!
 wait_for 'grep -q "already being stopped" s1 s2'
 touch release; wait $A; sa=$?; wait $B; sb=$?; wait $LOCKER
-not_hung $sa && not_hung $sb &&
+held && not_hung $sa && not_hung $sb &&
 	check "statuses $sa and $sb, expected 0 and 1 in some order" [ "$((sa + sb))" = 1 ] &&
 	if [ $sa = 0 ]; then win=s1 lose=s2; else win=s2 lose=s1; fi &&
 	expect_grep 'stopped by SIGTERM' $win &&
@@ -150,6 +152,30 @@ kill $T; wait $T 2>/dev/null
 else
 	for c in "watch: a second SIGTERM while storing" "run: a second SIGTERM while storing" "watch: a third signal" \
 		"two stops at once"; do t "$c"; skip "no sqlite3 to hold the history's lock"; done
+fi
+
+t "SIGKILL during --profile: the next --profile removes the perf.data left behind"
+mkdir -p pt && chmod 700 pt
+start_bg env TMPDIR="$TMP/pt" "$P" run -q --no-save --profile -- "$W" pidfile:spin.pid spin:5000
+if ! wait_for 'ls pt/perfhunt-profile-*/perf.data' || ! wait_for '[ -s spin.pid ]'; then
+	wait $M; skip "no profile started here: $(head -1 err)"
+else
+	kill -KILL $MP; wait $M; kill "$(cat spin.pid)"
+	left=$(ls -d pt/perfhunt-profile-* 2>/dev/null)
+	# beside it: one of a live perfhunt (this shell's PID stands in), one
+	# of a dead PID that another user owns; both are kept
+	true & dead=$!; wait $dead
+	mkdir pt/perfhunt-profile-$$-live00 pt/perfhunt-profile-$dead-other
+	: >pt/perfhunt-profile-$$-live00/perf.data
+	: >pt/perfhunt-profile-$dead-other/perf.data
+	chown -R nobody pt/perfhunt-profile-$dead-other 2>/dev/null
+	TMPDIR="$TMP/pt" timeout "$LIMIT" "$P" run -q --no-save --profile -- true 2>err; st=$?
+	not_hung $st && expect_status 0 $st && check "the killed run left no directory (nothing to remove)" [ -n "$left" ] &&
+		check "still there: $left" [ ! -e "$left" ] &&
+		check "a live perfhunt's directory was removed" [ -e pt/perfhunt-profile-$$-live00/perf.data ] &&
+		if [ "$(stat -c %u pt/perfhunt-profile-$dead-other)" != "$(id -u)" ]; then
+			check "another user's directory was removed" [ -e pt/perfhunt-profile-$dead-other/perf.data ]
+		fi && ok
 fi
 
 done_testing
