@@ -32,6 +32,7 @@
 #include "stats/stats.h"
 #include "store/store.h"
 #include "store/store_series.h"
+#include "util/fsafe.h"
 #include "util/parse.h"
 #include "util/quote.h"
 #include "util/units.h"
@@ -822,7 +823,11 @@ static int history_site(int argc, char **argv)
 	if ((status = history_detect_load(st, o, &series, &n, &ctx, since, sizeof(since))) != PH_EXIT_OK)
 		goto out;
 	char *runs_dir = xasprintf("%s/runs", dir);
-	int rc = history_site_mkdir(dir, &e) || history_site_mkdir(runs_dir, &e) ? -1 : 0;
+	/* checked before anything is made: another user's link as DIR must
+	 * not get a runs/ made in its target first */
+	int rc = fsafe_check_output(runs_dir, &e) || history_site_mkdir(dir, &e) || history_site_mkdir(runs_dir, &e)
+			 ? -1
+			 : 0;
 	free(runs_dir);
 	starts = xcalloc(n + 1, sizeof(*starts));
 	size_t nbench = report_site_benches(series, n, starts), reports = 0;

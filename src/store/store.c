@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "stats/metrics.h"
@@ -318,6 +319,12 @@ int store_check_location(const char *path, struct err *e)
 {
 	if (store_is_url(path) || !strcmp(path, ":memory:"))
 		return 0;
+	/* a device, FIFO or socket is no database: SQLite would open
+	 * /dev/null and create /dev/null-journal beside it (as root, 0666) */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return err_set(e, "refusing the history database '%s': not a regular file (%s); set "
+			       "PERFHUNT_DB to a file's path", path, fsafe_kind(st.st_mode));
 	struct err why;
 	char entry[PATH_MAX];
 	if (fsafe_check_path(path, FSAFE_TRUSTED_NO_STICKY, entry, sizeof(entry), &why) == 0)

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "util/dynlib.h"
+#include "util/fsafe.h"
 #include "util/xalloc.h"
 
 #define DB(s) ((sqlite3 *)(s)->conn)
@@ -239,8 +240,12 @@ static int sq_mkdirs(char *dir, struct err *e)
 		if (rc)
 			return rc;
 	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-		return err_sys(e, "cannot create directory '%s' for the history database", dir);
+	if (mkdir(dir, 0700) != 0) {
+		if (errno != EEXIST)
+			return err_sys(e, "cannot create directory '%s' for the history database", dir);
+		return 0;
+	}
+	fsafe_sudo_adopt(dir);
 	return 0;
 }
 
@@ -568,6 +573,14 @@ static int sq_connect(struct store *s, int create, struct err *e)
 		if (!wal)
 			return rc ? -1 /* e says why */
 				  : err_set(e, "history database '%s': cannot switch to WAL mode", s->path);
+		if (created) { /* a new history in a sudo user's .perfhunt/ is theirs, with its WAL */
+			static const char *const sfx[] = { "", "-wal", "-shm" };
+			for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+				char *f = xasprintf("%s%s", s->target, sfx[i]);
+				fsafe_sudo_adopt(f);
+				free(f);
+			}
+		}
 	}
 	if (sq_exec(s, "PRAGMA foreign_keys = ON", "opening", e) ||
 	    sq_exec(s, "PRAGMA temp_store = MEMORY", "opening", e))

@@ -11,19 +11,63 @@
 #include <string.h>
 #include <unistd.h>
 
+/* An id from the environment (SUDO_UID, SUDO_GID): 0, or -1 when unset or
+ * not a plain number. */
+static int fsafe_env_id(const char *name, unsigned long *v)
+{
+	const char *s = getenv(name);
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	char *end;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return !*end && errno == 0 && *v <= UINT32_MAX - 1 ? 0 : -1;
+}
+
+/* The user who ran `sudo perfhunt`: 0 when we are root and $SUDO_UID names
+ * another user; the group from $SUDO_GID, else that user's own. */
+static int fsafe_sudo_user(uid_t *uid, gid_t *gid)
+{
+	unsigned long u, g;
+	if (geteuid() != 0 || fsafe_env_id("SUDO_UID", &u) < 0 || u == 0)
+		return -1;
+	*uid = (uid_t)u;
+	if (fsafe_env_id("SUDO_GID", &g) == 0) {
+		*gid = (gid_t)g;
+	} else {
+		struct passwd *pw = getpwuid(*uid);
+		*gid = pw ? pw->pw_gid : (gid_t)-1;
+	}
+	return 0;
+}
+
 bool fsafe_uid_trusted(uid_t uid)
 {
-	uid_t me = geteuid();
+	uid_t me = geteuid(), sudo;
+	gid_t gid;
 	if (uid == me || uid == 0)
 		return true;
 	/* `sudo perfhunt run` in your own work tree: your files are not a trap. */
-	const char *sudo = me == 0 ? getenv("SUDO_UID") : NULL;
-	if (!sudo || *sudo < '0' || *sudo > '9')
-		return false;
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(sudo, &end, 10);
-	return !*end && errno == 0 && v == (unsigned long)uid;
+	return fsafe_sudo_user(&sudo, &gid) == 0 && sudo == uid;
+}
+
+void fsafe_sudo_adopt(const char *path)
+{
+	uid_t uid;
+	gid_t gid;
+	if (fsafe_sudo_user(&uid, &gid) < 0)
+		return;
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	struct stat st;
+	if (stat(dir, &st) == 0 && st.st_uid == uid) {
+		int rc = lchown(path, uid, gid);
+		(void)rc; /* refused: it stays root's, readable through sudo as before */
+	}
 }
 
 /* A group we are in: its other members are people we chose to share with. */
@@ -46,6 +90,18 @@ static void fsafe_owner(uid_t uid, char *buf, size_t n)
 		snprintf(buf, n, "%s (uid %u)", pw->pw_name, (unsigned)uid);
 	else
 		snprintf(buf, n, "uid %u", (unsigned)uid);
+}
+
+const char *fsafe_kind(mode_t mode)
+{
+	return S_ISREG(mode)    ? "a regular file"
+	       : S_ISDIR(mode)  ? "a directory"
+	       : S_ISCHR(mode)  ? "a character device"
+	       : S_ISBLK(mode)  ? "a block device"
+	       : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISSOCK(mode) ? "a socket"
+	       : S_ISLNK(mode)  ? "a symbolic link"
+				: "not a regular file";
 }
 
 const char *fsafe_problem(const struct stat *st, enum fsafe_rule rule, char *buf, size_t n)

@@ -22,6 +22,13 @@
  * as root under sudo, the user who ran sudo ($SUDO_UID). */
 bool fsafe_uid_trusted(uid_t uid);
 
+/* Under sudo (root with $SUDO_UID of another user): gives path, just made,
+ * to that user ($SUDO_GID's group, else theirs) when the directory holding
+ * it is theirs, so what perfhunt makes in their tree (.perfhunt/, its
+ * history) stays theirs rather than locking them out as root's 0700. Does
+ * nothing otherwise. */
+void fsafe_sudo_adopt(const char *path);
+
 enum fsafe_rule {
 	/* owned by a trusted uid; writable by no other user (group or world),
 	 * except a sticky directory such as /tmp */
@@ -32,6 +39,10 @@ enum fsafe_rule {
 	/* not a symlink, owned by our effective uid, no group or other bits */
 	FSAFE_PRIVATE,
 };
+
+/* What a file of this mode is, in words: "a character device", "a FIFO",
+ * "a directory", "a regular file" ... (static strings). */
+const char *fsafe_kind(mode_t mode);
 
 /* NULL when st (from lstat) passes rule; otherwise buf, filled with what is
  * wrong in words ("owned by nobody (uid 65534)", "writable by other users

@@ -119,4 +119,62 @@ if command -v dash >/dev/null; then
 		expect_grep '^fd=[4-9]$' out && check "phase p" [ "$(jget fd3.json phases.0.name)" = p ] && ok
 else skip "no dash"; fi
 
+# --- files: devices, other users' links, reports, sudo -----------------------------------
+for dev in /dev/null /dev/zero; do
+	t "PERFHUNT_DB=$dev is refused (not a regular file); no $dev-journal is made"
+	if [ -e "$dev-journal" ]; then skip "$dev-journal exists already"; continue; fi
+	PERFHUNT_DB=$dev timeout 20 "$P" run -- "$W" out:RAN >out 2>err; st=$?
+	PERFHUNT_DB=$dev timeout 20 "$P" history list >out2 2>err2; st2=$?
+	made=0; [ -e "$dev-journal" ] && { made=1; rm -f "$dev-journal"; }
+	expect_status 2 $st && expect_status 1 $st2 && check "$dev-journal made" [ $made = 0 ] &&
+		expect_grep "refusing the history database '$dev': not a regular file \(a character device\)" err &&
+		expect_grep 'not a regular file' err2 && expect_no_grep RAN out && ok
+done
+
+t "PERFHUNT_DB naming a FIFO: refused at once, never blocks"
+mkfifo db.fifo
+PERFHUNT_DB=$TMP/db.fifo timeout 20 "$P" history list >out 2>err; st=$?
+expect_status 1 $st && expect_grep 'not a regular file \(a FIFO\)' err && ok
+
+t "history site DIR, DIR another user's link: refused before anything is made in its target"
+if [ $ROOT = 1 ]; then
+	mkdir -p sitedb target && ln -s target planted && chown -h 65534:65534 planted
+	PERFHUNT_DB=$TMP/sitedb/h.db "$P" history import base.json >/dev/null 2>&1
+	PERFHUNT_DB=$TMP/sitedb/h.db timeout 60 "$P" history site planted >out 2>err; st=$?
+	expect_status 1 $st && expect_grep "refusing to write 'planted/runs': .* is owned by nobody" err &&
+		check "made in the target: $(ls target)" [ -z "$(ls target)" ] && ok
+else skip "not root: cannot plant another user's link"; fi
+
+t "report @last and report - are named after the run; a report.html of the user's is left alone"
+mkdir -p rep && echo mine >rep/report.html
+(cd rep && PERFHUNT_DB=$TMP/sitedb/h.db timeout 30 "$P" report @last && timeout 30 "$P" report - <../base.json) \
+	>out 2>err; st=$?
+id=$(PERFHUNT_DB=$TMP/sitedb/h.db "$P" history list 2>/dev/null | awk 'NR == 2 { print $1 }')
+stamp=$(jget base.json started_at | tr -cd '0-9TZ')
+expect_status 0 $st && check "rep/report-$id.html: $(ls rep)" [ -s "rep/report-$id.html" ] &&
+	check "rep/report-$stamp.html: $(ls rep)" [ -s "rep/report-$stamp.html" ] &&
+	check "report.html untouched" [ "$(cat rep/report.html)" = mine ] && ok
+
+t "report's default output never replaces a file perfhunt did not write; -o does, a page of ours is rewritten"
+cp base.json mine.json && echo mine >mine.html
+timeout 30 "$P" report mine.json >out 2>err; st=$?
+expect_status 2 $st && expect_grep "refusing to overwrite 'mine.html': perfhunt did not write it \(name it with -o" err &&
+	check "mine.html untouched" [ "$(cat mine.html)" = mine ] &&
+	timeout 30 "$P" report -o mine.html mine.json 2>err && expect_grep 'generator' mine.html &&
+	timeout 30 "$P" report mine.json 2>err && ok
+
+t "sudo (root with SUDO_UID) in the user's work tree: .perfhunt/ and its history are the user's, who can use them"
+if [ $CAN_NOBODY = 1 ]; then
+	chmod 755 "$TMP"
+	mkdir -p urepo/.git && chown -R 65534:65534 urepo
+	(cd urepo && env -u PERFHUNT_DB SUDO_UID=65534 SUDO_GID=65534 timeout 30 "$P" run -q -- true) >out 2>err; st=$?
+	expect_status 0 $st && check ".perfhunt owner: $(stat -c '%u:%g %a' urepo/.perfhunt)" \
+		[ "$(stat -c '%u:%g %a' urepo/.perfhunt)" = "65534:65534 700" ] &&
+		check "history.db owner: $(stat -c %u urepo/.perfhunt/history.db)" [ "$(stat -c %u urepo/.perfhunt/history.db)" = 65534 ] &&
+		(cd urepo && setpriv --reuid=65534 --regid=65534 --clear-groups env -u PERFHUNT_DB HOME="$TMP/urepo" \
+			timeout 30 "$P" run -q -- true) 2>err && expect_no_grep . err &&
+		check "two runs listed by the user" [ "$(cd urepo && setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env -u PERFHUNT_DB HOME="$TMP/urepo" "$P" history list 2>/dev/null | grep -c ' true$')" = 2 ] && ok
+else skip "not root or no setpriv"; fi
+
 done_testing
