@@ -1,4 +1,4 @@
-/* bench_csv: RFC 4180 rows, columns decided before the first row.
+/* bench_csv: RFC 4180 rows (util/escape's fields), columns decided before the first row.
  *
  * Two passes: the first collects every parameter and metric name in order
  * of first appearance (runs of different commands may have different
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "stats/metrics.h"
+#include "util/escape.h"
 #include "util/xalloc.h"
 
 struct names {
@@ -38,17 +39,7 @@ static void field(FILE *out, const char *s, bool first)
 {
 	if (!first)
 		fputc(',', out);
-	if (!s[strcspn(s, ",\"\r\n")]) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	escape_csv_fputs(s, out);
 }
 
 int bench_csv_write(const json_t *rec, FILE *out, struct err *e)

@@ -1,21 +1,21 @@
 /* bench_markdown: hyperfine's markdown table, plus perfhunt's peak RSS column.
  *
  * One row per command, relative to the fastest by mean wall time; commands
- * are code spans, with backquotes and pipes kept from breaking the cell.
+ * are code spans, other cells text, both escaped by util/escape.
  */
 #include "export/bench_markdown.h"
 
 #include "export/bench_text.h"
 #include "stats/bench_record.h"
+#include "util/escape.h"
 
 static void cell(FILE *out, const char *s, bool code)
 {
 	fputs(code ? "| `" : "| ", out);
-	for (; *s; s++) {
-		if (*s == '|' || *s == '\\')
-			fputc('\\', out);
-		fputc(*s == '\n' ? ' ' : *s == '`' && code ? '\'' : *s, out);
-	}
+	if (code)
+		escape_markdown_code(s, out);
+	else
+		escape_markdown(s, out);
 	fputs(code ? "` " : " ", out);
 }
 

@@ -1,33 +1,29 @@
 /* compare_markdown: the comparison as a markdown table plus the phase list.
  *
  * Cells come from compare_text_cells so numbers match the terminal exactly;
- * "|" in names (phase names come from the program) is escaped so a phase
- * cannot break the table.
+ * every text goes through util/escape (phase names come from the program), so
+ * a phase can neither break the table nor put HTML in a pull request.
  */
 #include "export/compare_markdown.h"
 
 #include <math.h>
 
 #include "export/compare_text.h"
+#include "util/escape.h"
 
 void compare_markdown_cell(FILE *out, const char *s)
 {
 	fputs("| ", out);
-	for (; *s; s++) {
-		if (*s == '|' || *s == '\\')
-			fputc('\\', out);
-		fputc(*s == '\n' ? ' ' : *s, out);
-	}
+	escape_markdown(s, out);
 	fputc(' ', out);
 }
 
-/* s as inline code: frame names hold "__" and "*", which markdown would
- * read as emphasis; a backtick or a line break inside becomes a quote or a space. */
+/* s as inline code: frame names hold "__" and "*", which markdown would read as
+ * emphasis, and a label is a path; escape_markdown_code keeps the span closed. */
 static void code_span(FILE *out, const char *s)
 {
 	fputc('`', out);
-	for (; *s; s++)
-		fputc(*s == '`' ? '\'' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
+	escape_markdown_code(s, out);
 	fputc('`', out);
 }
 
@@ -36,11 +32,11 @@ int compare_markdown_write(const struct comparison *c, const char *base_label, c
 {
 	char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL], buf[64], buf2[64], note[512];
 	fputs("## perfhunt compare\n\n", out);
-	fputs("Base: `", out);
-	fputs(base_label, out);
-	fprintf(out, "` (%zu runs), new: `", c->base_runs);
-	fputs(new_label, out);
-	fprintf(out, "` (%zu runs); threshold %g %%, alpha %g.\n\n", c->new_runs, c->threshold * 100, c->alpha);
+	fputs("Base: ", out);
+	code_span(out, base_label);
+	fprintf(out, " (%zu runs), new: ", c->base_runs);
+	code_span(out, new_label);
+	fprintf(out, " (%zu runs); threshold %g %%, alpha %g.\n\n", c->new_runs, c->threshold * 100, c->alpha);
 	for (int k = 0; k < COMPARE_TEXT_COLS; k++)
 		compare_markdown_cell(out, compare_text_titles[k]);
 	fputs("|\n|:--|--:|--:|--:|--:|--:|:--|:--|\n", out);

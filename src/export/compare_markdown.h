@@ -13,7 +13,7 @@
 /* Writes the markdown document to out; -1 when writing failed. */
 int compare_markdown_write(const struct comparison *c, const char *base_label, const char *new_label,
 			   FILE *out);
-/* Writes "| " and s escaped for a table cell ('|' and '\\' escaped, newlines as spaces). */
+/* Writes "| " and s as escape_markdown writes a table cell's text. */
 void compare_markdown_cell(FILE *out, const char *s);
 
 #endif

@@ -1,6 +1,7 @@
 /* detect_markdown: history detect as markdown — one table row per change
  * point (cells escaped by compare_markdown_cell, numbers from compare_text,
- * as on the terminal), then the bisect lines in a code block.
+ * as on the terminal), then the bisect lines in a code block whose fence no
+ * benchmark command can close.
  */
 #include "export/detect_markdown.h"
 
@@ -10,6 +11,24 @@
 #include "export/compare_markdown.h"
 #include "export/compare_text.h"
 #include "export/detect_text.h"
+
+/* The longest run of '`' in s. */
+static size_t longest_backquotes(const char *s)
+{
+	size_t best = 0, run = 0;
+	for (; *s; s++) {
+		run = *s == '`' ? run + 1 : 0;
+		best = run > best ? run : best;
+	}
+	return best;
+}
+
+static void fence_line(FILE *out, size_t fence, const char *info)
+{
+	while (fence--)
+		fputc('`', out);
+	fprintf(out, "%s\n", info);
+}
 
 int detect_markdown_write(const struct detect_series *s, size_t n, const struct detect_context *c, FILE *out)
 {
@@ -47,22 +66,34 @@ int detect_markdown_write(const struct detect_series *s, size_t n, const struct 
 			fputs("|\n", out);
 		}
 	}
-	int header = 0;
-	for (size_t i = 0; i < n; i++) {
-		for (size_t k = 0; k < s[i].cp.n; k++) {
-			char *start, *run;
-			if (!detect_text_bisect(&s[i], k, &start, &run))
-				continue;
-			if (!header)
-				fputs("\nTo find the commit of each regression (runs were not taken at every commit):\n\n```sh\n",
-				      out);
-			header = 1;
-			fprintf(out, "%s\n%s\n", start, run);
-			free(start);
-			free(run);
+	/* The fence is longer than any run of backquotes in the lines (a benchmark's
+	 * command is the user's text): nothing in them can close the block. */
+	size_t fence = 3;
+	for (int pass = 0; pass < 2; pass++) {
+		bool header = false;
+		for (size_t i = 0; i < n; i++) {
+			for (size_t k = 0; k < s[i].cp.n; k++) {
+				char *start, *run;
+				if (!detect_text_bisect(&s[i], k, &start, &run))
+					continue;
+				if (pass == 0) {
+					size_t r = longest_backquotes(run);
+					fence = r >= fence ? r + 1 : fence;
+				} else {
+					if (!header) {
+						fputs("\nTo find the commit of each regression (runs were not taken at "
+						      "every commit):\n\n", out);
+						fence_line(out, fence, "sh");
+					}
+					header = true;
+					fprintf(out, "%s\n%s\n", start, run);
+				}
+				free(start);
+				free(run);
+			}
 		}
+		if (pass == 1 && header)
+			fence_line(out, fence, "");
 	}
-	if (header)
-		fputs("```\n", out);
 	return ferror(out) ? -1 : 0;
 }

@@ -4,7 +4,9 @@
  * speedscope and inferno read: one line per stack, "frame;frame;frame COUNT",
  * root first. Each stack is rooted at the phases active at its samples
  * ("[phase:NAME]", nested ones joined by '+', or "[no phase]"), so a flame
- * graph splits by phase at once. The record's bound applies: past it, "[other]".
+ * graph splits by phase at once; '%', ';' and control bytes of a name are %XX
+ * (util/escape's escape_frame), so a name never makes frames or lines of its
+ * own. The record's bound applies: past it, "[other]".
  */
 #ifndef PERFHUNT_PROFILE_FOLDED_H
 #define PERFHUNT_PROFILE_FOLDED_H

@@ -20,6 +20,7 @@
 #include "export/phases_text.h"
 #include "export/report_chart.h"
 #include "export/summary.h"
+#include "util/escape.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
@@ -557,7 +558,8 @@ static const char *report_run_phase_href(void *arg, const char *frame)
 		size_t start = end;
 		while (start > 0 && names[start - 1] != '+')
 			start--;
-		char *name = xstrndup(names + start, end - start);
+		char *name = xmalloc(end - start + 1); /* the frame's names are escape_frame's */
+		escape_frame_decode(name, names + start, end - start);
 		const char *h = report_run_flame_href(f, name);
 		free(name);
 		if (h || start == 0)

@@ -556,8 +556,23 @@ static size_t join_names(const struct phase **m, size_t k, char *buf, size_t n)
 		if (seen)
 			continue;
 		size_t nl = strlen(m[i]->name), sep = len ? 1 : 0;
-		if (len + sep + nl + 1 > n)
-			continue; /* whole names only; a shorter one may still fit */
+		if (len + sep + nl + 1 > n) {
+			/* no room for the whole name: as much as fits, then "…" (U+2026), so the
+			 * cut shows and no phase is missing without a trace */
+			static const char more[] = "\u2026";
+			if (sep && len + 1 < n)
+				buf[len++] = '+';
+			size_t take = n - 1 - len < nl ? n - 1 - len : nl;
+			memcpy(buf + len, m[i]->name, take);
+			len += take;
+			if (n - 1 >= sizeof(more) - 1) {
+				len = n - 1 - (sizeof(more) - 1);
+				memcpy(buf + len, more, sizeof(more) - 1);
+				len += sizeof(more) - 1;
+			}
+			buf[len] = '\0';
+			break;
+		}
 		if (sep)
 			buf[len++] = '+';
 		memcpy(buf + len, m[i]->name, nl + 1);

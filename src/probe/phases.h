@@ -137,8 +137,9 @@ void phase_set_add_unparsed(struct phase_set *s, const char *stream, uint64_t li
 void phase_set_finish(struct phase_set *s, double end_ms);
 
 /* Names of the phases covering t_ms (start <= t < end; open phases cover all
- * t >= start), outermost first, each name once, joined by '+'. Only whole
- * names are written: buf gets as many as fit in n - 1 bytes. Returns strlen(buf). */
+ * t >= start), outermost first, each name once, joined by '+'. What does not
+ * fit in n - 1 bytes is cut visibly: the text ends in "…" (U+2026, 3 bytes;
+ * n >= 4). Returns strlen(buf). */
 size_t phase_set_active_at(const struct phase_set *s, double t_ms, char *buf, size_t n);
 /* Same for the phases that overlap the window [t0_ms, t1_ms]. */
 size_t phase_set_overlapping(const struct phase_set *s, double t0_ms, double t1_ms, char *buf, size_t n);

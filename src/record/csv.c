@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "util/escape.h"
 #include "util/fdio.h"
 #include "util/fsafe.h"
 
@@ -90,14 +91,15 @@ size_t csv_format_row(enum csv_format format, const struct sample *s, const stru
 		len = snprintf(buf, n, "%lld,%llu,%.2f\n", (long long)s->epoch_ms,
 			       (unsigned long long)s->rss_kb, (double)s->rss_kb / 1048576.0);
 	} else {
-		char pss[24] = "", gpu[24] = "", util[24] = "";
+		char pss[24] = "", gpu[24] = "", util[24] = "", phase[ESCAPE_CSV_BYTES(sizeof(s->phase))];
 		if (s->pss_valid)
 			snprintf(pss, sizeof(pss), "%llu", (unsigned long long)s->pss_kb);
 		if (s->gpu_valid) {
 			snprintf(gpu, sizeof(gpu), "%.1f", s->gpu_mib);
 			snprintf(util, sizeof(util), "%.0f", s->gpu_util_pct);
 		}
-		/* Phase names are [A-Za-z0-9_.-+=]: nothing that needs CSV quoting. */
+		/* Phase names are the program's text: "a,b" or "=cmd()" is one quoted field. */
+		escape_csv(phase, s->phase);
 		len = snprintf(buf, n,
 			       "%lld,%llu,%.2f,%.1f,%llu,%llu,%llu,%llu,%s,%.1f,%.1f,%llu,%llu,%llu,%llu,"
 			       "%llu,%llu,%llu,%llu,%u,%u,%s,%s,%s,%llu",
@@ -109,7 +111,7 @@ size_t csv_format_row(enum csv_format format, const struct sample *s, const stru
 			       (unsigned long long)s->minflt_total, (unsigned long long)s->majflt_total,
 			       (unsigned long long)s->vcsw, (unsigned long long)s->ivcsw,
 			       (unsigned long long)s->read_bytes, (unsigned long long)s->write_bytes,
-			       s->procs, s->threads, gpu, util, s->phase, (unsigned long long)s->mem_kb);
+			       s->procs, s->threads, gpu, util, phase, (unsigned long long)s->mem_kb);
 		if (len >= 0 && client && (size_t)len < n)
 			len += snprintf(buf + len, n - (size_t)len,
 					",%llu,%llu,%llu,%llu,%llu,%.1f,%.1f,%llu,%llu,%u,%u",

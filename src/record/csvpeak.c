@@ -298,9 +298,34 @@ static inline const char *next_sep(const char *p, const char *end)
 struct line_walk {
 	const char *eol;      /* the '\n', or end when none was found */
 	size_t fields;
-	const char *time_end; /* end of field 1 */
+	const char *time, *time_end; /* field 1 */
 	const char *col, *col_end;
 };
+
+/* The end of the quoted field that opens at f ('"'): the separator after its closing
+ * quote ("" inside is a quote). *in, *in_end: its text between the quotes, or the raw
+ * field when it is not closed right before a separator. A line break always ends the
+ * row, quoted or not: timeline fields never hold one. */
+static const char *quoted_end(const char *f, const char *end, const char **in, const char **in_end)
+{
+	const char *q = f + 1;
+	while (q < end && *q != '\n') {
+		if (*q != '"') {
+			q++;
+		} else if (q + 1 < end && q[1] == '"') {
+			q += 2;
+		} else {
+			const char *sep = next_sep(q + 1, end);
+			bool closed = sep == q + 1 || (sep == q + 2 && q[1] == '\r' && (sep == end || *sep == '\n'));
+			*in = closed ? f + 1 : f;
+			*in_end = closed ? q : sep;
+			return sep;
+		}
+	}
+	*in = f;
+	*in_end = q;
+	return q;
+}
 
 static inline void walk_line(const char *p, const char *end, size_t column, struct line_walk *w)
 {
@@ -308,12 +333,15 @@ static inline void walk_line(const char *p, const char *end, size_t column, stru
 	size_t idx = 1;
 	w->col = w->col_end = NULL;
 	for (;;) {
-		sep = next_sep(f, end);
-		if (idx == 1)
-			w->time_end = sep;
+		const char *in = f, *in_end;
+		sep = f < end && *f == '"' ? quoted_end(f, end, &in, &in_end) : (in_end = next_sep(f, end));
+		if (idx == 1) {
+			w->time = in;
+			w->time_end = in_end;
+		}
 		if (idx == column) {
-			w->col = f;
-			w->col_end = sep;
+			w->col = in;
+			w->col_end = in_end;
 		}
 		if (sep == end || *sep == '\n')
 			break;
@@ -348,7 +376,7 @@ static __attribute__((noinline)) void line_done(struct csvpeak *s, const char *p
 		return;
 	}
 	const char *limit = s->read_end, *stop;
-	if (s->has_time && !(int_prefix(p, w->time_end, limit, &stop) && stop == w->time_end)) {
+	if (s->has_time && !(int_prefix(w->time, w->time_end, limit, &stop) && stop == w->time_end)) {
 		note_bad(s, CSVPEAK_BAD_TIME, 0);
 		return;
 	}
@@ -359,11 +387,11 @@ static __attribute__((noinline)) void line_done(struct csvpeak *s, const char *p
 	}
 	s->rows++;
 	if (!s->found && s->has_time)
-		s->first_epoch_ms = int_value(p, w->time_end);
+		s->first_epoch_ms = int_value(w->time, w->time_end);
 	if (!s->found || csvpeak_num_cmp(&v, &s->peak) > 0) {
 		s->found = true;
 		s->peak = v;
-		s->peak_epoch_ms = s->has_time ? int_value(p, w->time_end) : 0;
+		s->peak_epoch_ms = s->has_time ? int_value(w->time, w->time_end) : 0;
 		s->peak_line = s->lines;
 		s->pending = p;
 		s->pending_len = (size_t)(end - p);
@@ -392,39 +420,51 @@ static int process_line(struct csvpeak *s, const char *p, const char *end, struc
 }
 
 /* Bit i set when byte i of the 64 at p is ',' or '\n': one structural bitmap per
- * block, so finding the next separator is a bit-scan (after simdjson's stage 1). */
+ * block, so finding the next separator is a bit-scan (after simdjson's stage 1).
+ * *quoted says whether the block holds a '"': a quote only sends the lines around
+ * it to the general path (which reads quoted fields), so separators need not test
+ * for it. */
 #ifdef __SSE2__
-static inline uint64_t block_seps(const char *p)
+static inline uint64_t block_seps(const char *p, bool *quoted)
 {
-	const __m128i comma = _mm_set1_epi8(','), nl = _mm_set1_epi8('\n');
+	const __m128i comma = _mm_set1_epi8(','), nl = _mm_set1_epi8('\n'), quote = _mm_set1_epi8('"');
 	uint64_t m = 0;
+	__m128i any = _mm_setzero_si128();
 	for (int i = 0; i < 4; i++) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
 		__m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, nl));
 		m |= (uint64_t)(uint32_t)_mm_movemask_epi8(hit) << (16 * i);
+		any = _mm_or_si128(any, _mm_cmpeq_epi8(v, quote));
 	}
+	*quoted = _mm_movemask_epi8(any) != 0;
 	return m;
 }
 #else
-static inline uint64_t block_seps(const char *p)
+/* Gathers the high bit of each byte of w into one byte (no carries: the products do not overlap). */
+static inline uint64_t gather8(uint64_t w)
 {
-	uint64_t m = 0;
+	return ((w >> 7) * 0x0102040810204080u) >> 56;
+}
+
+static inline uint64_t block_seps(const char *p, bool *quoted)
+{
+	uint64_t m = 0, q = 0;
 	for (int i = 0; i < 8; i++) {
 		uint64_t w = load8(p + 8 * i);
-		uint64_t hit = (swar_bytes_equal(w, ',') | swar_bytes_equal(w, '\n')) >> 7;
-		/* Gathers the low bit of each byte into one byte (no carries: the products do not overlap). */
-		m |= ((hit * 0x0102040810204080u) >> 56) << (8 * i);
+		m |= gather8(swar_bytes_equal(w, ',') | swar_bytes_equal(w, '\n')) << (8 * i);
+		q |= swar_bytes_equal(w, '"');
 	}
+	*quoted = q != 0;
 	return m;
 }
 #endif
 
 /* block_seps for the last n < 64 bytes: copied into a padded block (NUL is no separator). */
-static uint64_t tail_seps(const char *p, size_t n)
+static uint64_t tail_seps(const char *p, size_t n, bool *quoted)
 {
 	char pad[64] = { 0 };
 	memcpy(pad, p, n);
-	return block_seps(pad);
+	return block_seps(pad, quoted);
 }
 
 /* Whether the n bytes at p are all ASCII digits, for 1 <= n <= 16; whole words are read,
@@ -511,15 +551,23 @@ scan_lines_as(struct csvpeak *s, const char *p, const char *end, size_t column, 
 	 * at[i] that of its i-th separator. */
 	size_t at[FAST_FIELDS];
 	at[0] = (size_t)-1;
-	size_t k = 1, off = 0, ls = 0;
-	uint64_t bits = n >= 64 ? block_seps(p) : tail_seps(p, n);
+	/* quote_end: the end of the last block read that holds a '"' (0: none). A line
+	 * that starts before it may hold a quote, so it is never plain: at worst a
+	 * line near a quoted one takes the general path too. */
+	size_t k = 1, off = 0, ls = 0, quote_end = 0;
+	bool quoted;
+	uint64_t bits = n >= 64 ? block_seps(p, &quoted) : tail_seps(p, n, &quoted);
+	if (quoted)
+		quote_end = 64;
 	uint64_t lines = s->lines;
 	for (;;) {
 		while (!bits) {
 			off += 64;
 			if (off >= n)
 				goto out;
-			bits = n - off >= 64 ? block_seps(p + off) : tail_seps(p + off, n - off);
+			bits = n - off >= 64 ? block_seps(p + off, &quoted) : tail_seps(p + off, n - off, &quoted);
+			if (__builtin_expect(quoted, 0))
+				quote_end = off + 64;
 		}
 		size_t pos = off + (unsigned)__builtin_ctzll(bits);
 		bits &= bits - 1;
@@ -531,7 +579,8 @@ scan_lines_as(struct csvpeak *s, const char *p, const char *end, size_t column, 
 		lines++;
 		const char *row = p + ls, *v = row;
 		size_t len = pos - ls, tn = 0, vs = 0, vn = 0;
-		bool plain = k == fields && fast && len - 1 < CSVPEAK_MAX_LINE_BYTES && p[pos - 1] != '\r';
+		bool plain = k == fields && fast && len - 1 < CSVPEAK_MAX_LINE_BYTES && p[pos - 1] != '\r' &&
+			     quote_end <= ls;
 		if (__builtin_expect(plain, 1)) {
 			/* Only now are at[1..fields] all this line's. */
 			tn = at[1] - ls;

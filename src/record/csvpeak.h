@@ -4,7 +4,9 @@
  * or the seed sampler's headerless "epoch_ms,rss_kb,rss_gib". The scanner is
  * a pure function over bytes, fed either one whole mapping or any chunking of
  * a stream; both give the same answer, which is what the fuzz target checks.
- * Malformed lines are skipped and counted, never silently dropped.
+ * Malformed lines are skipped and counted, never silently dropped. Fields may
+ * be quoted as RFC 4180 says ("a,b" is one field, "" a quote in it); a line
+ * break always ends a row, as timeline fields never hold one.
  */
 #ifndef PERFHUNT_CSVPEAK_H
 #define PERFHUNT_CSVPEAK_H

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/escape.h"
 #include "util/xalloc.h"
 
 struct stack_count {
@@ -113,10 +114,18 @@ static struct stack_table *phase_table(struct profile_json *pj, const char *name
 void profile_json_add(struct profile_json *pj, double t_ms, int tid, const char *phases, const char *stack,
 		      const char *leaf)
 {
-	/* the run's stacks are rooted at the phases of their instant */
+	/* the run's stacks are rooted at the phases of their instant; a name's ';'
+	 * or line break would make frames or lines of its own: escape_frame */
 	size_t sl = strlen(stack);
-	char *rooted = xmalloc(strlen(phases) + sl + 16);
-	int rl = phases[0] ? sprintf(rooted, "[phase:%s]", phases) : sprintf(rooted, "[no phase]");
+	char *rooted = xmalloc(ESCAPE_FRAME_BYTES(strlen(phases)) + sl + 16);
+	size_t rl = 0;
+	if (phases[0]) {
+		rl = (size_t)sprintf(rooted, "[phase:");
+		rl += escape_frame(rooted + rl, phases);
+		rl += (size_t)sprintf(rooted + rl, "]");
+	} else {
+		rl = (size_t)sprintf(rooted, "[no phase]");
+	}
 	if (sl)
 		sprintf(rooted + rl, ";%s", stack);
 	table_add(&pj->run, rooted, 1);

@@ -381,6 +381,49 @@ static void test_crlf_mixed(void **state)
 	csvpeak_release(&s);
 }
 
+/* RFC 4180 quoting: a ',' inside quotes is no separator, "" is a quote, and a quoted
+ * number is a number. The timeline's phase column is quoted when a name needs it. */
+static void test_quoted_fields(void **state)
+{
+	(void)state;
+	struct csvpeak s;
+	const char *text = "epoch_ms,rss_kb,phase\n"
+			   "1,100,\"a,b\"\n"
+			   "2,300,\"x \"\"y\"\", z\"\n"
+			   "3,200,\"'=HYPERLINK(\"\"http://e/?x\"\",A1)\"\n"
+			   "4,250,plain\n";
+	assert_int_equal(scan(text, 0, NULL, &s), 0);
+	assert_int_equal(s.rows, 4);
+	assert_int_equal(s.bad, 0);
+	assert_row(&s, "2,300,\"x \"\"y\"\", z\"");
+	csvpeak_release(&s);
+	/* the peak row's quote lies in the same 64-byte block as plain rows after it */
+	assert_int_equal(scan("t,v\n1,\"7\"\n2,5\n3,6\n", 2, NULL, &s), 0);
+	assert_row(&s, "1,\"7\"");
+	assert_int_equal(s.value_off, 3);
+	assert_int_equal(s.value_len, 1);
+	assert_int_equal(s.rows, 3);
+	csvpeak_release(&s);
+	/* quoted time and value, CRLF after a closing quote */
+	assert_int_equal(scan("\"10\",\"4\"\r\n\"11\",\"9\"\r\n", 0, NULL, &s), 0);
+	csvpeak_release(&s);
+	assert_int_equal(scan("epoch_ms,v,p\n\"10\",\"4\"\r\n\"11\",\"9\",x\r\n12,3,\"q\"\r\n", 2, NULL, &s), 0);
+	assert_int_equal(s.rows, 2);
+	assert_int_equal(s.peak_epoch_ms, 11);
+	assert_row(&s, "\"11\",\"9\",x");
+	csvpeak_release(&s);
+	/* malformed quoting: no closing quote before the line break (one field to the end),
+	 * a quote inside an unquoted field (kept as text), text after a closing quote (not
+	 * a number) */
+	assert_int_equal(scan("epoch_ms,v,p\n1,5,\"a,b\n2,6,x\"y\n3,\"7\"z,c\n4,2,\"ok\"\n", 2, NULL, &s), 0);
+	assert_int_equal(s.rows, 3);
+	assert_int_equal(s.bad, 1);
+	assert_int_equal(s.bad_first[0].line, 4);
+	assert_int_equal(s.bad_first[0].reason, CSVPEAK_BAD_VALUE);
+	assert_row(&s, "2,6,x\"y");
+	csvpeak_release(&s);
+}
+
 static void test_wide_rows(void **state)
 {
 	(void)state;
@@ -478,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_block_boundaries),
 		cmocka_unit_test(test_value_forms),
 		cmocka_unit_test(test_crlf_mixed),
+		cmocka_unit_test(test_quoted_fields),
 		cmocka_unit_test(test_wide_rows),
 		cmocka_unit_test(test_random_rows),
 	};

@@ -106,9 +106,13 @@ static void test_seed_phases(void **state)
 	assert_string_equal(buf, "pin_abc+prep_msm");
 	phase_set_overlapping(&s, 5900, 5800, buf, sizeof(buf)); /* reversed window */
 	assert_string_equal(buf, "pin_abc+prep_msm");
-	/* whole names only: "ntt_msm_h" (9) fits in 12 bytes, "+gpu_total" does not */
-	assert_int_equal(phase_set_active_at(&s, 20000, buf, 12), 9);
-	assert_string_equal(buf, "ntt_msm_h");
+	/* cut visibly: "ntt_msm_h+gpu_total" in 12 bytes is 8 of it and "…" (3 bytes) */
+	assert_int_equal(phase_set_active_at(&s, 20000, buf, 12), 11);
+	assert_string_equal(buf, "ntt_msm_\u2026");
+	assert_int_equal(phase_set_active_at(&s, 20000, buf, 20), 19); /* exactly fits */
+	assert_string_equal(buf, "ntt_msm_h+gpu_total");
+	assert_int_equal(phase_set_active_at(&s, 20000, buf, 19), 18);
+	assert_string_equal(buf, "ntt_msm_h+gpu_t\u2026");
 
 	/* gpu_total covers the lane's gaps */
 	assert_int_equal(s.n_lane_stats, 1);

