@@ -37,10 +37,13 @@ int push_label_name_ok(const char *name)
 	return 1;
 }
 
-/* Appends /NAME/VALUE, or /NAME@base64/VALUE for what a path segment cannot hold. */
+/* Appends /NAME/VALUE, or /NAME@base64/VALUE for what a path segment cannot hold:
+ * an empty value or one with a '/' (the Pushgateway's README), and "." or ".."
+ * (even percent-encoded, an HTTP client or proxy resolves them as dot segments,
+ * dropping or shifting the segments around them). */
 static void push_segment(FILE *f, const char *name, const char *value)
 {
-	if (!*value || strchr(value, '/')) {
+	if (!*value || strchr(value, '/') || !strcmp(value, ".") || !strcmp(value, "..")) {
 		char *b = url_base64url(value, strlen(value));
 		fprintf(f, "/%s@base64/%s", name, *b ? b : "=");
 		free(b);
@@ -193,6 +196,8 @@ static int push_request(const char *method, const char *base, const char *job,
 			break;
 		}
 		curl.easy_setopt(c, CURLOPT_URL, url);
+		/* the path as push_group_url built it: no dot segment is merged away */
+		curl.easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
 		curl.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 		curl.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 		if (body) {

@@ -29,8 +29,8 @@ int push_label_name_ok(const char *name);
 
 /* The group's URL: base (trailing '/' ignored) + /metrics/job/JOB and one
  * /NAME/VALUE per label (labels: NULL-terminated name, value pairs; may be
- * NULL). Values are percent-encoded; a value holding '/' (and an empty one)
- * uses the Pushgateway's /NAME@base64/VALUE form. Caller frees *out. */
+ * NULL). Values are percent-encoded; a value holding '/', an empty one, "."
+ * and ".." use the Pushgateway's /NAME@base64/VALUE form. Caller frees *out. */
 int push_group_url(const char *base, const char *job, const char *const *labels,
 		   char **out, struct err *e);
 

@@ -65,6 +65,12 @@ static void test_group_url(void **state)
 	assert_int_equal(push_group_url("http://h:1", "nightly/gpu", NULL, &u, &e), 0);
 	assert_string_equal(u, "http://h:1/metrics/job@base64/bmlnaHRseS9ncHU=");
 	free(u);
+	/* dot segments: an HTTP client would merge them away, shifting the labels */
+	const char *dots[] = { "a", ".", "instance", "..", "b", "...", "c", ".x", NULL };
+	assert_int_equal(push_group_url("http://h:1", "..", dots, &u, &e), 0);
+	assert_string_equal(u, "http://h:1/metrics/job@base64/Li4=/a@base64/Lg==/instance@base64/Li4="
+			       "/b/.../c/.x");
+	free(u);
 	assert_int_equal(push_group_url("ftp://h", "j", NULL, &u, &e), -1);
 	assert_string_equal(e.msg, "gateway URL 'ftp://h' must start with http:// or https://");
 	assert_int_equal(push_group_url("http://h", "", NULL, &u, &e), -1);
