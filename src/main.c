@@ -4,9 +4,12 @@
  * dispatches, prints the top-level help, and turns a command's return value
  * into the process exit status.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 
@@ -41,8 +44,23 @@ static void usage(FILE *f)
 	fputs("\n'perfhunt COMMAND --help' describes a command; 'man perfhunt' all of them.\n", f);
 }
 
+/* A closed stdin, stdout or stderr (`>&-`) stays unusable: /dev/null opened
+ * the other way round takes its number, so reads or writes there still fail
+ * with EBADF, and no file perfhunt opens (a CSV, the history) becomes fd 1,
+ * where the command's output would be copied into it. */
+static void hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int nul = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+			if (nul >= 0 && nul != fd) /* the lowest free number: fd itself */
+				close(nul);
+		}
+}
+
 int main(int argc, char **argv)
 {
+	hold_std_fds();
 	/* A closed stdout must surface as a write error, not kill us silently. */
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {

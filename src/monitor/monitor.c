@@ -578,6 +578,9 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 	l->stream_fd[MONITOR_STDERR] = c.err_fd;
 	l->stream_fd[MONITOR_PROBE_FD] = c.probe_fd;
 	c.out_fd = c.err_fd = c.probe_fd = -1;
+	for (int s = MONITOR_STDOUT; s <= MONITOR_STDERR; s++)
+		if (l->relay[s].error) /* closed or read-only (`>&-`): its first write fails */
+			cut_stream(l, s);
 	if (gate)
 		l->r->client_start_ms = now_ms(l);
 	int xerr = launch_release(&c);

@@ -114,11 +114,44 @@ static void test_register_and_liveness(void **state)
 	free(all);
 }
 
+/* One stop per monitor: a second claim while the first holds it is
+ * refused, and so is one after the first removed the monitor. */
+static void test_claim(void **state)
+{
+	(void)state;
+	char dir[128];
+	struct err e;
+	snprintf(dir, sizeof(dir), "%s/claim", base);
+	mkdir(dir, 0700);
+	struct monitor_state me;
+	memset(&me, 0, sizeof(me));
+	me.target_pid = 1;
+	assert_int_equal(statefile_register(dir, &me, &e), 0);
+	int a = -1, b = -1;
+	assert_int_equal(statefile_claim(dir, me.id, &a, &e), 0);
+	assert_true(a >= 0);
+	assert_int_equal(statefile_claim(dir, me.id, &b, &e), STATEFILE_CLAIMED_ELSEWHERE);
+	assert_int_equal(b, -1);
+	/* the first stop removes the monitor, then lets go */
+	statefile_remove(dir, me.id);
+	close(a);
+	assert_int_equal(statefile_claim(dir, me.id, &b, &e), STATEFILE_CLAIMED_ELSEWHERE);
+	assert_int_equal(b, -1);
+	/* a stop that died lets go too: the next one claims */
+	assert_int_equal(statefile_register(dir, &me, &e), 0);
+	assert_int_equal(statefile_claim(dir, me.id, &a, &e), 0);
+	close(a);
+	assert_int_equal(statefile_claim(dir, me.id, &b, &e), 0);
+	close(b);
+	statefile_remove(dir, me.id);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_private_dir),
 		cmocka_unit_test(test_register_and_liveness),
+		cmocka_unit_test(test_claim),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
