@@ -59,8 +59,7 @@ char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n
 				     compare_text_delta_ms(1000 * (r->nw - r->base), a, sizeof(a)));
 		} else {
 			snprintf(metric, sizeof(metric), "phase:.%s", r->key);
-			compare_text_value(metric, r->base, a, sizeof(a));
-			compare_text_value(metric, r->nw, b, sizeof(b));
+			compare_text_value_pair(metric, r->base, r->nw, a, b, sizeof(a));
 			w = snprintf(buf + len, n - len, "%s%s %s \u2192 %s", i ? ", " : "", reason_label(r->key), a, b);
 		}
 		if (w < 0)
@@ -162,12 +161,6 @@ char *compare_text_method_note(const struct comparison *c, char *buf, size_t n)
 	return buf;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && !strcmp(s + a - b, suffix);
-}
-
 /* units_ms, but seconds stay seconds past a minute: "88.95 s" compares at a
  * glance with "94.50 s", "1 min 28 s" does not. */
 static void duration(double ms, char *buf, size_t n)
@@ -180,19 +173,63 @@ static void duration(double ms, char *buf, size_t n)
 
 char *compare_text_value(const char *name, double v, char *buf, size_t n)
 {
-	if (isnan(v))
+	if (isnan(v)) {
 		snprintf(buf, n, "n/a");
-	else if (!strncmp(name, "phase:", 6) && !metrics_phase_resource(name))
+		return buf;
+	}
+	switch (metrics_unit(name)) {
+	case METRICS_MS:
 		duration(v, buf, n);
-	else if (ends_with(name, "_s"))
+		break;
+	case METRICS_S:
 		duration(v * 1000, buf, n);
-	else if (ends_with(name, "_kb"))
+		break;
+	case METRICS_NS:
+		duration(v / 1e6, buf, n);
+		break;
+	case METRICS_KB:
 		units_kb(v, buf, n);
-	else if (ends_with(name, "_mib"))
+		break;
+	case METRICS_MIB:
 		units_kb(v * 1024, buf, n);
-	else
-		units_count(v, buf, n);
+		break;
+	case METRICS_BYTES:
+		if (fabs(v) < 1024)
+			snprintf(buf, n, "%.0f B", v);
+		else
+			units_kb(v / 1024, buf, n);
+		break;
+	case METRICS_PCT:
+		snprintf(buf, n, "%.1f %%", v);
+		break;
+	case METRICS_COUNT:
+		/* a median of counts may fall between two (an even number of runs) */
+		if (fabs(v) < 10000 && v != floor(v))
+			snprintf(buf, n, "%.4g", v);
+		else
+			units_count(v, buf, n);
+		break;
+	}
 	return buf;
+}
+
+void compare_text_value_pair(const char *name, double a, double b, char *abuf, char *bbuf, size_t n)
+{
+	compare_text_value(name, a, abuf, n);
+	compare_text_value(name, b, bbuf, n);
+	if (strcmp(abuf, bbuf) || a == b || !isfinite(a) || !isfinite(b))
+		return;
+	static const char *const base_unit[] = {
+		[METRICS_COUNT] = "", [METRICS_MS] = " ms", [METRICS_S] = " s", [METRICS_NS] = " ns",
+		[METRICS_KB] = " KiB", [METRICS_MIB] = " MiB", [METRICS_BYTES] = " B", [METRICS_PCT] = " %",
+	};
+	const char *unit = base_unit[metrics_unit(name)];
+	for (int digits = 4; digits <= 17; digits++) {
+		snprintf(abuf, n, "%.*g%s", digits, a, unit);
+		snprintf(bbuf, n, "%.*g%s", digits, b, unit);
+		if (strcmp(abuf, bbuf))
+			break;
+	}
 }
 
 char *compare_text_pct(double pct, char *buf, size_t n)
@@ -229,8 +266,7 @@ static void ratio_str(double r, char *buf, size_t n)
 void compare_text_cells(const struct comparison_metric *m, char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL])
 {
 	snprintf(cells[0], COMPARE_TEXT_CELL, "%s", m->name);
-	compare_text_value(m->name, m->base_median, cells[1], COMPARE_TEXT_CELL);
-	compare_text_value(m->name, m->new_median, cells[2], COMPARE_TEXT_CELL);
+	compare_text_value_pair(m->name, m->base_median, m->new_median, cells[1], cells[2], COMPARE_TEXT_CELL);
 	compare_text_pct(m->delta_pct, cells[3], COMPARE_TEXT_CELL);
 	if (isnan(m->ci_low)) {
 		snprintf(cells[4], COMPARE_TEXT_CELL, "-");

@@ -31,9 +31,15 @@ char *compare_text_method_note(const struct comparison *c, char *buf, size_t n);
 int compare_text_notes(const struct comparison *c, FILE *out);
 /* "+6.19 %", "n/a" for a NAN */
 char *compare_text_pct(double pct, char *buf, size_t n);
-/* A value in the unit its name implies: "_s" seconds, "_kb" KiB, "_mib" MiB,
- * "phase:" milliseconds, anything else a count. */
+/* A value in the unit its name implies (metrics_unit): times as times
+ * (task-clock's nanoseconds too), sizes in IEC units ("16.00 MiB"),
+ * percentages, anything else a count. */
 char *compare_text_value(const char *name, double v, char *buf, size_t n);
+/* Two values of one metric (base and new, before and after), told apart:
+ * where their rounded forms would read alike while the values differ, both
+ * are written in the base unit with the digits that tell them apart
+ * ("0.004 %" and "0 %", never "0 → 0, -100 %"). abuf and bbuf hold n bytes. */
+void compare_text_value_pair(const char *name, double a, double b, char *abuf, char *bbuf, size_t n);
 /* A changed phase's reasons as one line: "minor faults 0 → 51.2 k, sys +198 ms". */
 char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n);
 /* Which code a phase's change went to, as one line: "+201 ms CPU in kernel

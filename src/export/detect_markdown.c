@@ -55,8 +55,11 @@ int detect_markdown_write(const struct detect_series *s, size_t n, const struct 
 			compare_markdown_cell(out, s[i].bench);
 			compare_markdown_cell(out, detect_text_point(&s[i].points[cp->index], buf, sizeof(buf)));
 			compare_markdown_cell(out, detect_text_point(&s[i].points[cp->index - 1], buf, sizeof(buf)));
-			compare_markdown_cell(out, compare_text_value(s[i].metric, cp->before_median, buf, sizeof(buf)));
-			compare_markdown_cell(out, compare_text_value(s[i].metric, cp->after_median, buf, sizeof(buf)));
+			char before[64], after[64];
+			compare_text_value_pair(s[i].metric, cp->before_median, cp->after_median, before, after,
+						sizeof(before));
+			compare_markdown_cell(out, before);
+			compare_markdown_cell(out, after);
 			if (isinf(cp->rel_change))
 				compare_markdown_cell(out, "from 0");
 			else

@@ -98,10 +98,9 @@ static void detect_text_change(const struct detect_series *s, size_t k, bool col
 		snprintf(pct, sizeof(pct), "from 0");
 	else
 		compare_text_pct(100 * c->rel_change, pct, sizeof(pct));
-	fprintf(out, "): %s ± %s (%zu points) -> %s ± %s (%zu points), %s, p %.2g\n",
-		compare_text_value(s->metric, c->before_median, b, sizeof(b)),
-		compare_text_value(s->metric, c->before_mad, bs, sizeof(bs)), c->index - c->before_start,
-		compare_text_value(s->metric, c->after_median, a, sizeof(a)),
+	compare_text_value_pair(s->metric, c->before_median, c->after_median, b, a, sizeof(b));
+	fprintf(out, "): %s ± %s (%zu points) -> %s ± %s (%zu points), %s, p %.2g\n", b,
+		compare_text_value(s->metric, c->before_mad, bs, sizeof(bs)), c->index - c->before_start, a,
 		compare_text_value(s->metric, c->after_mad, as, sizeof(as)), c->after_end - c->index, pct,
 		c->p_value);
 	char *start, *run;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/compare_text.h"
 #include "export/flamegraph.h"
 #include "export/report_chart.h"
 #include "stats/metrics.h"
@@ -39,36 +40,19 @@ static char *report_compare_num(const char *fmt, double v, char *buf, size_t n)
 	return buf;
 }
 
-/* A metric's value in its own unit, read from the name's suffix. */
-static char *report_compare_value(const char *metric, double v, char *buf, size_t n)
-{
-	size_t len = strlen(metric);
-	if (!strncmp(metric, "phase:", 6) && !metrics_phase_resource(metric))
-		return report_chart_value(REPORT_UNIT_MS, v, buf, n); /* a phase's total duration */
-	if (len > 3 && !strcmp(metric + len - 3, "_kb"))
-		return report_chart_value(REPORT_UNIT_KB, v, buf, n);
-	if (len > 3 && !strcmp(metric + len - 3, "_ms"))
-		return report_chart_value(REPORT_UNIT_MS, v, buf, n);
-	if (len > 2 && !strcmp(metric + len - 2, "_s"))
-		return report_chart_value(REPORT_UNIT_MS, v * 1000, buf, n);
-	if (len > 4 && !strcmp(metric + len - 4, "_pct")) {
-		snprintf(buf, n, "%.1f %%", v);
-		return buf;
-	}
-	return report_chart_value(REPORT_UNIT_COUNT, v, buf, n);
-}
-
 /* How p was obtained: the test, and the Holm families with their sizes. */
-/* One base-against-new pair as two bars scaled to the larger. */
-static void report_compare_pair(struct svg *s, const char *label, enum report_unit unit, double base, double nw)
+/* One base-against-new pair of metric (its unit: metrics_unit) as two bars
+ * scaled to the larger. */
+static void report_compare_pair(struct svg *s, const char *label, const char *metric, double base, double nw)
 {
 	char a[64], b[64];
 	double big = fabs(base) > fabs(nw) ? fabs(base) : fabs(nw);
 	double wb = big > 0 && isfinite(big) ? 100 * fabs(base) / big : 0, wn = big > 0 && isfinite(big) ? 100 * fabs(nw) / big : 0;
+	compare_text_value_pair(metric, base, nw, a, b, sizeof(a));
 	svg_raw(s, "<tr>");
 	report_page_cell(s, label, 1);
-	report_page_cell(s, report_chart_value(unit, base, a, sizeof(a)), 0);
-	report_page_cell(s, report_chart_value(unit, nw, b, sizeof(b)), 0);
+	report_page_cell(s, a, 0);
+	report_page_cell(s, b, 0);
 	svg_printf(s, "<td class=\"l\" style=\"width:45%%\"><div class=\"pbar base\" style=\"width:%.1f%%\"></div>"
 		   "<div class=\"pbar new\" style=\"width:%.1f%%\"></div></td></tr>\n", wb, wn);
 }
@@ -87,14 +71,12 @@ static void report_compare_why(const json_t *phases, struct svg *s)
 		svg_raw(s, "<h3>");
 		svg_text(s, report_page_str(p, "name"));
 		svg_raw(s, "</h3>\n<table class=\"why\"><tr><th class=\"l\"></th><th>base</th><th>new</th><th></th></tr>\n");
-		report_compare_pair(s, "duration", REPORT_UNIT_MS, report_page_num(p, "base_ms"), report_page_num(p, "new_ms"));
+		report_compare_pair(s, "duration", "phase:", report_page_num(p, "base_ms"), report_page_num(p, "new_ms"));
 		json_array_foreach(json_object_get(p, "reasons"), k, r) {
 			const char *key = report_page_str(r, "metric");
-			bool cpu = !strcmp(key, "user_s") || !strcmp(key, "sys_s");
-			enum report_unit unit = cpu ? REPORT_UNIT_MS : strstr(key, "_kb") ? REPORT_UNIT_KB
-					       : strstr(key, "_mib") ? REPORT_UNIT_KB : REPORT_UNIT_COUNT;
-			double scale = cpu ? 1000 : strstr(key, "_mib") ? 1024 : 1;
-			report_compare_pair(s, key, unit, report_page_num(r, "base") * scale, report_page_num(r, "new") * scale);
+			char metric[80];
+			snprintf(metric, sizeof(metric), "phase:.%s", key);
+			report_compare_pair(s, key, metric, report_page_num(r, "base"), report_page_num(r, "new"));
 		}
 		svg_raw(s, "</table>\n");
 	}
@@ -267,8 +249,10 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 		svg_raw(s, "<tr>");
 		report_page_cell(s, report_page_str(m, "name"), 1);
 		const char *name = report_page_str(m, "name");
-		report_page_cell(s, report_compare_value(name, report_page_num(m, "base"), a, sizeof(a)), 0);
-		report_page_cell(s, report_compare_value(name, report_page_num(m, "new"), a, sizeof(a)), 0);
+		char newv[64];
+		compare_text_value_pair(name, report_page_num(m, "base"), report_page_num(m, "new"), a, newv, sizeof(a));
+		report_page_cell(s, a, 0);
+		report_page_cell(s, newv, 0);
 		report_page_cell(s, report_compare_num("%+.2f %%", report_page_num(m, "delta_pct"), a, sizeof(a)), 0);
 		double lo = report_page_num(m, "ci_low"), hi = report_page_num(m, "ci_high");
 		if (isnan(lo) || isnan(hi))

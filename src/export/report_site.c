@@ -117,8 +117,11 @@ void report_site_index(const struct detect_series *s, const struct detect_contex
 				svg_raw(out, "</a></td>");
 				report_page_cell(out, s[i].bench, 1);
 				report_page_cell(out, detect_text_point(&s[i].points[cp->index], buf, sizeof(buf)), 1);
-				report_page_cell(out, compare_text_value(s[i].metric, cp->before_median, buf, sizeof(buf)), 0);
-				report_page_cell(out, compare_text_value(s[i].metric, cp->after_median, buf, sizeof(buf)), 0);
+				char before[64], after[64];
+				compare_text_value_pair(s[i].metric, cp->before_median, cp->after_median, before, after,
+							sizeof(before));
+				report_page_cell(out, before, 0);
+				report_page_cell(out, after, 0);
 				report_page_cell(out, isinf(cp->rel_change) ? "from 0"
 						      : compare_text_pct(100 * cp->rel_change, buf, sizeof(buf)), 0);
 				snprintf(buf, sizeof(buf), "%.2g", cp->p_value);

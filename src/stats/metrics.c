@@ -48,6 +48,44 @@ void metrics_set_release(struct metrics_set *s)
 	metrics_set_init(s);
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+bool metrics_is_measurement(const char *name)
+{
+	static const char *const not_measured[] = {
+		"peak_rss_pid", "samples", "monitor_cpu_s", "interval_ms", "peak_at_ms",
+	};
+	const char *base = !strncmp(name, "daemon.", 7) ? name + 7 : name;
+	for (size_t i = 0; i < sizeof(not_measured) / sizeof(not_measured[0]); i++)
+		if (!strcmp(base, not_measured[i]))
+			return false;
+	return true;
+}
+
+enum metrics_unit metrics_unit(const char *name)
+{
+	if (!strncmp(name, "phase:", 6) && !metrics_phase_resource(name))
+		return METRICS_MS;
+	const char *base = !strncmp(name, "daemon.", 7) ? name + 7 : name;
+	if (!strcmp(base, "task-clock") || !strcmp(base, "cpu-clock"))
+		return METRICS_NS;
+	static const struct {
+		const char *suffix;
+		enum metrics_unit unit;
+	} suffixes[] = {
+		{ "_ms", METRICS_MS }, { "_s", METRICS_S }, { "_kb", METRICS_KB }, { "_mib", METRICS_MIB },
+		{ "_bytes", METRICS_BYTES }, { "_pct", METRICS_PCT },
+	};
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+		if (ends_with(base, suffixes[i].suffix))
+			return suffixes[i].unit;
+	return METRICS_COUNT;
+}
+
 const struct metrics_series *metrics_find(const struct metrics_set *s, const char *name)
 {
 	for (size_t i = 0; i < s->n; i++)

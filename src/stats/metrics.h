@@ -78,6 +78,22 @@ void metrics_find_parents(struct metrics_set *s);
  * a phase's duration included. */
 const char *metrics_phase_resource(const char *name);
 
+/* False for a number a record holds that is not a measurement of the
+ * program: an identifier (peak_rss_pid), perfhunt's own work (samples,
+ * monitor_cpu_s), its configuration (interval_ms) or a moment rather than
+ * an amount (peak_at_ms). Such numbers stay in the record and the history's
+ * tables but are never a series of history detect nor a compared metric. */
+bool metrics_is_measurement(const char *name);
+
+/* The unit of a metric's values, from its name: a phase's duration and
+ * *_ms in milliseconds, *_s in seconds, perf's task-clock and cpu-clock in
+ * nanoseconds, *_kb in KiB, *_mib in MiB, *_bytes in bytes, *_pct in
+ * percent, anything else a count. */
+enum metrics_unit {
+	METRICS_COUNT, METRICS_MS, METRICS_S, METRICS_NS, METRICS_KB, METRICS_MIB, METRICS_BYTES, METRICS_PCT,
+};
+enum metrics_unit metrics_unit(const char *name);
+
 /* The series called name, or NULL. */
 const struct metrics_series *metrics_find(const struct metrics_set *s, const char *name);
 

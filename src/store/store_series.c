@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/metrics.h"
 #include "stats/stats.h"
 #include "util/xalloc.h"
 
@@ -162,7 +163,8 @@ int store_series_load(struct store *s, const struct store_series_filter *f,
 	int64_t last_id = 0;
 	for (size_t i = 0; i < r.rows; i++) {
 		const char *name = store_res_text(&r, i, 5);
-		if (!name || !ss_wanted(f, name))
+		/* identifiers, perfhunt's own work and its settings are no series */
+		if (!name || !metrics_is_measurement(name) || !ss_wanted(f, name))
 			continue;
 		struct ss_row *row = &rows[nrows];
 		row->id = store_res_i64(&r, i, 0);

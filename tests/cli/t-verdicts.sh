@@ -53,4 +53,37 @@ expect_status 1 $st && expect_grep "cannot write '/dev/full'" "$TMP/err" &&
 	expect_grep "written to '$TMP/fallback/$f' instead" "$TMP/err" &&
 	[ "$(jget "$TMP/fallback/$f" schema)" = perfhunt.run/1 ] && ok
 
+# ---- measurements, not identifiers or perfhunt's own costs ----
+
+t "a history whose only change is perfhunt's --interval: detect finds no change"
+# 30 commits, 3 runs each; from commit 15 on perfhunt samples 20 times as
+# often: samples, interval_ms, monitor_cpu_s and peak_at_ms move, the
+# program (wall_s, peak_rss_kb) does not; peak_rss_pid is a new pid each run
+/usr/bin/python3 - "$TMP/interval.jsonl" <<'PY'
+import random, sys
+sys.path.insert(0, "../reference")
+import histgen as h
+rng = random.Random(3)
+recs = []
+for i in range(30):
+    fast = i >= 15
+    for k in range(3):
+        recs.append(h.run_record(["./prover"], i * 3 + k, 1.0 + 0.01 * rng.random(), commit=h.fake_commit(i),
+            metrics={"peak_rss_kb": 50000 + rng.random(), "samples": 200 if fast else 10,
+                     "interval_ms": 5 if fast else 100, "monitor_cpu_s": 0.02 if fast else 0.001,
+                     "peak_at_ms": 700 if fast else 600, "peak_rss_pid": rng.randrange(1000, 99999)}))
+h.write_jsonl(sys.argv[1], recs)
+PY
+PERFHUNT_DB="$TMP/interval.db" "$P" history import "$TMP/interval.jsonl" >/dev/null &&
+	PERFHUNT_DB="$TMP/interval.db" "$P" history detect >"$TMP/out" 2>"$TMP/err"; st=$?
+expect_status 0 $st && expect_grep '^2 series, ' "$TMP/out" && expect_grep '^no change point$' "$TMP/out" &&
+	expect_no_grep 'samples|interval_ms|monitor_cpu_s|peak_at_ms|peak_rss_pid' "$TMP/out" && ok
+
+t "compare of runs at two --interval values compares no identifier and none of perfhunt's own costs"
+"$P" run -q --no-save --interval 100 -o "$TMP/i100.json" -- "$WORKLOADS/phwork" alloc:8 sleep:50 &&
+	"$P" run -q --no-save --interval 5 -o "$TMP/i5.json" -- "$WORKLOADS/phwork" alloc:8 sleep:50 &&
+	"$P" compare "$TMP/i100.json" "$TMP/i5.json" >"$TMP/out" 2>"$TMP/err"; st=$?
+expect_status 0 $st && expect_grep '^ *wall_s ' "$TMP/out" &&
+	expect_no_grep '^ *(samples|interval_ms|monitor_cpu_s|peak_at_ms|peak_rss_pid) ' "$TMP/out" && ok
+
 done_testing

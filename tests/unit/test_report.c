@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "export/compare_text.h"
 #include "export/report.h"
 #include "export/report_chart.h"
 #include "export/summary.h"
@@ -310,9 +311,31 @@ static void test_bench_and_compare_pages(void **state)
 	assert_int_equal(count(s.buf, "fill=\"#D55E00\""), 2 + 2); /* two regressed metrics, two slower phases */
 	assert_int_equal(count(s.buf, "fill=\"#009E73\""), 1 + 1);
 	assert_non_null(strstr(s.buf, ">+6.19 % regressed</text>"));
-	assert_non_null(strstr(s.buf, "<td>1 min 28 s</td><td>1 min 34 s</td>"));
+	/* the same units as the terminal table: seconds stay seconds */
+	assert_non_null(strstr(s.buf, "<td>88.90 s</td><td>94.40 s</td>"));
 	assert_non_null(strstr(s.buf, "<td class=\"l\">pin_abc</td><td>30.0 ms</td><td>5.733 s</td>"));
 	svg_release(&s);
+}
+
+/* Values shown as what they are, and two values that differ never read alike. */
+static void test_values(void **state)
+{
+	(void)state;
+	char a[64], b[64];
+	assert_string_equal(compare_text_value("task-clock", 2.9e9, a, sizeof(a)), "2.900 s");
+	assert_string_equal(compare_text_value("write_bytes", 16777216, a, sizeof(a)), "16.00 MiB");
+	assert_string_equal(compare_text_value("read_bytes", 100, a, sizeof(a)), "100 B");
+	assert_string_equal(compare_text_value("cpu_pct", 0.25, a, sizeof(a)), "0.2 %");
+	assert_string_equal(compare_text_value("minflt", 2.5, a, sizeof(a)), "2.5");
+	compare_text_value_pair("cpu_pct", 0.034, 0.0225, a, b, sizeof(a));
+	assert_string_equal(a, "0.034 %");
+	assert_string_equal(b, "0.0225 %");
+	compare_text_value_pair("peak_rss_kb", 1536, 1537, a, b, sizeof(a));
+	assert_string_equal(a, "1536 KiB");
+	assert_string_equal(b, "1537 KiB");
+	compare_text_value_pair("minflt", 0, 0, a, b, sizeof(a));
+	assert_string_equal(a, "0");
+	assert_string_equal(b, "0");
 }
 
 static void test_errors(void **state)
@@ -460,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_fault_note),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_save),
+		cmocka_unit_test(test_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -580,6 +580,30 @@ static void test_families(void **state)
 /* The issue's case: 6 runs against 6 that do not overlap (one tie), beside
  * side metrics. Exact p 2/924; Holm within the primary family (wall_s and
  * the phase) keeps it far below 0.05, so the phase is regressed. */
+/* What is a measurement, and in which unit, from a metric's name. */
+static void test_metric_units(void **state)
+{
+	(void)state;
+	static const char *const not_measured[] = { "peak_rss_pid", "samples", "monitor_cpu_s", "interval_ms",
+						    "peak_at_ms", "daemon.peak_at_ms" };
+	for (size_t i = 0; i < sizeof(not_measured) / sizeof(*not_measured); i++)
+		assert_false(metrics_is_measurement(not_measured[i]));
+	static const char *const measured[] = { "wall_s", "cpu_pct", "peak_rss_kb", "write_bytes", "task-clock",
+						"phase:samples", "max_procs", "daemon.vcsw" };
+	for (size_t i = 0; i < sizeof(measured) / sizeof(*measured); i++)
+		assert_true(metrics_is_measurement(measured[i]));
+	assert_int_equal(metrics_unit("phase:pin"), METRICS_MS);
+	assert_int_equal(metrics_unit("phase:pin.user_s"), METRICS_S);
+	assert_int_equal(metrics_unit("phase:pin.write_bytes"), METRICS_BYTES);
+	assert_int_equal(metrics_unit("phase:pin.minflt"), METRICS_COUNT);
+	assert_int_equal(metrics_unit("task-clock"), METRICS_NS);
+	assert_int_equal(metrics_unit("daemon.cpu-clock"), METRICS_NS);
+	assert_int_equal(metrics_unit("daemon.peak_above_idle_kb"), METRICS_KB);
+	assert_int_equal(metrics_unit("gpu_peak_mib"), METRICS_MIB);
+	assert_int_equal(metrics_unit("cpu_pct"), METRICS_PCT);
+	assert_int_equal(metrics_unit("instructions"), METRICS_COUNT);
+}
+
 static void test_comparison_small_n(void **state)
 {
 	(void)state;
@@ -659,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_comparison_reasons),
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_comparison_small_n),
+		cmocka_unit_test(test_metric_units),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
