@@ -88,7 +88,8 @@ static void peak_line(const json_t *pk, const json_t *sum, struct quote_pool *q,
 	char a[48], b[48], c[48], d[48];
 	units_kb(num(pk, "kb"), a, sizeof a);
 	const char *scope = str(pk, "scope");
-	if (!strcmp(scope, "process") && json_is_false(json_object_get(pk, "exact"))) {
+	bool exact = json_is_true(json_object_get(pk, "exact"));
+	if (!strcmp(scope, "process") && !exact && !json_object_get(pk, "bound")) {
 		/* no source measured it (a watched zombie): no figure, no method */
 		fprintf(out, "  %-17s %-12s largest single process: not measured (no process of the tree "
 			"was read alive, none was waited for)\n", "peak RSS", "-");
@@ -98,13 +99,18 @@ static void peak_line(const json_t *pk, const json_t *sum, struct quote_pool *q,
 		fprintf(out, "  %-17s %-12s largest single process", "peak RSS", a);
 		if (num(pk, "pid") > 0)
 			fprintf(out, " (%s, pid %.0f)", quote_pool_c(q, str(pk, "comm")), num(pk, "pid"));
-		fprintf(out, "; exact: %s", quote_pool_c(q, str(pk, "method")));
-		if (*str(pk, "phase"))
+		/* a bound is said to be one: the method's words say which */
+		fprintf(out, "; %s: %s", exact ? "exact" : "a bound, not exact", quote_pool_c(q, str(pk, "method")));
+		if (num(pk, "at_least_kb") > 0)
+			fprintf(out, "; at least %s", units_kb(num(pk, "at_least_kb"), b, sizeof b));
+		if (json_is_true(json_object_get(pk, "before_attach")))
+			fprintf(out, "; reached before perfhunt attached");
+		else if (*str(pk, "phase"))
 			fprintf(out, "; reached during %s", quote_pool_c(q, str(pk, "phase")));
 		fputc('\n', out);
 		return;
 	}
-	if (json_is_true(json_object_get(pk, "exact"))) {
+	if (exact) {
 		fprintf(out, "  %-17s %-12s whole tree; exact: %s (%s)\n", "peak tree", a,
 			quote_pool_c(q, str(pk, "method")), quote_pool_c(q, str(pk, "note")));
 		return;

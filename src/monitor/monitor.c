@@ -188,6 +188,8 @@ static void account(const struct loop *l, struct side *sd, const struct sample *
 	};
 	res->samples++;
 	if (t->hwm_kb > res->hwm_kb) {
+		if (t->hwm_pid != res->hwm_pid)
+			res->hwm_exit_kb = 0;
 		res->hwm_kb = t->hwm_kb;
 		res->hwm_pid = t->hwm_pid;
 		memcpy(res->hwm_comm, t->hwm_comm, sizeof(res->hwm_comm));
@@ -199,7 +201,10 @@ static void account(const struct loop *l, struct side *sd, const struct sample *
 		if (res->hwm_from_ms < 0)
 			res->hwm_from_ms = 0;
 		res->hwm_to_ms = s->t_ms;
+		res->hwm_before_attach = t->hwm_before;
 	}
+	/* the last sample's reading of the member that holds it covers its whole life */
+	res->hwm_final = t->hwm_final && t->hwm_kb >= res->hwm_kb;
 	res->last_t_ms = s->t_ms;
 	if (s->mem_kb > res->peak_mem_kb || res->samples == 1) {
 		res->peak_mem_kb = s->mem_kb;
@@ -362,6 +367,8 @@ static void on_exit_record(const struct exit_record *x, void *arg)
 		return;
 	if (l->root > 0 && x->tgid == l->root && x->hiwater_rss_kb > l->root_exit_hwm_kb)
 		l->root_exit_hwm_kb = x->hiwater_rss_kb;
+	if (x->tgid == l->r->tree.hwm_pid && x->hiwater_rss_kb > l->r->tree.hwm_exit_kb)
+		l->r->tree.hwm_exit_kb = x->hiwater_rss_kb;
 	if (x->hiwater_rss_kb > l->r->taskstats_kb) {
 		l->r->taskstats_kb = x->hiwater_rss_kb;
 		l->r->taskstats_pid = x->tgid ? x->tgid : x->pid;
@@ -422,7 +429,10 @@ static void reap(struct loop *l)
 		if (pid == l->root) { /* weighed at the end, against its exit record */
 			l->root_maxrss_kb = (uint64_t)ru.ru_maxrss;
 			snprintf(l->root_comm, sizeof(l->root_comm), "%s", reaped_comm(l, pid));
-		} else if ((uint64_t)ru.ru_maxrss > l->r->maxrss_kb) {
+		} else if (pid == l->r->tree.hwm_pid && (uint64_t)ru.ru_maxrss > l->r->tree.hwm_exit_kb) {
+			l->r->tree.hwm_exit_kb = (uint64_t)ru.ru_maxrss;
+		}
+		if (pid != l->root && (uint64_t)ru.ru_maxrss > l->r->maxrss_kb) {
 			l->r->maxrss_kb = (uint64_t)ru.ru_maxrss;
 			l->r->maxrss_pid = pid;
 			snprintf(l->r->maxrss_comm, sizeof(l->r->maxrss_comm), "%s", reaped_comm(l, pid));
@@ -1186,19 +1196,36 @@ static void last_look(struct loop *l)
 	r->leftover_procs = l->main.tree.nprocs;
 }
 
+/* How far the forked image's mark at exec may lie above the image measured
+ * just before it: the kernel's RSS counters are per-CPU, and a reading can
+ * miss one batch (max(32, 2 x CPUs) pages) of each of the three (file, anon,
+ * shmem); 1 MiB at least (seen: a mark 12 KiB above the image, called the
+ * command's own). */
+static uint64_t image_slack_kb(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN), page = sysconf(_SC_PAGESIZE);
+	uint64_t batch = cpus > 16 ? 2 * (uint64_t)cpus : 32;
+	uint64_t kb = 3 * batch * (page > 0 ? (uint64_t)page / 1024 : 4);
+	return kb > 1024 ? kb : 1024;
+}
+
 /* The command's ru_maxrss is the larger of its own high-water mark and that
  * of perfhunt's forked copy before the exec (the image measured then, and the
  * pages the exec itself touched after). Where its exit record gave its own
- * mark, or it is no larger than the image, it says nothing more of the
- * command: an upper bound only. */
+ * mark, or it is not clearly larger than the image, it says nothing more of
+ * the command: an upper bound only. */
 static void weigh_root_maxrss(struct loop *l)
 {
 	struct monitor_result *r = l->r;
-	if (!l->root_maxrss_kb)
+	if (!l->root_maxrss_kb || l->root_exit_hwm_kb) /* its exit record holds its own mark */
 		return;
-	if (l->root_exit_hwm_kb || l->root_maxrss_kb <= r->launch_image_kb) {
+	if (l->root_maxrss_kb <= r->launch_image_kb + image_slack_kb()) {
 		r->maxrss_bound_kb = l->root_maxrss_kb;
-	} else if (l->root_maxrss_kb > r->maxrss_kb) {
+		return;
+	}
+	if (l->root == r->tree.hwm_pid && l->root_maxrss_kb > r->tree.hwm_exit_kb)
+		r->tree.hwm_exit_kb = l->root_maxrss_kb;
+	if (l->root_maxrss_kb > r->maxrss_kb) {
 		r->maxrss_kb = l->root_maxrss_kb;
 		r->maxrss_pid = l->root;
 		memcpy(r->maxrss_comm, l->root_comm, sizeof(r->maxrss_comm));

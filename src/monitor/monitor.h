@@ -76,6 +76,12 @@ struct tree_result {
 	pid_t hwm_pid;
 	char hwm_comm[64];
 	double hwm_from_ms, hwm_to_ms; /* the sample window in which hwm_kb was reached */
+	bool hwm_final;              /* hwm_kb was read from a member alive at the last sample:
+	                              * its whole life's mark, exact; else a lower bound of it */
+	uint64_t hwm_exit_kb;        /* the exit record's (or wait4's) mark of hwm_pid, its whole
+	                              * life's (the counters drift: it may read below hwm_kb) */
+	bool hwm_before_attach;      /* hwm_kb was that member's mark when first read: set
+	                              * before the recording (an attached or watched tree) */
 	double last_t_ms;            /* time of the latest sample */
 	struct proctree_totals first, last; /* cumulative counters at the first and last sample */
 	/* attached or watched: what the members had used before perfhunt measured
@@ -109,7 +115,9 @@ struct monitor_result {
 	pid_t maxrss_pid;            /* the process that gave maxrss_kb */
 	char maxrss_comm[64];
 	uint64_t own_reaped;         /* processes reaped that were not the tree's (never in its figures) */
-	uint64_t maxrss_bound_kb;    /* the command's ru_maxrss where it said nothing of its own (no more than that image, or its exit record gave its own mark) */
+	uint64_t maxrss_bound_kb;    /* the command's ru_maxrss where it said nothing of its own (not
+	                              * clearly above that image) and no exit record gave its own mark:
+	                              * the command's peak is at most this */
 	uint64_t launch_image_kb;    /* perfhunt's forked image just before exec (in the command's ru_maxrss) */
 	uint64_t taskstats_kb;       /* hiwater_rss from taskstats exit records */
 	pid_t taskstats_pid;

@@ -43,6 +43,7 @@ struct proctree_proc {
 	char sched[48];            /* the latest schedstat text: unchanged = has not run since */
 	size_t sched_len;
 	int64_t slow_ns, prev_slow_ns; /* the latest two status readings (CLOCK_MONOTONIC) */
+	uint64_t first_hwm_kb;     /* VmHWM at its first status reading */
 	uint64_t pss_kb;
 	bool pss_read;             /* pss_kb was read (smaps_rollup) at least once */
 	uint64_t pss_changes;      /* t->mem_changes when pss_kb was read */
@@ -395,6 +396,13 @@ static void first_reading(struct proctree *t, struct proctree_proc *p)
 	counts_add(&t->history, &p->base);
 }
 
+/* Its VmHWM has not grown since its first reading, and it started before the
+ * recording: that mark was set before perfhunt measured it. */
+static bool hwm_before(const struct proctree *t, const struct proctree_proc *p)
+{
+	return p->st.starttime_ticks < t->history_before_ticks && p->ss.hwm_kb <= p->first_hwm_kb;
+}
+
 static void retire(struct proctree *t, size_t k)
 {
 	struct proctree_proc *p = t->procs[k];
@@ -406,6 +414,7 @@ static void retire(struct proctree *t, size_t k)
 			t->exited_hwm_kb = p->ss.hwm_kb;
 			t->exited_hwm_after_ns = p->prev_slow_ns;
 			t->exited_hwm_pid = p->pid;
+			t->exited_hwm_before = hwm_before(t, p);
 			memcpy(t->exited_hwm_comm, p->st.comm, sizeof(t->exited_hwm_comm));
 		}
 	}
@@ -443,6 +452,8 @@ static int read_slow(struct proctree *t, struct proctree_proc *p, int64_t now_ns
 		return 0;
 	if (r > 0) {
 		procfs_parse_status(buf, (size_t)r, &p->ss);
+		if (!p->slow_ns)
+			p->first_hwm_kb = p->ss.hwm_kb;
 		p->prev_slow_ns = p->slow_ns;
 		p->slow_ns = now_ns;
 	} else {
@@ -665,6 +676,8 @@ void proctree_sample(struct proctree *t, struct proctree_totals *out)
 			out->hwm_after_ns = p->prev_slow_ns;
 			out->hwm_pid = p->pid;
 			memcpy(out->hwm_comm, p->st.comm, sizeof(out->hwm_comm));
+			out->hwm_final = p->slow_ns == now_ns; /* read now, alive */
+			out->hwm_before = hwm_before(t, p);
 		}
 		k++;
 	}
@@ -682,6 +695,8 @@ void proctree_sample(struct proctree *t, struct proctree_totals *out)
 		out->hwm_after_ns = t->exited_hwm_after_ns;
 		out->hwm_pid = t->exited_hwm_pid;
 		memcpy(out->hwm_comm, t->exited_hwm_comm, sizeof(out->hwm_comm));
+		out->hwm_final = false;
+		out->hwm_before = t->exited_hwm_before;
 	}
 }
 

@@ -42,6 +42,8 @@ struct proctree_totals {
 	int64_t hwm_after_ns;      /* CLOCK_MONOTONIC of that member's previous status read (0: none) */
 	pid_t hwm_pid;
 	char hwm_comm[64];
+	bool hwm_final;            /* that member is alive and its VmHWM was read in this sample */
+	bool hwm_before;           /* that mark was set before the recording (see history_before_ticks) */
 	bool pss_valid;
 };
 
@@ -59,6 +61,7 @@ struct proctree {
 	uint64_t exited_hwm_kb;
 	int64_t exited_hwm_after_ns;
 	pid_t exited_hwm_pid;
+	bool exited_hwm_before;
 	char exited_hwm_comm[64];
 	size_t fd_budget;          /* kept-open file fds allowed (RLIMIT_NOFILE share) */
 	size_t fds_kept;

@@ -147,7 +147,8 @@ static const struct recshape_rule recshape_git[] = { { "commit", STR, 0 }, { "di
 static const struct recshape_rule recshape_peak[] = {
 	{ "scope", STR, 0 }, { "kb", NUM, 0 }, { "method", STR, 0 }, { "exact", T_BOOL | T_NULL, 0 },
 	{ "pid", NUM, 0 }, { "comm", STR, 0 }, { "phase", STR, 0 }, { "note", STR, 0 }, { "at_ms", NUM, 0 },
-	{ "idle_kb", NUM, 0 }, { "above_idle_kb", NUM, 0 },
+	{ "idle_kb", NUM, 0 }, { "above_idle_kb", NUM, 0 }, { "bound", STR, 0 }, { "at_least_kb", NUM, 0 },
+	{ "before_attach", T_BOOL, 0 },
 };
 static const struct recshape_rule recshape_phase[] = {
 	{ "name", STR, 0 }, { "lane", STR, 0 }, { "start_ms", NUM, 0 }, { "end_ms", NUM, 0 },

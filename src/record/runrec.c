@@ -9,46 +9,58 @@
 #include "record/git.h"
 #include "util/clock.h"
 
-void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const char **method,
-			 pid_t *pid, const char **comm)
+void runrec_process_peak(const struct monitor_result *r, struct runrec_peak *pk)
 {
-	/* Exact sources first; VmHWM read while alive is exact up to the last read.
-	 * wait4 is named only when it gave a figure: watch never waits for its
-	 * target, and a tree seen only as zombies has no figure at all. */
-	*kb = r->maxrss_kb;
-	*method = r->maxrss_kb ? "wait4 ru_maxrss" : RUNREC_NO_METHOD;
-	*pid = r->maxrss_kb ? r->maxrss_pid : 0;
-	*comm = r->maxrss_kb ? r->maxrss_comm : "";
-	if (r->taskstats_kb > *kb) {
-		*kb = r->taskstats_kb;
-		*method = "taskstats hiwater_rss";
-		*pid = r->taskstats_pid;
-		*comm = r->taskstats_comm;
+	/* Proven figures first: exit records (taskstats) and wait4's ru_maxrss of
+	 * a waited process (the command's only where it is clearly above
+	 * perfhunt's pre-exec image: monitor.c). wait4 is named only when it
+	 * gave a figure: watch never waits for its target, and a tree seen only
+	 * as zombies has no figure at all. */
+	bool waited = r->maxrss_kb > 0;
+	*pk = (struct runrec_peak){ .kb = r->maxrss_kb, .method = waited ? "wait4 ru_maxrss" : RUNREC_NO_METHOD,
+				    .pid = waited ? r->maxrss_pid : 0, .comm = waited ? r->maxrss_comm : "",
+				    .exact = waited };
+	if (r->taskstats_kb > pk->kb) {
+		pk->kb = r->taskstats_kb;
+		pk->method = "taskstats hiwater_rss";
+		pk->pid = r->taskstats_pid;
+		pk->comm = r->taskstats_comm;
+		pk->exact = true;
 	}
-	if (r->tree.hwm_kb > *kb) {
-		*kb = r->tree.hwm_kb;
-		*method = "VmHWM (read while alive)";
-		*pid = r->tree.hwm_pid;
-		*comm = r->tree.hwm_comm;
+	/* VmHWM covers a process's whole life when it was read at the end; one
+	 * read earlier, of a process that ran on, is a lower bound, unless its
+	 * exit record or wait4 gave its mark (counted above: the kernel's
+	 * per-CPU counters can put an earlier reading a few pages over it) */
+	if (r->tree.hwm_kb > pk->kb && !r->tree.hwm_exit_kb) {
+		pk->kb = r->tree.hwm_kb;
+		pk->exact = r->tree.hwm_final;
+		pk->method = pk->exact ? "VmHWM (read at the end)" : "VmHWM (at least: read while alive, the process ran on after)";
+		pk->bound = pk->exact ? NULL : "at least";
+		pk->pid = r->tree.hwm_pid;
+		pk->comm = r->tree.hwm_comm;
 	}
-	if (*kb == r->maxrss_kb && !*pid && r->tree.hwm_kb == r->maxrss_kb) {
-		*pid = r->tree.hwm_pid;
-		*comm = r->tree.hwm_comm;
+	if (pk->kb == r->maxrss_kb && !pk->pid && r->tree.hwm_kb == r->maxrss_kb) {
+		pk->pid = r->tree.hwm_pid;
+		pk->comm = r->tree.hwm_comm;
 	}
-	if (*kb == 0 && r->maxrss_bound_kb) {
-		/* the command ended unread and its ru_maxrss was perfhunt's image */
-		*kb = r->maxrss_bound_kb;
-		*method = "wait4 ru_maxrss (at most: includes perfhunt's pre-exec image)";
+	if (r->maxrss_bound_kb > pk->kb) {
+		/* the command's own mark is hidden in a ru_maxrss that holds
+		 * perfhunt's image: it may be anything up to that */
+		pk->at_least_kb = pk->kb;
+		pk->kb = r->maxrss_bound_kb;
+		pk->method = "wait4 ru_maxrss (at most: includes perfhunt's pre-exec image)";
+		pk->bound = "at most";
+		pk->exact = false;
+		pk->pid = 0;
+		pk->comm = "";
 	}
 }
 
 void runrec_process_peak_window(const struct monitor_result *r, double *from_ms, double *to_ms)
 {
-	uint64_t kb;
-	const char *method, *comm;
-	pid_t pid;
-	runrec_process_peak(r, &kb, &method, &pid, &comm);
-	if (kb > r->tree.hwm_kb) { /* grew after the last read: between it and the end */
+	struct runrec_peak pk;
+	runrec_process_peak(r, &pk);
+	if (pk.kb > r->tree.hwm_kb) { /* grew after the last read: between it and the end */
 		*from_ms = r->tree.hwm_to_ms;
 		*to_ms = r->client_start_ms + r->wall_ms;
 	} else {
@@ -289,16 +301,14 @@ json_t *runrec_build(const struct runrec_input *in)
 	uint64_t wr = b->wchar;
 	double wall_s = r->wall_ms / 1000.0;
 
-	uint64_t proc_kb;
-	const char *method, *comm;
-	pid_t pid;
-	runrec_process_peak(r, &proc_kb, &method, &pid, &comm);
+	struct runrec_peak pk;
+	runrec_process_peak(r, &pk);
 
 	json_t *summary = json_pack(
 		"{s:f, s:f, s:f, s:f, s:I, s:s, s:i, s:s, s:I, s:f, s:s}", "wall_s", wall_s, "user_s",
 		user_s, "sys_s", sys_s, "cpu_pct", wall_s > 0 ? 100.0 * (user_s + sys_s) / wall_s : 0.0,
-		"peak_rss_kb", (json_int_t)proc_kb, "peak_rss_method", method, "peak_rss_pid", (int)pid,
-		"peak_rss_comm", comm, "peak_tree_rss_kb", (json_int_t)r->tree.peak_mem_kb, "peak_at_ms",
+		"peak_rss_kb", (json_int_t)pk.kb, "peak_rss_method", pk.method, "peak_rss_pid", (int)pk.pid,
+		"peak_rss_comm", pk.comm, "peak_tree_rss_kb", (json_int_t)r->tree.peak_mem_kb, "peak_at_ms",
 		r->tree.peak_at_ms, "peak_phase", in->peak_phase ? in->peak_phase : "");
 	/* what the samples' mem_kb, the sampled peak and every phase's memory
 	 * figures count: the record's timeline tree's (the daemon's when attached) */
@@ -329,16 +339,25 @@ json_t *runrec_build(const struct runrec_input *in)
 		json_object_del(summary, "gpu_peak_mib");
 
 	json_t *peaks = json_array();
-	json_t *pp = json_pack("{s:s, s:I, s:s, s:b}", "scope", "process", "kb", (json_int_t)proc_kb,
-			       "method", method, "exact", strcmp(method, RUNREC_NO_METHOD) != 0);
-	if (pid) {
-		json_object_set_new(pp, "pid", json_integer(pid));
-		json_object_set_new(pp, "comm", json_string(comm));
+	json_t *pp = json_pack("{s:s, s:I, s:s, s:b}", "scope", "process", "kb", (json_int_t)pk.kb,
+			       "method", pk.method, "exact", pk.exact);
+	if (pk.bound)
+		json_object_set_new(pp, "bound", json_string(pk.bound));
+	if (pk.at_least_kb)
+		json_object_set_new(pp, "at_least_kb", json_integer((json_int_t)pk.at_least_kb));
+	if (pk.pid) {
+		json_object_set_new(pp, "pid", json_integer(pk.pid));
+		json_object_set_new(pp, "comm", json_string(pk.comm));
 	}
 	double from_ms, to_ms;
 	runrec_process_peak_window(r, &from_ms, &to_ms);
 	json_object_set_new(pp, "window_ms", json_pack("[f, f]", from_ms, to_ms));
-	json_object_set_new(pp, "phase", json_string(in->process_peak_phase ? in->process_peak_phase : ""));
+	/* a watched process's mark that has not moved since its first reading
+	 * was reached before perfhunt attached: in no phase of this recording */
+	bool before = r->tree.hwm_before_attach && pk.kb == r->tree.hwm_kb && !strncmp(pk.method, "VmHWM", 5);
+	if (before)
+		json_object_set_new(pp, "before_attach", json_true());
+	json_object_set_new(pp, "phase", json_string(!before && in->process_peak_phase ? in->process_peak_phase : ""));
 	if (r->launch_image_kb) /* what the command's own ru_maxrss cannot go below */
 		json_object_set_new(pp, "launch_image_kb", json_integer((json_int_t)r->launch_image_kb));
 	json_array_append_new(peaks, pp);

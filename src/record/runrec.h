@@ -50,8 +50,18 @@ void runrec_process_peak_window(const struct monitor_result *r, double *from_ms,
 /* The method of a process peak no source measured (every process of the tree
  * was gone or a zombie when read, and none was waited for): "exact" is false. */
 #define RUNREC_NO_METHOD "none"
-/* The "largest single process" figure and its method, chosen from r. */
-void runrec_process_peak(const struct monitor_result *r, uint64_t *kb, const char **method,
-			 pid_t *pid, const char **comm);
+/* The "largest single process" figure, chosen from r: its method in words
+ * (with "at most" / "at least" where the figure is a bound), its process, and
+ * whether the method proves it. Strings point into r or are constants. */
+struct runrec_peak {
+	uint64_t kb;
+	const char *method;
+	pid_t pid;
+	const char *comm;
+	bool exact;
+	const char *bound;      /* !exact and measured: "at most" or "at least"; else NULL */
+	uint64_t at_least_kb;   /* "at most": the largest figure known below it (0: none) */
+};
+void runrec_process_peak(const struct monitor_result *r, struct runrec_peak *pk);
 
 #endif

@@ -19,9 +19,10 @@ fork_run() { # fork_run OUT.json [OPTION...]
 
 # check_fork FILE METHOD-PATTERN: while the children live the tree holds the
 # parent's 32 MiB and what the children add (their own pages: well under 8
-# MiB, not 2 x 32), the fork phase ends with no more, and the sampled peak is
-# in the phase that allocated. (The phase's start is not checked: its marker's
-# sample may be read while the first child is being forked.)
+# MiB), not 3 x 32 MiB; the sampled peak is in the phase that allocated 8 MiB
+# more, and about 40 MiB. (A marker's sample may be read late on a loaded
+# machine: the fork phase may end after grow's 8 MiB, and begin while the
+# first child is being forked; neither moves a figure past these bounds.)
 check_fork() {
 	/usr/bin/python3 - "$1" "$2" <<'PY'
 import json, re, sys
@@ -29,9 +30,9 @@ r = json.load(open(sys.argv[1]))
 s = r["summary"]
 assert re.match(sys.argv[2], s["tree_mem_method"]), s["tree_mem_method"]
 fork = [p for p in r["phases"] if p["name"] == "fork"][0]["resources"]
-assert 30 * 1024 < fork["rss_max_kb"] < 40 * 1024, fork
-assert fork["rss_end_kb"] < 40 * 1024, fork
-assert s["peak_phase"] == "grow", (s["peak_phase"], s["peak_tree_rss_kb"], fork)
+assert 30 * 1024 < fork["rss_max_kb"] < 48 * 1024, fork
+assert "grow" in s["peak_phase"].split("+"), (s["peak_phase"], s["peak_tree_rss_kb"], fork)
+assert 38 * 1024 < s["peak_tree_rss_kb"] < 48 * 1024, s
 sampled = [p for p in r["peaks"] if p["scope"] == "tree" and not p["exact"]][0]
 assert sampled["method"] == "sampled: " + s["tree_mem_method"], sampled
 PY
@@ -62,7 +63,7 @@ head -1 "$TMP/f.csv" | grep -q ',phase,tree_pss_kb$' &&
 	awk -F, 'NR > 1 && $20 == 3 && $2 > 40000 && $25 < 24000 {both = 1} END {exit !both}' "$TMP/f.csv" &&
 	ok || fail "$(head -3 "$TMP/f.csv")"
 
-t "as a user (no cgroup, no exit records): the forking tree counted once, no peak called exact unproven"
+t "as a user (no cgroup, no exit records): the forking tree counted once"
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	mkdir -p "$TMP/nobody" && chown 65534 "$TMP/nobody" && chmod 755 "$TMP"
 	setpriv --reuid=65534 --regid=65534 --clear-groups env PERFHUNT_STATE_DIR="$TMP/nobody" \
@@ -73,5 +74,48 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 else
 	skip "not root or no setpriv"
 fi
+
+# as_nobody CMD...: runs CMD as user nobody, its files in $TMP/nobody
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups env PERFHUNT_STATE_DIR="$TMP/nobody" "$@"
+}
+
+t "as a user, a command shorter than a sample: its peak is a bound, said in words, never 'exact'"
+# Without exit records the command's own mark is hidden in a ru_maxrss that
+# also holds perfhunt's pre-exec image; a VmHWM read in its first
+# milliseconds is no peak either (seen: '20 KiB ... exact: VmHWM').
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	as_nobody "$P" run --no-save -o "$TMP/nobody/small.json" -- "$W" alloc:1 2>"$TMP/err"; st=$?
+	expect_status 0 $st && expect_no_grep '; exact' "$TMP/err" &&
+		expect_grep '^  peak RSS .*a bound, not exact: wait4 ru_maxrss \(at most: ' "$TMP/err" &&
+		/usr/bin/python3 - "$TMP/nobody/small.json" <<'PY' && ok || fail "$(cat "$TMP/err")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+pk = r["peaks"][0]
+assert pk["scope"] == "process" and pk["exact"] is False and pk["bound"] == "at most", pk
+assert "at most" in r["summary"]["peak_rss_method"], r["summary"]
+assert pk["kb"] >= 1024, pk    # the 1 MiB touched is within the bound
+PY
+else
+	skip "not root or no setpriv"
+fi
+
+t "as a user, children read only while alive: their peak is 'at least', not exact"
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	as_nobody "$P" run --no-save --interval 20 -o "$TMP/nobody/kids.json" -- "$W" children:2:8:200 2>"$TMP/err"; st=$?
+	expect_status 0 $st && expect_grep '^  peak RSS .*a bound, not exact: VmHWM \(at least: ' "$TMP/err" &&
+		check "bound" [ "$(jget "$TMP/nobody/kids.json" peaks.0.bound)" = "at least" ] && ok
+else
+	skip "not root or no setpriv"
+fi
+
+t "watch: a high-water mark set before perfhunt attached is said to be, in no phase"
+"$W" fd:begin=setup alloc:16 free fd:end=setup sleep:1500 & wpid=$!
+sleep 0.3
+"$P" watch --no-save --interval 20 --duration 300ms -o "$TMP/w.json" "$wpid" 2>"$TMP/err"; st=$?
+wait $wpid
+expect_status 0 $st && expect_grep '^  peak RSS .*exact: VmHWM \(read at the end\); reached before perfhunt attached$' "$TMP/err" &&
+	check "before_attach" [ "$(jget "$TMP/w.json" peaks.0.before_attach)" = True ] &&
+	check "no phase" [ -z "$(jget "$TMP/w.json" peaks.0.phase)" ] && ok
 
 done_testing
