@@ -112,18 +112,200 @@ int jsonio_write(const char *path, const json_t *v, struct err *e)
 	return rc;
 }
 
+/* ---- reading: one reader for every command ---- */
+
+/* A stream of JSON values read in growing chunks: at most JSONIO_MAX_BYTES
+ * of one value are held (plus a chunk), so JSON Lines of any length stream
+ * through in bounded memory and no single record costs more. */
+struct jsonio_reader {
+	const char *path;
+	FILE *f;
+	char *buf;
+	size_t len, cap, off; /* buf[off..len) not parsed yet */
+	size_t line;          /* of buf[off] */
+	size_t index;         /* values read */
+	bool eof;
+};
+
+/* Reads more: at least as much as is pending, 64 KiB at the least. */
+static int reader_fill(struct jsonio_reader *r, struct err *e)
+{
+	if (r->off > 0) {
+		memmove(r->buf, r->buf + r->off, r->len - r->off);
+		r->len -= r->off;
+		r->off = 0;
+	}
+	size_t want = r->len > 65536 ? r->len : 65536;
+	xgrow((void **)&r->buf, &r->cap, r->len + want + 1, 1);
+	size_t got = fread(r->buf + r->len, 1, r->cap - r->len - 1, r->f);
+	r->len += got;
+	r->buf[r->len] = 0;
+	if (got == 0) {
+		if (ferror(r->f))
+			return err_sys(e, "cannot read '%s'", r->path);
+		r->eof = true;
+	}
+	return 0;
+}
+
+static void count_lines(struct jsonio_reader *r, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		r->line += r->buf[r->off + k] == '\n';
+	r->off += n;
+}
+
+/* Cuts a string longer than JSONIO_STRING_MAX to that, on a UTF-8
+ * boundary, ending "...[N bytes cut]"; a longer object key is an error.
+ * Returns the number of strings cut, or -1 (e filled). */
+static long bound_strings(json_t *v, const char *path, struct err *e)
+{
+	long cut = 0;
+	if (json_is_string(v)) {
+		size_t n = json_string_length(v);
+		if (n <= JSONIO_STRING_MAX)
+			return 0;
+		const char *s = json_string_value(v);
+		size_t keep = JSONIO_STRING_MAX - 48; /* room for the marker: the result stays within the bound */
+		while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
+			keep--;
+		char *t = xasprintf("%.*s...[%zu bytes cut]", (int)keep, s, n - keep);
+		json_string_set(v, t);
+		free(t);
+		return 1;
+	}
+	if (json_is_array(v)) {
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x) {
+			long c = bound_strings(x, path, e);
+			if (c < 0)
+				return -1;
+			cut += c;
+		}
+	} else if (json_is_object(v)) {
+		const char *k;
+		size_t klen;
+		json_t *x;
+		json_object_keylen_foreach(v, k, klen, x) {
+			if (klen > JSONIO_STRING_MAX)
+				return err_set(e, "cannot read '%s': a key of %zu bytes (at most %d)", path, klen,
+					       JSONIO_STRING_MAX);
+			long c = bound_strings(x, path, e);
+			if (c < 0)
+				return -1;
+			cut += c;
+		}
+	}
+	return cut;
+}
+
+/* n, less a UTF-8 sequence cut at b[n] (its rest comes with the next
+ * chunk: jansson would call the part an invalid byte, not a short input). */
+static size_t whole_utf8(const char *b, size_t n)
+{
+	for (size_t back = 1; back <= 4 && back <= n; back++) {
+		unsigned char c = (unsigned char)b[n - back];
+		if ((c & 0xc0) == 0x80)
+			continue;
+		size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+		return need > back ? n - back : n;
+	}
+	return n;
+}
+
+/* The next value: 1 with *v (a new reference), 0 at the end, -1 on error. */
+static int reader_next(struct jsonio_reader *r, json_t **v, struct err *e)
+{
+	for (;;) {
+		size_t ws = 0;
+		while (r->off + ws < r->len && r->buf[r->off + ws] && strchr(" \t\r\n", r->buf[r->off + ws]))
+			ws++;
+		count_lines(r, ws);
+		if (r->off < r->len)
+			break;
+		if (r->eof)
+			return 0;
+		if (reader_fill(r, e) < 0)
+			return -1;
+	}
+	r->index++;
+	for (;;) {
+		json_error_t je;
+		size_t avail = r->len - r->off;
+		if (!r->eof)
+			avail = whole_utf8(r->buf + r->off, avail);
+		*v = json_loadb(r->buf + r->off, avail, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
+		if (*v) {
+			count_lines(r, (size_t)je.position);
+			break;
+		}
+		bool more = json_error_code(&je) == json_error_premature_end_of_input && !r->eof;
+		if (more && r->len - r->off > JSONIO_MAX_BYTES)
+			return err_set(e, "cannot read '%s': record %zu is over %d MiB, the most a record may be "
+				       "(docs/FORMATS.md)", r->path, r->index, JSONIO_MAX_BYTES >> 20);
+		if (!more)
+			return err_set(e, "cannot read '%s': %s (line %zu)", r->path, je.text,
+				       r->line + (size_t)(je.line > 0 ? je.line - 1 : 0));
+		if (reader_fill(r, e) < 0)
+			return -1;
+	}
+	if (bound_strings(*v, r->path, e) < 0) {
+		json_decref(*v);
+		return -1;
+	}
+	return 1;
+}
+
+/* Opens path ("-": stdin) for reader_next; a regular file over the bound is
+ * refused here, before a byte is read. */
+static int reader_open(struct jsonio_reader *r, const char *path, struct err *e)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->line = 1;
+	r->f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!r->f)
+		return err_sys(e, "cannot read '%s'", path);
+	struct stat st;
+	if (r->f != stdin && fstat(fileno(r->f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(r->f);
+		return err_set(e, "cannot read '%s': it is a directory", path);
+	}
+	return 0;
+}
+
+static void reader_close(struct jsonio_reader *r)
+{
+	if (r->f && r->f != stdin)
+		fclose(r->f);
+	free(r->buf);
+}
+
 int jsonio_read(const char *path, const char *schema_prefix, json_t **out, struct err *e)
 {
-	json_error_t je;
-	json_t *v;
-	if (!strcmp(path, "-"))
-		v = json_loadf(stdin, JSON_REJECT_DUPLICATES, &je);
-	else
-		v = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!v) {
-		if (je.line <= 0) /* the file itself: missing, unreadable, empty */
-			return err_set(e, "cannot read '%s': %s", path, je.text);
-		return err_set(e, "cannot read '%s': %s (line %d)", path, je.text, je.line);
+	struct jsonio_reader r;
+	if (reader_open(&r, path, e) < 0)
+		return -1;
+	struct stat st;
+	if (r.f != stdin && fstat(fileno(r.f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > JSONIO_MAX_BYTES) {
+		err_set(e, "cannot read '%s': %.1f MiB, over the %d MiB a record may be (docs/FORMATS.md)", path,
+			(double)st.st_size / 1048576, JSONIO_MAX_BYTES >> 20);
+		reader_close(&r);
+		return -1;
+	}
+	json_t *v = NULL, *extra = NULL;
+	int rc = reader_next(&r, &v, e);
+	if (rc == 0)
+		rc = err_set(e, "cannot read '%s': no record in it", path);
+	else if (rc > 0 && (rc = reader_next(&r, &extra, e)) > 0)
+		rc = err_set(e, "cannot read '%s': more than one JSON value (line %zu); "
+			     "'history import' reads JSON Lines", path, r.line);
+	reader_close(&r);
+	json_decref(extra);
+	if (rc < 0) {
+		json_decref(v);
+		return -1;
 	}
 	if (!json_is_object(v)) {
 		json_decref(v);
@@ -170,57 +352,27 @@ int jsonio_read_many(const char *path, json_t ***out, size_t *n, struct err *e)
 {
 	*out = NULL;
 	*n = 0;
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	if (!f)
-		return err_sys(e, "cannot read '%s'", path);
-	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
-	do {
-		xgrow((void **)&buf, &cap, len + 65536, 1);
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-	} while (got > 0);
-	int bad = ferror(f);
-	if (f != stdin)
-		fclose(f);
-	if (bad) {
-		free(buf);
-		return err_sys(e, "cannot read '%s'", path);
-	}
-	size_t pos = 0, vcap = 0, line = 1, index = 0;
-	int rc = 0;
-	for (;;) {
-		while (pos < len && strchr(" \t\r\n", buf[pos])) {
-			line += buf[pos] == '\n';
-			pos++;
-		}
-		if (pos == len)
-			break;
-		json_error_t je;
-		json_t *v = json_loadb(buf + pos, len - pos,
-				       JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
-		index++;
-		if (!v) {
-			rc = err_set(e, "cannot read '%s': %s (line %zu)", path, je.text,
-				     line + (size_t)(je.line > 0 ? je.line - 1 : 0));
-			break;
-		}
-		for (size_t k = 0; k < (size_t)je.position && pos + k < len; k++)
-			line += buf[pos + k] == '\n';
-		pos += (size_t)je.position;
+	struct jsonio_reader r;
+	if (reader_open(&r, path, e) < 0)
+		return -1;
+	size_t vcap = 0;
+	json_t *v;
+	int rc;
+	while ((rc = reader_next(&r, &v, e)) > 0) {
 		if (jsonio_take(v, out, n, &vcap)) {
 			rc = err_set(e, "cannot read '%s': value %zu is not a perfhunt record (not a JSON "
-				     "object)", path, index);
+				     "object)", path, r.index);
 			break;
 		}
 	}
-	free(buf);
+	reader_close(&r);
 	if (rc == 0 && *n == 0)
 		rc = err_set(e, "cannot read '%s': no record in it", path);
-	if (rc) {
+	if (rc < 0) {
 		jsonio_values_free(*out, *n);
 		*out = NULL;
 		*n = 0;
+		return -1;
 	}
-	return rc;
+	return 0;
 }

@@ -11,14 +11,25 @@
 
 #include "util/err.h"
 
+/* The reader's bounds, the same for every command (docs/FORMATS.md): a
+ * record (one JSON value) of at most JSONIO_MAX_BYTES is read, a larger one
+ * refused with one line (a run record perfhunt writes stays far below: its
+ * lists are bounded); a string longer than JSONIO_STRING_MAX (the kernel's
+ * limit on one argument, 128 KiB) is cut to it, ending "...[N bytes cut]",
+ * so a huge note cannot flood show or a report; an object key that long is
+ * an error. Duplicate keys are an error everywhere. */
+#define JSONIO_MAX_BYTES (64 << 20)
+#define JSONIO_STRING_MAX (128 << 10)
+
 /* Writes the JSON value (indented) to path; "-" means stdout. */
 int jsonio_write(const char *path, const json_t *v, struct err *e);
-/* Reads path ("-" for stdin); when schema_prefix is non-NULL the record's
- * "schema" must start with it. *out is owned by the caller (json_decref). */
+/* Reads one record from path ("-" for stdin), within the bounds above; when
+ * schema_prefix is non-NULL the record's "schema" must start with it. *out
+ * is owned by the caller (json_decref). */
 int jsonio_read(const char *path, const char *schema_prefix, json_t **out, struct err *e);
-/* Reads every JSON object of path ("-" for stdin): one record, several one
- * after another (JSON Lines, as `history export` writes), or arrays of them
- * (flattened). *out is a new array of new references (caller frees with
+/* Reads every JSON object of path ("-" for stdin), streaming, each value
+ * within the bounds above: one record, several one after another (JSON
+ * Lines, as `history export` writes), or arrays of them (flattened). *out is a new array of new references (caller frees with
  * jsonio_values_free). Errors name the file and the value's position. */
 int jsonio_read_many(const char *path, json_t ***out, size_t *n, struct err *e);
 void jsonio_values_free(json_t **v, size_t n);

@@ -421,28 +421,6 @@ int metrics_runs_of(json_t *root, const char *command, json_t ***runs, size_t *n
 	return 0;
 }
 
-int metrics_load_file(struct metrics_set *s, const char *path, const char *command, struct err *e)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return err_sys(e, "cannot read '%s'", path);
-	json_error_t je;
-	json_t *root = json_loadf(f, 0, &je);
-	fclose(f);
-	if (!root)
-		return err_set(e, "cannot read '%s': line %d: %s", path, je.line, je.text);
-	json_t **runs;
-	size_t n;
-	int rc = metrics_runs_of(root, command, &runs, &n, e);
-	if (rc == 0)
-		rc = metrics_add_records(s, runs, n, e);
-	if (rc < 0)
-		err_wrap(e, "cannot read '%s'", path);
-	free(runs);
-	json_decref(root);
-	return rc;
-}
-
 static void add_zero_phases(struct metrics_set *to, const struct metrics_set *from)
 {
 	for (size_t i = 0; i < from->n; i++) {

@@ -61,9 +61,6 @@ int metrics_from_records(json_t *const *records, size_t n, struct metrics_set *o
  * of borrowed references (caller frees the array only). */
 int metrics_runs_of(json_t *root, const char *command, json_t ***runs, size_t *n, struct err *e);
 
-/* Reads a run or bench record file and adds its runs to s. Errors read
- * "cannot read 'PATH': ...". */
-int metrics_load_file(struct metrics_set *s, const char *path, const char *command, struct err *e);
 
 /* Sets each phase series' parent: the innermost other phase whose
  * instances enclose every instance of it in the same run (nesting), so

@@ -20,6 +20,25 @@ bool store_ref_is_history(const char *arg)
 	return arg[0] == '@' || (arg[0] && strspn(arg, "0123456789") == strlen(arg));
 }
 
+/* A run or bench record file's runs into s, read by the one record reader
+ * (jsonio: its bounds, duplicate keys refused) as show and report read it.
+ * Errors read "cannot read 'PATH': ...". */
+static int load_file(struct metrics_set *s, const char *path, const char *command, struct err *e)
+{
+	json_t *root, **runs = NULL;
+	size_t n;
+	if (jsonio_read(path, NULL, &root, e) < 0)
+		return -1;
+	int rc = metrics_runs_of(root, command, &runs, &n, e);
+	if (rc == 0)
+		rc = metrics_add_records(s, runs, n, e);
+	if (rc < 0)
+		err_wrap(e, "cannot read '%s'", path);
+	free(runs);
+	json_decref(root);
+	return rc;
+}
+
 int store_ref_load(const char *arg, const char *command, struct metrics_set *out, struct err *e)
 {
 	metrics_set_init(out);
@@ -38,7 +57,7 @@ int store_ref_load(const char *arg, const char *command, struct metrics_set *out
 	int rc = 0;
 	size_t files = 0;
 	for (char *path = strtok_r(list, ",", &save); path && rc == 0; path = strtok_r(NULL, ",", &save)) {
-		rc = metrics_load_file(out, path, command, e);
+		rc = load_file(out, path, command, e);
 		files++;
 	}
 	free(list);

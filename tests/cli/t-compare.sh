@@ -129,8 +129,8 @@ bad() {
 	expect_status 1 $st && check "one line on stderr: $(cat "$TMP/err")" [ "$(wc -l <"$TMP/err")" = 1 ] &&
 		expect_grep "^perfhunt: cannot read '$TMP/$1.json': $3" "$TMP/err" && ok
 }
-bad nan '{"schema":"perfhunt.run/1","summary":{"wall_s":NaN}}' 'line 1'
-bad inf '{"schema":"perfhunt.run/1","summary":{"wall_s":1e999}}' 'line 1'
+bad nan '{"schema":"perfhunt.run/1","summary":{"wall_s":NaN}}' 'invalid token .*\(line 1\)'
+bad inf '{"schema":"perfhunt.run/1","summary":{"wall_s":1e999}}' 'real number overflow .*\(line 1\)'
 bad negative '{"schema":"perfhunt.run/1","summary":{"wall_s":-2.5}}' 'run 1: summary.wall_s must be a non-negative number'
 bad string '{"schema":"perfhunt.run/1","summary":{"wall_s":"fast"}}' 'run 1: summary.wall_s'
 bad nowall '{"schema":"perfhunt.run/1","summary":{"user_s":1}}' 'run 1: summary.wall_s is missing'
@@ -139,8 +139,8 @@ bad negpeak '{"schema":"perfhunt.run/1","summary":{"wall_s":1,"peak_rss_kb":-1}}
 bad phase '{"schema":"perfhunt.run/1","summary":{"wall_s":1},"phases":[{"name":"p","start_ms":9,"end_ms":1}]}' 'run 1: phases\[0\]'
 bad schema '{"schema":"perfhunt.other/1"}' 'unsupported schema'
 bad noschema '{"summary":{"wall_s":1}}' 'not a perfhunt record'
-bad truncated '{"schema":"perfhunt.run/1","summ' 'line 1'
-bad empty '' 'line 1'
+bad truncated '{"schema":"perfhunt.run/1","summ' 'premature end of input .*\(line 1\)'
+bad empty '' 'no record in it'
 bad benchempty '{"schema":"perfhunt.bench/1","commands":[]}' 'bench record has no "commands"'
 bad benchbadrun '{"schema":"perfhunt.bench/1","commands":[{"name":"a","runs":[{"summary":{"wall_s":1}},3]}]}' 'run 2: not a JSON object'
 

@@ -177,4 +177,46 @@ if [ $CAN_NOBODY = 1 ]; then
 			env -u PERFHUNT_DB HOME="$TMP/urepo" "$P" history list 2>/dev/null | grep -c ' true$')" = 2 ] && ok
 else skip "not root or no setpriv"; fi
 
+# --- one record reader: duplicate keys, sizes, long strings -----------------------------
+sed 's/"schema": "perfhunt.run\/1"/"schema": "perfhunt.run\/1", "summary": {"wall_s": 9}/' base.json >dup.json
+for c in "compare dup.json base.json" "compare base.json dup.json" "show dup.json" "report -o dup.html dup.json" \
+	"history import dup.json" "bisect-check --baseline dup.json -n 1 -- true"; do
+	t "$c: duplicate keys refused by the one reader, as every command does"
+	PERFHUNT_DB=$TMP/dupdb/h.db timeout 30 $P $c >out 2>err; st=$?
+	case $c in bisect*) want=128 ;; *) want=1 ;; esac
+	expect_status $want $st && expect_grep "cannot read 'dup.json': duplicate object key near '\"summary\"' \(line [0-9]+\)" err && ok
+done
+
+t "a record over 64 MiB is refused at once with one line, by show, report and compare"
+truncate -s 70M huge.json # sparse: no memory, no disk
+ok=1
+for c in "show huge.json" "report -o huge.html huge.json" "compare huge.json base.json"; do
+	PERFHUNT_DB=$TMP/dupdb/h.db timeout 20 $P $c >out 2>err; st=$?
+	expect_status 1 $st && expect_grep "cannot read 'huge.json': 70.0 MiB, over the 64 MiB a record may be" err || ok=0
+	[ $ok = 1 ] || break
+done
+[ $ok = 1 ] && ok
+
+t "a 3 MiB note is cut to 128 KiB, visibly, in show and in an import (stored cut)"
+/usr/bin/python3 -c 'import json
+r=json.load(open("base.json"))
+r["peaks"].append({"scope": "cgroup", "kb": 1024, "method": "m", "exact": True, "note": "n" * (3 << 20)})
+json.dump(r, open("note.json", "w"))'
+timeout 20 "$P" show note.json >out 2>&1; st=$?
+expect_status 0 $st && expect_grep 'n\.\.\.\[3014704 bytes cut\]' out &&
+	check "show printed $(wc -c <out) bytes" [ "$(wc -c <out)" -lt 200000 ] &&
+	PERFHUNT_DB=$TMP/notedb/h.db timeout 20 "$P" history import note.json >/dev/null 2>err &&
+	check "stored text $(sql "$TMP/notedb/h.db" 'select max(length(record_json)) from runs') bytes" \
+		[ "$(sql "$TMP/notedb/h.db" 'select max(length(record_json)) from runs')" -lt 200000 ] && ok
+
+t "history import streams JSON Lines: 300 records in one file, each read within the bound"
+/usr/bin/python3 -c 'import json
+r=json.load(open("base.json"))
+with open("many.jsonl", "w") as f:
+    for i in range(300):
+        r["started_epoch_ms"] += 1; f.write(json.dumps(r) + "\n")'
+PERFHUNT_DB=$TMP/manydb/h.db timeout 60 "$P" history import many.jsonl >out 2>err; st=$?
+expect_status 0 $st && check "stored $(sql "$TMP/manydb/h.db" 'select count(*) from runs')" \
+	[ "$(sql "$TMP/manydb/h.db" 'select count(*) from runs')" = 300 ] && ok
+
 done_testing
