@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "export/compare_text.h"
+#include "export/detect_markdown.h"
 #include "export/report.h"
 #include "export/report_chart.h"
 #include "export/summary.h"
@@ -470,6 +471,49 @@ static void test_fault_note(void **state)
 #undef PF
 }
 
+/* history detect's markdown with a benchmark command that holds HTML, a pipe,
+ * line breaks and a run of backquotes: the table row stays one row of text, and
+ * nothing inside the bisect block can close it early. */
+static void test_detect_markdown_hostile(void **state)
+{
+	(void)state;
+	double v0[] = { 1.0 }, v1[] = { 2.0 };
+	struct detect_point pts[2] = {
+		{ .commit = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", .started_at = "2026-01-01T00:00:00Z",
+		  .position = -1, .values = v0, .n = 1, .median = 1, .min = 1, .max = 1 },
+		{ .commit = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", .started_at = "2026-01-02T00:00:00Z",
+		  .position = -1, .values = v1, .n = 1, .median = 2, .min = 2, .max = 2 },
+	};
+	struct changepoint cp = { .index = 1, .before_start = 0, .after_end = 2, .p_value = 0.01,
+				  .before_median = 1, .after_median = 2, .rel_change = 1 };
+	enum detect_direction dir = DETECT_REGRESSION;
+	struct detect_series s = { .bench = "sh -c 'a|b\n````\n<img src=x onerror=alert(1)>\n'",
+				   .metric = "wall_s", .points = pts, .n = 2,
+				   .cp = { .items = &cp, .n = 1 }, .directions = &dir };
+	struct detect_context c = { .first_parent = 0, .runs = 2 };
+	char *md = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&md, &len);
+	assert_int_equal(detect_markdown_write(&s, 1, &c, f), 0);
+	fclose(f);
+	/* the table row: one line, the command as text */
+	const char *row = strstr(md, "\n| regression |");
+	assert_non_null(row);
+	const char *eol = strchr(row + 1, '\n');
+	assert_non_null(strstr(row, "&lt;img src=x onerror=alert(1)&gt;"));
+	assert_true(strstr(row, "&lt;img") < eol);
+	assert_true(strstr(row, "a\\|b") < eol);
+	/* the block: a fence of 5 backquotes, closed once, at the end */
+	const char *open = strstr(md, "\n`````sh\n");
+	assert_non_null(open);
+	assert_null(strstr(open + 1, "\n``````"));
+	const char *close = strstr(open + 1, "\n`````\n");
+	assert_non_null(close);
+	assert_string_equal(close, "\n`````\n");
+	assert_non_null(strstr(open, "\n````\n<img src=x onerror=alert(1)>\n'\n")); /* the command, whole */
+	free(md);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_save),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_detect_markdown_hostile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
