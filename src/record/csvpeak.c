@@ -232,6 +232,8 @@ static void note_bad(struct csvpeak *s, enum csvpeak_bad_reason reason, size_t f
 	s->bad++;
 }
 
+static const char *quoted_end(const char *f, const char *end, const char **in, const char **in_end);
+
 /* Line 1 decides the format: a header (it starts with neither a digit nor '-') or the seed's
  * three headerless columns; then the column to scan is resolved. */
 static int setup(struct csvpeak *s, const char *p, const char *end, struct err *e)
@@ -243,19 +245,22 @@ static int setup(struct csvpeak *s, const char *p, const char *end, struct err *
 	if (s->header) {
 		s->has_time = f0 - p == 8 && !memcmp(p, "epoch_ms", 8);
 		s->fields = 0;
-		for (const char *f = p;; f++) {
-			const char *fe = field_end(f, end);
+		/* fields as rows count them: a quoted name may hold a ',' */
+		for (const char *f = p;;) {
+			const char *in = f, *in_end;
+			const char *fe = f < end && *f == '"' ? quoted_end(f, end, &in, &in_end) : (in_end = field_end(f, end));
+			size_t n = (size_t)(in_end - in);
 			s->fields++;
 			bool match = s->want_column ? s->fields == s->want_column
-				: (size_t)(fe - f) == strlen(s->want_name) && !memcmp(f, s->want_name, (size_t)(fe - f));
+				: n == strlen(s->want_name) && !memcmp(in, s->want_name, n);
 			if (match && !s->column) {
 				s->column = s->fields;
-				name = f;
-				name_len = (size_t)(fe - f);
+				name = in;
+				name_len = n;
 			}
 			if (fe == end)
 				break;
-			f = fe;
+			f = fe + 1;
 		}
 	} else {
 		s->has_time = true;

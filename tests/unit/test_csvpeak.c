@@ -412,6 +412,14 @@ static void test_quoted_fields(void **state)
 	assert_int_equal(s.peak_epoch_ms, 11);
 	assert_row(&s, "\"11\",\"9\",x");
 	csvpeak_release(&s);
+	/* a quoted header name holding a ',' is one column, found by its name */
+	assert_int_equal(scan("command,\"phase:a,b\",wall_s\nx,3,1\n\"y,z\",9,2\nw,4,3\n", 0, "phase:a,b", &s), 0);
+	assert_int_equal(s.fields, 3);
+	assert_int_equal(s.column, 2);
+	assert_string_equal(s.column_name, "phase:a,b");
+	assert_int_equal(s.rows, 3);
+	assert_row(&s, "\"y,z\",9,2");
+	csvpeak_release(&s);
 	/* malformed quoting: no closing quote before the line break (one field to the end),
 	 * a quote inside an unquoted field (kept as text), text after a closing quote (not
 	 * a number) */
