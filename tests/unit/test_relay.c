@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "monitor/relay.h"
@@ -64,6 +65,46 @@ static void test_slow_pipe_holds_bytes_in_order(void **state)
 	relay_release(&r);
 	close(p[0]);
 	close(p[1]);
+}
+
+/* perfhunt's stdout a socket (a service manager's journal): sent
+ * MSG_DONTWAIT, the rest held as for a pipe, then EPIPE once the peer left. */
+static void test_socket(void **state)
+{
+	(void)state;
+	int sv[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	struct relay r;
+	relay_init(&r, sv[1]);
+	assert_int_equal(r.mode, RELAY_SOCKET);
+	static char a[RELAY_BUF], out[RELAY_BUF];
+	memset(a, 's', sizeof(a));
+	size_t put = 0, got = 0;
+	while (!relay_pending(&r) && put < 64 * sizeof(a)) { /* until the socket's buffer is full */
+		relay_put(&r, a, sizeof(a));
+		put += sizeof(a);
+	}
+	assert_true(relay_pending(&r));
+	assert_int_equal(fcntl(sv[1], F_GETFL) & O_NONBLOCK, 0);
+	while (relay_pending(&r)) {
+		ssize_t n = read(sv[0], out, sizeof(out));
+		if (n > 0)
+			got += (size_t)n;
+		struct pollfd pf = { .fd = relay_fd(&r), .events = POLLOUT };
+		if (poll(&pf, 1, 0) == 1)
+			relay_wake(&r, pf.revents);
+	}
+	ssize_t n;
+	while ((n = read(sv[0], out, sizeof(out))) > 0)
+		got += (size_t)n;
+	assert_int_equal(r.error, 0);
+	assert_int_equal(got, put);
+	close(sv[0]);
+	relay_put(&r, "x\n", 2);
+	assert_int_equal(r.error, EPIPE);
+	relay_release(&r);
+	close(sv[1]);
 }
 
 static void test_reader_gone(void **state)
@@ -130,6 +171,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slow_pipe_holds_bytes_in_order),
+		cmocka_unit_test(test_socket),
 		cmocka_unit_test(test_reader_gone),
 		cmocka_unit_test(test_full_device_and_bad_fds),
 	};

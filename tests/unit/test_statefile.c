@@ -74,18 +74,25 @@ static void test_private_dir(void **state)
 	unsetenv("PERFHUNT_STATE_DIR");
 }
 
+/* Registers this process as a monitor of PID 1 in base/sub (made here). */
+static void register_in(const char *sub, char dir[128], struct monitor_state *me)
+{
+	struct err e;
+	snprintf(dir, 128, "%s/%s", base, sub);
+	mkdir(dir, 0700);
+	memset(me, 0, sizeof(*me));
+	me->target_pid = 1;
+	strcpy(me->target, "daemon");
+	assert_int_equal(statefile_register(dir, me, &e), 0);
+}
+
 static void test_register_and_liveness(void **state)
 {
 	(void)state;
 	char dir[128];
 	struct err e;
-	snprintf(dir, sizeof(dir), "%s/reg", base);
-	mkdir(dir, 0700);
 	struct monitor_state me;
-	memset(&me, 0, sizeof(me));
-	me.target_pid = 1;
-	strcpy(me.target, "daemon");
-	assert_int_equal(statefile_register(dir, &me, &e), 0);
+	register_in("reg", dir, &me);
 	char path[256];
 	snprintf(path, sizeof(path), "%s/%s.json", dir, me.id);
 	struct stat st;
@@ -121,12 +128,8 @@ static void test_claim(void **state)
 	(void)state;
 	char dir[128];
 	struct err e;
-	snprintf(dir, sizeof(dir), "%s/claim", base);
-	mkdir(dir, 0700);
 	struct monitor_state me;
-	memset(&me, 0, sizeof(me));
-	me.target_pid = 1;
-	assert_int_equal(statefile_register(dir, &me, &e), 0);
+	register_in("claim", dir, &me);
 	int a = -1, b = -1;
 	assert_int_equal(statefile_claim(dir, me.id, &a, &e), 0);
 	assert_true(a >= 0);
