@@ -56,6 +56,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = procfs_parse_statm(buf, size, &sm);
 	check(rc == 0 || rc == -1);
 
+	struct procfs_schedstat sch;
+	rc = procfs_parse_schedstat(buf, size, &sch);
+	check(rc == 0 || rc == -1);
+
 	uint64_t pss_kb;
 	rc = procfs_parse_smaps_rollup(buf, size, &pss_kb);
 	check(rc == 0 || rc == -1);

@@ -59,8 +59,24 @@ char *phases_text_growth(double kb, char *buf, size_t n)
 	return buf;
 }
 
+/* Parallelism (on-CPU thread time over wall) and the share of the threads'
+ * time spent off a CPU (waiting for one or blocked), for records that have them. */
+static void print_thread_states(const json_t *r, FILE *out)
+{
+	double oncpu = num(r, "oncpu_ms"), off = num(r, "runnable_ms") + num(r, "blocked_ms");
+	if (!json_is_number(json_object_get(r, "parallelism"))) {
+		fprintf(out, " %5s %7s", "-", "-");
+		return;
+	}
+	fprintf(out, " %5.2f", num(r, "parallelism"));
+	if (oncpu + off > 0)
+		fprintf(out, " %6.0f%%", 100 * off / (oncpu + off));
+	else
+		fprintf(out, " %7s", "-");
+}
+
 /* The resource columns of one row, from a totals or medians object. */
-static void print_resources(const json_t *r, bool gpu, FILE *out)
+static void print_resources(const json_t *r, bool gpu, bool threads, FILE *out)
 {
 	char u[40], c[48];
 	double user = num(r, "user_ms"), sys = num(r, "sys_ms");
@@ -73,9 +89,12 @@ static void print_resources(const json_t *r, bool gpu, FILE *out)
 	fprintf(out, " %s", cell(phases_text_growth(num(r, "rss_growth_kb"), u, sizeof(u)), 11, c, sizeof(c)));
 	if (gpu)
 		fprintf(out, " %s", cell(phases_text_growth(num(r, "gpu_growth_mib") * 1024, u, sizeof(u)), 11, c, sizeof(c)));
+	if (threads)
+		print_thread_states(r, out);
 }
 
-static void print_row(const json_t *o, int depth, int w, bool res, bool gpu, FILE *out, struct quote_pool *q)
+static void print_row(const json_t *o, int depth, int w, bool res, bool gpu, bool threads, FILE *out,
+		      struct quote_pool *q)
 {
 	static const char *const keys[] = { "total_ms", "median_ms", "min_ms", "max_ms" };
 	char u[32], c[48], name[256];
@@ -86,13 +105,13 @@ static void print_row(const json_t *o, int depth, int w, bool res, bool gpu, FIL
 	const json_t *r = json_object_get(o, "resources");
 	if (res && r) {
 		fputs("  ", out);
-		print_resources(json_object_get(r, "total"), gpu, out);
+		print_resources(json_object_get(r, "total"), gpu, threads, out);
 	}
 	fputc('\n', out);
 	if (res && r && num(o, "count") > 1) {
 		snprintf(name, sizeof(name), "%*s  (median)", 2 * depth, "");
 		fprintf(out, "%-*s %6s %11s %11s %11s %11s  ", w, name, "", "", "", "", "");
-		print_resources(json_object_get(r, "median"), gpu, out);
+		print_resources(json_object_get(r, "median"), gpu, threads, out);
 		fputc('\n', out);
 	}
 }
@@ -164,11 +183,12 @@ static void print_stats(const json_t *stats, const json_t *phases, FILE *out, st
 	size_t *order = xcalloc(m + 1, sizeof(*order));
 	int *depth = xcalloc(m + 1, sizeof(*depth));
 	table_order(&pr, order, depth);
-	bool res = false, gpu = false;
+	bool res = false, gpu = false, threads = false;
 	for (size_t k = 0; k < m; k++) {
 		const json_t *r = json_object_get(pr.stat[k], "resources");
 		res |= r != NULL;
 		gpu |= json_object_get(json_object_get(r, "total"), "gpu_growth_mib") != NULL;
+		threads |= json_object_get(json_object_get(r, "total"), "parallelism") != NULL;
 	}
 	int w = 5;
 	for (size_t k = 0; k < m; k++) {
@@ -183,10 +203,11 @@ static void print_stats(const json_t *stats, const json_t *phases, FILE *out, st
 		w = NAME_WIDTH_MAX;
 	fprintf(out, "%-*s %6s %11s %11s %11s %11s", w, "phase", "count", "total", "median", "min", "max");
 	if (res)
-		fprintf(out, "  %10s %5s %9s %11s%s", "CPU", "sys", "minor flt", "RSS growth", gpu ? "  GPU growth" : "");
+		fprintf(out, "  %10s %5s %9s %11s%s%s", "CPU", "sys", "minor flt", "RSS growth", gpu ? "  GPU growth" : "",
+			threads ? "   par off-CPU" : "");
 	fputc('\n', out);
 	for (size_t k = 0; k < m; k++)
-		print_row(pr.stat[order[k]], depth[k], w, res, gpu, out, q);
+		print_row(pr.stat[order[k]], depth[k], w, res, gpu, threads, out, q);
 	if (pr.left_out)
 		print_left_out(&pr, out);
 	free(order);

@@ -187,6 +187,18 @@ static void cell(FILE *out, const char *text, int width)
 }
 
 /* With an attached daemon: each tree's costs side by side. */
+/* Where a tree's thread time went, short: "0.29 parallel, 10.3 s blocked,
+ * 32.3 s waiting for a CPU" (NULL for a record without thread states). */
+static const char *thread_time_text(const json_t *o, char *buf, size_t n)
+{
+	char a[48], b[48];
+	if (!json_is_number(json_object_get(o, "oncpu_ms")))
+		return NULL;
+	snprintf(buf, n, "%.2f parallel, %s blocked, %s waiting for a CPU", num(o, "parallelism"),
+		 units_ms(num(o, "blocked_ms"), a, sizeof a), units_ms(num(o, "runnable_ms"), b, sizeof b));
+	return buf;
+}
+
 static void costs_table(const json_t *sum, const json_t *d, FILE *out)
 {
 	char a[48], b[48], c[96], e[96];
@@ -220,6 +232,10 @@ static void costs_table(const json_t *sum, const json_t *d, FILE *out)
 		cell(out, text[0], 25);
 		cell(out, text[1], 25);
 		fprintf(out, "(%s)\n", rows[i].unit);
+	}
+	char tc[160], td[160];
+	if (thread_time_text(sum, tc, sizeof tc) && thread_time_text(d, td, sizeof td)) {
+		fprintf(out, "  %-17s %s\n  %-17s %s (daemon)\n", "thread time", tc, "", td);
 	}
 	if (json_object_get(d, "gpu_peak_mib"))
 		fprintf(out, "  %-17s %-24s %s (includes the CUDA context)\n", "peak GPU memory", "not sampled",
@@ -309,9 +325,16 @@ void summary_print(const json_t *rec, FILE *out)
 			units_kb(num(sum, "write_bytes") / 1024, b, sizeof b));
 		history_line("before attach", json_object_get(sum, "at_attach"), out);
 	}
+	char tt[160];
+	if (!daemon && thread_time_text(sum, tt, sizeof tt))
+		fprintf(out, "  %-17s %s on a CPU: %s\n", "thread time", units_ms(num(sum, "oncpu_ms"), a, sizeof a), tt);
+	/* polled discovery (no process-events connector) misses what lives between two scans */
+	bool lower_bound = json_is_false(json_object_get(sum, "procs_seen_complete"));
 	if (num(sum, "procs_seen") > 0)
-		fprintf(out, "  %-17s %.0f processes in all; at most %.0f processes and %.0f threads at once\n",
-			"tree", num(sum, "procs_seen"), num(sum, "max_procs"), num(sum, "max_threads"));
+		fprintf(out, "  %-17s %s%.0f processes in all%s; at most %.0f processes and %.0f threads at once\n",
+			"tree", lower_bound ? "at least " : "", num(sum, "procs_seen"),
+			lower_bound ? " (short-lived ones missed without the process-events connector)" : "",
+			num(sum, "max_procs"), num(sum, "max_threads"));
 	else
 		fprintf(out, "  %-17s %.0f processes, %.0f threads at most\n", "tree", num(sum, "max_procs"),
 			num(sum, "max_threads"));

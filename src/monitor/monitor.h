@@ -91,6 +91,7 @@ struct tree_result {
 	bool has_history;            /* the tree existed before the recording */
 	uint32_t max_procs, max_threads;
 	uint64_t procs_seen;         /* processes that were members at some time */
+	bool procs_seen_complete;    /* every fork was heard (process events, none lost): not a lower bound */
 	uint64_t samples;
 	struct timeline tl;
 };
@@ -124,6 +125,7 @@ struct monitor_result {
 	char taskstats_comm[32];
 	bool taskstats;              /* exit records were being received */
 	bool proc_events;            /* discovery by the process-events connector */
+	bool events_lost;            /* the kernel dropped some of them (a full socket buffer)*/
 	bool cgroup_ok;
 	uint64_t oom_kills;           /* processes the OOM killer ended inside the cgroup */
 	uint64_t cgroup_peak_kb;

@@ -29,6 +29,11 @@ struct sample {
 	uint64_t minflt_total, majflt_total;      /* cumulative */
 	uint64_t vcsw, ivcsw, read_bytes, write_bytes; /* delta */
 	uint32_t procs, threads;
+	/* thread time of the interval, summed over threads (ms): on a CPU (the
+	 * nanosecond clocks; user_ms + sys_ms is this split in the kernel's tick
+	 * ratio), waiting for a CPU, alive; blocked = alive - oncpu - runnable */
+	double oncpu_ms, runnable_ms, alive_ms;
+	uint32_t threads_max;                     /* largest of threads at either end */
 	double gpu_mib, gpu_util_pct;
 	bool pss_valid, gpu_valid;
 	bool at_marker;                           /* taken at once because a marker arrived */

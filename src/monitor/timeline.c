@@ -32,8 +32,15 @@ void sample_merge(struct sample *a, const struct sample *b)
 	uint64_t vcsw = a->vcsw + b->vcsw, ivcsw = a->ivcsw + b->ivcsw;
 	uint64_t rd = a->read_bytes + b->read_bytes, wr = a->write_bytes + b->write_bytes;
 	uint64_t mint = b->minflt_total, majt = b->majflt_total;
+	double oncpu = a->oncpu_ms + b->oncpu_ms, runnable = a->runnable_ms + b->runnable_ms;
+	double alive = a->alive_ms + b->alive_ms;
+	uint32_t threads_max = a->threads_max > b->threads_max ? a->threads_max : b->threads_max;
 	if (b->mem_kb > a->mem_kb)
 		*a = *b;
+	a->oncpu_ms = oncpu;
+	a->runnable_ms = runnable;
+	a->alive_ms = alive;
+	a->threads_max = threads_max;
 	a->user_ms = user;
 	a->sys_ms = sys;
 	a->minflt = minf;

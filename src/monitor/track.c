@@ -39,6 +39,8 @@ static void thin(struct track *t)
 			struct track_point *next = &t->pts[r + 1];
 			if (p->mem_max_kb > next->mem_max_kb)
 				next->mem_max_kb = p->mem_max_kb;
+			if (p->threads_max > next->threads_max)
+				next->threads_max = p->threads_max;
 			if (p->gpu_valid && p->gpu_max_mib > next->gpu_max_mib)
 				next->gpu_max_mib = p->gpu_max_mib;
 			next->gpu_valid |= p->gpu_valid;
@@ -61,6 +63,10 @@ void track_push(struct track *t, const struct sample *s)
 	c->ivcsw += (double)s->ivcsw;
 	c->read_bytes += (double)s->read_bytes;
 	c->write_bytes += (double)s->write_bytes;
+	c->oncpu_ms += s->oncpu_ms;
+	c->runnable_ms += s->runnable_ms;
+	c->alive_ms += s->alive_ms;
+	c->threads_max = s->threads;
 	/* a sample of a tree that has exited says nothing of the memory a phase
 	 * ended with (a cgroup keeps the page cache charged): the last one seen stays */
 	if (s->procs > 0 || t->n == 0)
@@ -129,9 +135,26 @@ static void at(const struct track *t, double t_ms, struct track_point *out, bool
 	LERP(ivcsw);
 	LERP(read_bytes);
 	LERP(write_bytes);
+	LERP(oncpu_ms);
+	LERP(runnable_ms);
+	LERP(alive_ms);
 #undef LERP
 	out->mem_kb = (uint64_t)llround((double)a->mem_kb + ((double)b->mem_kb - (double)a->mem_kb) * f);
 	out->gpu_mib = a->gpu_mib + (b->gpu_mib - a->gpu_mib) * f;
+}
+
+/* Thread states between two cumulative points: blocked is what is left of
+ * the threads' alive time once on-CPU and runnable time are taken out. */
+static void thread_time(const struct track_point *a, const struct track_point *b, double span_ms,
+			struct track_window *w)
+{
+	w->oncpu_ms = b->oncpu_ms > a->oncpu_ms ? b->oncpu_ms - a->oncpu_ms : 0;
+	w->runnable_ms = b->runnable_ms > a->runnable_ms ? b->runnable_ms - a->runnable_ms : 0;
+	double alive = b->alive_ms > a->alive_ms ? b->alive_ms - a->alive_ms : 0;
+	w->blocked_ms = alive > w->oncpu_ms + w->runnable_ms ? alive - w->oncpu_ms - w->runnable_ms : 0;
+	w->parallelism = span_ms > 0 ? w->oncpu_ms / span_ms : 0;
+	/* the threads alive at the ends; the points inside add theirs */
+	w->threads_max = a->threads_max > b->threads_max ? a->threads_max : b->threads_max;
 }
 
 static uint64_t count(double later, double earlier)
@@ -164,6 +187,7 @@ void track_window(const struct track *t, double from_ms, double to_ms, struct tr
 	w->ivcsw = count(b.ivcsw, a.ivcsw);
 	w->read_bytes = count(b.read_bytes, a.read_bytes);
 	w->write_bytes = count(b.write_bytes, a.write_bytes);
+	thread_time(&a, &b, to_ms - from_ms, w);
 	w->rss_start_kb = a.mem_kb;
 	w->rss_end_kb = b.mem_kb;
 	w->rss_max_kb = a.mem_kb > b.mem_kb ? a.mem_kb : b.mem_kb;
@@ -175,6 +199,8 @@ void track_window(const struct track *t, double from_ms, double to_ms, struct tr
 	for (; i < t->n && t->pts[i].t_ms <= to_ms; i++) {
 		const struct track_point *p = &t->pts[i];
 		inside++;
+		if (p->threads_max > w->threads_max)
+			w->threads_max = p->threads_max;
 		if (p->mem_max_kb > w->rss_max_kb)
 			w->rss_max_kb = p->mem_max_kb;
 		if (p->gpu_valid) {

@@ -22,6 +22,8 @@
 struct track_point {
 	double t_ms;
 	double user_ms, sys_ms, minflt, majflt, vcsw, ivcsw, read_bytes, write_bytes; /* cumulative */
+	double oncpu_ms, runnable_ms, alive_ms;                                      /* cumulative */
+	uint32_t threads_max;     /* threads alive at t_ms, or at a dropped point before it if more */
 	uint64_t mem_kb;          /* the tree's memory at t_ms, each page once (sample.mem_kb) */
 	uint64_t mem_max_kb;      /* largest since the previous kept point, t_ms included */
 	double gpu_mib, gpu_max_mib;
@@ -47,6 +49,10 @@ struct track_window {
 	int64_t rss_growth_kb;
 	bool gpu;                 /* GPU memory was sampled inside the window */
 	double gpu_max_mib, gpu_growth_mib;
+	/* thread time (thread-ms summed over threads): on a CPU, waiting for
+	 * one, blocked (alive but neither); parallelism = oncpu_ms / the window */
+	double oncpu_ms, runnable_ms, blocked_ms, parallelism;
+	uint32_t threads_max;
 	bool approximate;         /* shorter than two intervals and an end not at a marker sample */
 	bool empty;               /* no sample at all: every figure 0 */
 };

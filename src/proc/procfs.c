@@ -1,4 +1,4 @@
-/* procfs: byte-level parsers of stat, statm, status, io, smaps_rollup and children.
+/* procfs: byte-level parsers of stat, statm, schedstat, status, io, smaps_rollup and children.
  *
  * Hand-written scanners rather than sscanf: they run per process per sample,
  * must tolerate any bytes (comm may hold spaces, parentheses and newlines),
@@ -154,6 +154,21 @@ int procfs_parse_statm(const char *buf, size_t n, struct procfs_statm *out)
 		if (!parse_u64_at(&p, end, f[i]))
 			return -1;
 	}
+	return 0;
+}
+
+int procfs_parse_schedstat(const char *buf, size_t n, struct procfs_schedstat *out)
+{
+	const char *p = buf, *end = buf + n;
+	uint64_t f[3];
+	for (int i = 0; i < 3; i++) {
+		p = skip_spaces(p, end);
+		if (!parse_u64_at(&p, end, &f[i]))
+			return -1;
+	}
+	out->oncpu_ns = f[0];
+	out->wait_ns = f[1];
+	out->runs = f[2];
 	return 0;
 }
 

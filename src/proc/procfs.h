@@ -34,6 +34,12 @@ struct procfs_io {
 	uint64_t rchar, wchar;
 };
 
+/* schedstat: one task's nanoseconds on a CPU and waiting on a run queue,
+ * and how many times it was run (the three fields of /proc/PID/schedstat). */
+struct procfs_schedstat {
+	uint64_t oncpu_ns, wait_ns, runs;
+};
+
 /* statm: sizes in pages. resident = anon + file + shmem; shared = file + shmem. */
 struct procfs_statm {
 	uint64_t size_pages, resident_pages, shared_pages;
@@ -43,6 +49,7 @@ int procfs_parse_stat(const char *buf, size_t n, struct procfs_stat *out);
 int procfs_parse_status(const char *buf, size_t n, struct procfs_status *out);
 int procfs_parse_io(const char *buf, size_t n, struct procfs_io *out);
 int procfs_parse_statm(const char *buf, size_t n, struct procfs_statm *out);
+int procfs_parse_schedstat(const char *buf, size_t n, struct procfs_schedstat *out);
 /* Pss of smaps_rollup, in KB. */
 int procfs_parse_smaps_rollup(const char *buf, size_t n, uint64_t *pss_kb);
 /* Space-separated PIDs of task/TID/children; calls fn for each. Returns count. */

@@ -40,8 +40,15 @@ struct proctree_proc {
 	struct procfs_io io;       /* the latest io reading */
 	struct proc_mem mem;
 	struct procfs_statm sm;    /* the latest statm reading */
-	char sched[48];            /* the latest schedstat text: unchanged = has not run since */
+	char sched[80];            /* the latest schedstat text: unchanged = has not run since */
 	size_t sched_len;
+	struct procfs_schedstat sch, sch_base; /* the leader's latest; its history */
+	struct tasks tasks;        /* its other threads */
+	uint64_t cpu_ns, cpu_base_ns; /* its process CPU clock (every thread, exited ones too); its history */
+	int64_t born_ns;           /* the leader's start (CLOCK_MONOTONIC) */
+	int64_t read_ns;           /* its latest thread reading (0: none) */
+	int64_t exit_ns;           /* the leader's exit event (0: none heard) */
+	uint64_t alive_ns;         /* the leader's alive time since measured */
 	int64_t slow_ns, prev_slow_ns; /* the latest two status readings (CLOCK_MONOTONIC) */
 	uint64_t first_hwm_kb;     /* VmHWM at its first status reading */
 	uint64_t pss_kb;
@@ -132,11 +139,16 @@ int proctree_init(struct proctree *t, const char *procfs_root, struct err *e)
 	t->page_kb = page >= 1024 ? (uint64_t)page / 1024 : 4;
 	t->schedstat = schedstat_works(t->procfs_fd);
 	t->loadavg_fd = openat(t->procfs_fd, "loadavg", O_RDONLY | O_CLOEXEC);
+	tasks_clock_init(&t->clk);
 	return 0;
 }
 
 static void proc_close(struct proctree *t, struct proctree_proc *p)
 {
+	struct tasks_fds fds = { t->fds_kept, t->fd_budget };
+	t->task_listings += p->tasks.listings;
+	tasks_release(&p->tasks, &fds);
+	t->fds_kept = fds.kept;
 	for (int i = 0; i < NFILES; i++)
 		if (p->fd[i] >= 0) {
 			close(p->fd[i]);
@@ -202,25 +214,9 @@ int proctree_add(struct proctree *t, pid_t pid, struct err *e)
 /* Reads one of the member's files into buf. Returns bytes, 0 if gone, -1 if unreadable. */
 static ssize_t read_file(struct proctree *t, struct proctree_proc *p, int which, char *buf, size_t n)
 {
-	int fd = p->fd[which];
-	bool keep = true;
-	if (fd < 0) {
-		fd = openat(p->dirfd, file_names[which], O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return errno == ENOENT || errno == ESRCH ? 0 : -1;
-		keep = t->fds_kept < t->fd_budget;
-		if (keep) {
-			p->fd[which] = fd;
-			t->fds_kept++;
-		}
-	}
-	ssize_t r = pread(fd, buf, n - 1, 0);
-	int saved = errno;
-	if (!keep)
-		close(fd);
-	if (r < 0)
-		return saved == ESRCH || saved == ENOENT ? 0 : -1;
-	buf[r] = 0;
+	struct tasks_fds fds = { t->fds_kept, t->fd_budget };
+	ssize_t r = tasks_pread(p->dirfd, 0, file_names[which], &p->fd[which], &fds, buf, n);
+	t->fds_kept = fds.kept;
 	return r;
 }
 
@@ -252,14 +248,9 @@ static void scan_children_of(struct scan_ctx *c, int pdfd, pid_t pid, uint64_t n
 			procfs_parse_children(buf, (size_t)r, scan_add, c);
 		return;
 	}
-	int tfd = openat(pdfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (tfd < 0)
+	DIR *d = tasks_opendir(pdfd);
+	if (!d)
 		return;
-	DIR *d = fdopendir(tfd);
-	if (!d) {
-		close(tfd);
-		return;
-	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
@@ -329,6 +320,12 @@ void proctree_mark_gone(struct proctree *t, pid_t pid)
 	t->gone[t->ngone++] = pid;
 }
 
+void proctree_add_exited(struct proctree *t, pid_t pid)
+{
+	proctree_mark_gone(t, pid);
+	t->seen++;
+}
+
 void proctree_history_from_now(struct proctree *t)
 {
 	struct timespec ts;
@@ -346,15 +343,29 @@ static uint64_t since(uint64_t now, uint64_t base)
 /* The member's counters since its first reading (or its start). */
 static struct proctree_counts counts_of(const struct proctree_proc *p)
 {
+	/* the leader's own, then every other thread's (status and schedstat are per thread) */
+	struct tasks_time tt = {
+		.oncpu_ns = since(p->sch.oncpu_ns, p->sch_base.oncpu_ns),
+		.runnable_ns = since(p->sch.wait_ns, p->sch_base.wait_ns),
+		.alive_ns = p->alive_ns,
+		.vcsw = since(p->ss.vcsw, p->base.vcsw),
+		.ivcsw = since(p->ss.ivcsw, p->base.ivcsw),
+	};
+	tasks_sum(&p->tasks, &tt);
+	/* the process clock also holds what threads ran after their last reading */
+	uint64_t clock_ns = since(p->cpu_ns, p->cpu_base_ns);
 	return (struct proctree_counts){
 		.utime_ticks = since(p->st.utime_ticks, p->base.utime_ticks),
 		.stime_ticks = since(p->st.stime_ticks, p->base.stime_ticks),
 		.minflt = since(p->st.minflt, p->base.minflt),
 		.majflt = since(p->st.majflt, p->base.majflt),
-		.vcsw = since(p->ss.vcsw, p->base.vcsw),
-		.ivcsw = since(p->ss.ivcsw, p->base.ivcsw),
+		.vcsw = tt.vcsw,
+		.ivcsw = tt.ivcsw,
 		.rchar = since(p->io.rchar, p->base.rchar),
 		.wchar = since(p->io.wchar, p->base.wchar),
+		.oncpu_ns = clock_ns > tt.oncpu_ns ? clock_ns : tt.oncpu_ns,
+		.runnable_ns = tt.runnable_ns,
+		.alive_ns = tt.alive_ns,
 	};
 }
 
@@ -368,6 +379,9 @@ static void counts_add(struct proctree_counts *to, const struct proctree_counts 
 	to->ivcsw += c->ivcsw;
 	to->rchar += c->rchar;
 	to->wchar += c->wchar;
+	to->oncpu_ns += c->oncpu_ns;
+	to->runnable_ns += c->runnable_ns;
+	to->alive_ns += c->alive_ns;
 }
 
 static void totals_add(struct proctree_totals *to, const struct proctree_counts *c)
@@ -380,18 +394,30 @@ static void totals_add(struct proctree_totals *to, const struct proctree_counts 
 	to->ivcsw += c->ivcsw;
 	to->rchar += c->rchar;
 	to->wchar += c->wchar;
+	to->oncpu_ns += c->oncpu_ns;
+	to->runnable_ns += c->runnable_ns;
+	to->alive_ns += c->alive_ns;
 }
 
 /* The first reading of a member that started before the recording is its
  * baseline: a lifetime of CPU and faults is not one interval's. */
-static void first_reading(struct proctree *t, struct proctree_proc *p)
+static void first_reading(struct proctree *t, struct proctree_proc *p, int64_t now_ns)
 {
-	if (p->seen || p->st.starttime_ticks >= t->history_before_ticks)
+	if (p->seen)
 		return;
+	if (p->st.starttime_ticks >= t->history_before_ticks) {
+		p->born_ns = tasks_born_ns(&t->clk, p->st.starttime_ticks);
+		return;
+	}
+	p->born_ns = now_ns; /* alive from now: its past is not the recording's */
+	p->sch_base = p->sch;
+	p->cpu_base_ns = p->cpu_ns;
 	p->base = (struct proctree_counts){
 		.utime_ticks = p->st.utime_ticks, .stime_ticks = p->st.stime_ticks,
 		.minflt = p->st.minflt, .majflt = p->st.majflt, .vcsw = p->ss.vcsw,
 		.ivcsw = p->ss.ivcsw, .rchar = p->io.rchar, .wchar = p->io.wchar,
+		.oncpu_ns = p->cpu_ns > p->sch.oncpu_ns ? p->cpu_ns : p->sch.oncpu_ns,
+		.runnable_ns = p->sch.wait_ns,
 	};
 	counts_add(&t->history, &p->base);
 }
@@ -403,11 +429,16 @@ static bool hwm_before(const struct proctree *t, const struct proctree_proc *p)
 	return p->st.starttime_ticks < t->history_before_ticks && p->ss.hwm_kb <= p->first_hwm_kb;
 }
 
-static void retire(struct proctree *t, size_t k)
+static void read_threads(struct proctree *t, struct proctree_proc *p, bool status_due, bool gone, int64_t now_ns);
+
+/* A member gone: its threads alive until its exit event, else until now (the
+ * reading that found it gone); its last counters move into the exited ones. */
+static void retire(struct proctree *t, size_t k, int64_t now_ns)
 {
 	struct proctree_proc *p = t->procs[k];
 	proctree_mark_gone(t, p->pid);
 	if (p->seen) {
+		read_threads(t, p, false, true, p->exit_ns && p->exit_ns < now_ns ? p->exit_ns : now_ns);
 		struct proctree_counts c = counts_of(p);
 		counts_add(&t->exited, &c);
 		if (p->ss.hwm_kb > t->exited_hwm_kb) {
@@ -465,24 +496,58 @@ static int read_slow(struct proctree *t, struct proctree_proc *p, int64_t now_ns
 	return 1;
 }
 
-/* Tiered: has a single-threaded member, asleep at its last reading, run
- * since? Its schedstat (run time, wait, runs) tells in 0.6 us what stat would
- * in 5; if it has not, nothing stat shows can have moved. Returns 1 it has
- * not, 0 it may have, -1 gone. */
-static int read_idle(struct proctree *t, struct proctree_proc *p)
+/* The leader's schedstat, every sample: its nanoseconds on a CPU and waiting
+ * for one. Tiered, it also tells whether a single-threaded member, asleep at
+ * its last reading, has run since (in 0.6 us where stat takes 5); if it has
+ * not, nothing stat shows can have moved. Returns 1 it has not, 0 it may
+ * have, -1 gone. */
+static int read_sched(struct proctree *t, struct proctree_proc *p)
 {
-	if (!t->tiered || !t->schedstat || !p->seen || p->st.num_threads > 1 || p->st.state == 'R') {
-		p->sched_len = 0;
-		return 0;
-	}
 	char buf[sizeof(p->sched)];
 	ssize_t r = read_file(t, p, F_SCHEDSTAT, buf, sizeof(buf));
 	if (r == 0)
 		return -1;
+	struct procfs_schedstat s;
+	if (r > 0 && procfs_parse_schedstat(buf, (size_t)r, &s) == 0 && s.oncpu_ns >= p->sch.oncpu_ns)
+		p->sch = s;
 	bool same = r > 0 && (size_t)r == p->sched_len && !memcmp(buf, p->sched, (size_t)r);
 	p->sched_len = r > 0 && (size_t)r < sizeof(p->sched) ? (size_t)r : 0;
 	memcpy(p->sched, buf, p->sched_len);
-	return same;
+	return same && t->tiered && t->schedstat && p->seen && p->st.num_threads <= 1 && p->st.state != 'R';
+}
+
+/* The member's process CPU clock: every thread's time on a CPU in ns, those
+ * that exited included, and a running thread's up to this instant (schedstat
+ * lags it by up to a tick): one clock_gettime. */
+static void read_cpu_clock(struct proctree_proc *p)
+{
+	struct timespec ts;
+	/* MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED): the kernel's encoding */
+	clockid_t id = (clockid_t)((~(unsigned)p->pid) << 3) | 2;
+	if (clock_gettime(id, &ts) == 0) {
+		uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		if (ns > p->cpu_ns)
+			p->cpu_ns = ns;
+	}
+}
+
+/* Thread time since the member's previous reading: the leader's alive time,
+ * and every other thread's schedstat (and status when its own was read). */
+static void read_threads(struct proctree *t, struct proctree_proc *p, bool status_due, bool gone, int64_t now_ns)
+{
+	/* a leader that called pthread_exit shows 'Z' while its threads run on */
+	bool leader_alive = gone || (p->st.state != 'Z' && p->st.state != 'X');
+	int64_t from = p->read_ns > p->born_ns ? p->read_ns : p->born_ns;
+	if (leader_alive && now_ns > from)
+		p->alive_ns += (uint64_t)(now_ns - from);
+	if (p->st.num_threads > 1 || p->tasks.n) {
+		struct tasks_fds fds = { t->fds_kept, t->fd_budget };
+		tasks_read(&p->tasks, p->dirfd, p->pid, p->st.num_threads, status_due, t->history_before_ticks,
+			   p->read_ns, now_ns, &t->clk, &fds);
+		t->fds_kept = fds.kept;
+	}
+	if (now_ns > p->read_ns)
+		p->read_ns = now_ns;
 }
 
 /* Reads stat every sample (unless the member has not run since: tiered),
@@ -490,7 +555,7 @@ static int read_idle(struct proctree *t, struct proctree_proc *p)
 static int read_proc(struct proctree *t, struct proctree_proc *p, bool due, int64_t now_ns)
 {
 	char buf[4096];
-	int idle = read_idle(t, p);
+	int idle = read_sched(t, p);
 	if (idle < 0)
 		return 0;
 	struct procfs_stat st;
@@ -510,7 +575,8 @@ static int read_proc(struct proctree *t, struct proctree_proc *p, bool due, int6
 				read_final(t, p);
 			p->st = st;
 			memset(&p->mem, 0, sizeof(p->mem));
-			first_reading(t, p);
+			read_cpu_clock(p);
+			first_reading(t, p, now_ns);
 			p->seen = true;
 			return 0;
 		}
@@ -568,8 +634,10 @@ static int read_proc(struct proctree *t, struct proctree_proc *p, bool due, int6
 	 * with it) or pages gone: the tree's PSS may have moved */
 	if (!p->seen || st.minflt != p->st.minflt || st.majflt != p->st.majflt || p->mem.rss_kb != rss_before)
 		t->mem_changes++;
+	if (!idle) /* not run since: its clock has not moved */
+		read_cpu_clock(p);
 	p->st = st;
-	first_reading(t, p);
+	first_reading(t, p, now_ns);
 	p->seen = true;
 	return 1;
 }
@@ -658,10 +726,11 @@ void proctree_sample(struct proctree *t, struct proctree_totals *out)
 		struct proctree_proc *p = t->procs[k];
 		bool due = n0 && (k + n0 - rr) % n0 < quota;
 		if (!read_proc(t, p, due, now_ns)) {
-			retire(t, k);
+			retire(t, k, now_ns);
 			retired = true;
 			continue;
 		}
+		read_threads(t, p, p->slow_ns == now_ns, false, now_ns);
 		out->rss_kb += p->mem.rss_kb;
 		out->anon_kb += p->mem.anon_kb;
 		out->file_kb += p->mem.file_kb;

@@ -11,6 +11,9 @@
  * schedstat: its statm too waits for its turn on the cadence. A process that vanishes between two
  * reads is a normal event: its last values move into the "exited" totals so
  * cumulative CPU and fault counts never go backwards.
+ * Context switches and thread time sum every thread of a member (tasks.c);
+ * its on-CPU time is its process CPU clock (ns, every thread, those that
+ * exited between two readings included).
  * Discovery is either pushed (proctree_add from the process-events connector)
  * or pulled (proctree_scan reads task/TID/children of every member).
  */
@@ -21,6 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "proc/tasks.h"
 #include "util/err.h"
 
 struct proctree_proc;
@@ -28,6 +32,9 @@ struct proctree_proc;
 /* Counters a process had accumulated before it was measured: its history. */
 struct proctree_counts {
 	uint64_t utime_ticks, stime_ticks, minflt, majflt, vcsw, ivcsw, rchar, wchar;
+	/* thread time summed over every thread: on a CPU, waiting on a run
+	 * queue, alive (ns); blocked is alive minus the two */
+	uint64_t oncpu_ns, runnable_ns, alive_ns;
 };
 
 struct proctree_totals {
@@ -37,6 +44,7 @@ struct proctree_totals {
 	/* cumulative over live and exited members, since each was first read
 	 * (processes with a history count from that reading: see history_before_ticks) */
 	uint64_t utime_ticks, stime_ticks, minflt, majflt, vcsw, ivcsw, rchar, wchar;
+	uint64_t oncpu_ns, runnable_ns, alive_ns; /* thread time, as in proctree_counts */
 	/* largest VmHWM seen of any single member */
 	uint64_t hwm_kb;
 	int64_t hwm_after_ns;      /* CLOCK_MONOTONIC of that member's previous status read (0: none) */
@@ -91,6 +99,8 @@ struct proctree {
 	 * (a command perfhunt launched). See proctree_history_from_now(). */
 	uint64_t history_before_ticks;
 	struct proctree_counts history;  /* the baselines of every member so far */
+	struct tasks_clock clk;    /* stat's starttime to CLOCK_MONOTONIC */
+	uint64_t task_listings;    /* task/ directory reads (threads came or went) */
 };
 
 /* procfs_root: "/proc" normally; a fixture tree in tests. */
@@ -116,6 +126,9 @@ void proctree_mark_gone(struct proctree *t, pid_t pid);
 /* A live member's name as its latest stat read gave it (owned by t; NULL: not a
  * member, or not read yet). */
 const char *proctree_comm(const struct proctree *t, pid_t pid);
+/* A process of the tree announced by a fork event after it had exited: it
+ * counts among the members seen, and is marked gone. */
+void proctree_add_exited(struct proctree *t, pid_t pid);
 /* Member PIDs (for GPU attribution); returns count written (at most n). */
 size_t proctree_pids(const struct proctree *t, pid_t *out, size_t n);
 

@@ -142,6 +142,20 @@ json_t *phase_set_to_json(const struct phase_set *s)
 
 /* ---- per-phase resources ---- */
 
+static json_t *ms(double v)
+{
+	return number(round(v * 1000) / 1000);
+}
+
+/* Where the window's thread time went: on a CPU, waiting for one, blocked
+ * (iowait_ms, the I/O part, is absent: delay accounting is not read). */
+static json_t *thread_states_json(const struct track_window *w)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:i}", "oncpu_ms", ms(w->oncpu_ms), "runnable_ms",
+			 ms(w->runnable_ms), "blocked_ms", ms(w->blocked_ms), "parallelism",
+			 number(round(w->parallelism * 1000) / 1000), "threads_max", (int)w->threads_max);
+}
+
 /* The figures of one window as the record names them. */
 static json_t *window_json(const struct track_window *w)
 {
@@ -153,6 +167,7 @@ static json_t *window_json(const struct track_window *w)
 		"rss_start_kb", (json_int_t)w->rss_start_kb, "rss_end_kb", (json_int_t)w->rss_end_kb,
 		"rss_max_kb", (json_int_t)w->rss_max_kb, "rss_growth_kb", (json_int_t)w->rss_growth_kb,
 		"approximate", w->approximate);
+	json_object_update_new(o, thread_states_json(w));
 	if (w->gpu) {
 		json_object_set_new(o, "gpu_max_mib", number(round(w->gpu_max_mib * 1000) / 1000));
 		json_object_set_new(o, "gpu_growth_mib", number(round(w->gpu_growth_mib * 1000) / 1000));
@@ -162,8 +177,9 @@ static json_t *window_json(const struct track_window *w)
 
 /* The figures that add up over a phase's instances (and get a median). */
 static const char *const additive[] = { "user_ms", "sys_ms", "minflt", "majflt", "vcsw", "ivcsw",
-					"read_bytes", "write_bytes", "rss_growth_kb", "gpu_growth_mib" };
-static const char *const maxima[] = { "rss_max_kb", "gpu_max_mib" };
+					"read_bytes", "write_bytes", "rss_growth_kb", "gpu_growth_mib",
+					"oncpu_ms", "runnable_ms", "blocked_ms" };
+static const char *const maxima[] = { "rss_max_kb", "gpu_max_mib", "threads_max" };
 
 /* phase_stats[].resources: totals over the name's instances, the maxima,
  * per-instance medians, and how many instances were approximate. */
@@ -205,6 +221,22 @@ static json_t *aggregate_json(const json_t *phases, const char *name, const char
 		}
 		if (any)
 			json_object_set_new(total, maxima[k], number(max));
+	}
+	/* parallelism: the instances' on-CPU time over their wall time, and the median instance's */
+	size_t m = 0;
+	double oncpu = 0, wall = 0;
+	json_array_foreach(phases, i, ph) {
+		const json_t *r = json_object_get(ph, member);
+		const json_t *x = json_object_get(r, "parallelism");
+		if (!r || strcmp(json_string_value(json_object_get(ph, "name")), name) || !json_is_number(x))
+			continue;
+		v[m++] = json_number_value(x);
+		oncpu += json_number_value(json_object_get(r, "oncpu_ms"));
+		wall += json_number_value(json_object_get(ph, "duration_ms"));
+	}
+	if (m) {
+		json_object_set_new(total, "parallelism", number(round((wall > 0 ? oncpu / wall : 0) * 1000) / 1000));
+		json_object_set_new(median, "parallelism", number(round(stats_median(v, m) * 1000) / 1000));
 	}
 	json_array_foreach(phases, i, ph)
 		if (!strcmp(json_string_value(json_object_get(ph, "name")), name) &&

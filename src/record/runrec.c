@@ -1,6 +1,7 @@
 /* runrec: assembling the run record — meta, summary, peaks, samples. */
 #include "record/runrec.h"
 
+#include <math.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -148,6 +149,18 @@ static json_t *costs_json(const struct proctree_totals *t)
 			 "read_bytes", (json_int_t)t->rchar, "write_bytes", (json_int_t)t->wchar);
 }
 
+/* Where a tree's thread time went over the recording (thread-ms summed over
+ * its threads): on a CPU, waiting for one, blocked; parallelism over wall_ms. */
+static json_t *thread_states_json(const struct proctree_totals *t, double wall_ms, uint32_t threads_max)
+{
+	double oncpu = (double)t->oncpu_ns / 1e6, runnable = (double)t->runnable_ns / 1e6;
+	double alive = (double)t->alive_ns / 1e6;
+	double blocked = alive > oncpu + runnable ? alive - oncpu - runnable : 0;
+	return json_pack("{s:f, s:f, s:f, s:f, s:i}", "oncpu_ms", round(oncpu * 1000) / 1000, "runnable_ms",
+			 round(runnable * 1000) / 1000, "blocked_ms", round(blocked * 1000) / 1000, "parallelism",
+			 wall_ms > 0 ? round(oncpu / wall_ms * 1000) / 1000 : 0.0, "threads_max", (int)threads_max);
+}
+
 /* What an attached tree had used before perfhunt measured it. */
 static json_t *history_json(const struct proctree_counts *c)
 {
@@ -221,6 +234,7 @@ static json_t *trees_json(const struct runrec_input *in, json_t *rec)
 		"hwm_kb", (json_int_t)d->hwm_kb, "max_procs", (int)d->max_procs,
 		"max_threads", (int)d->max_threads, "exited", r->daemon_exited);
 	json_object_update_new(daemon, costs_json(&d->last));
+	json_object_update_new(daemon, thread_states_json(&d->last, r->wall_ms, d->max_threads));
 	double span_s = r->wall_ms / 1000.0;
 	if (span_s > 0)
 		json_object_set_new(daemon, "cpu_pct", json_real(100.0 * (json_number_value(json_object_get(daemon, "user_s")) +
@@ -330,6 +344,8 @@ json_t *runrec_build(const struct runrec_input *in)
 		(json_int_t)r->samples, "interval_ms", in->opts->interval_ms, "monitor_cpu_s",
 		r->monitor_cpu_ms / 1000.0));
 	json_object_set_new(summary, "procs_seen", json_integer((json_int_t)r->tree.procs_seen));
+	json_object_set_new(summary, "procs_seen_complete", json_boolean(r->tree.procs_seen_complete));
+	json_object_update_new(summary, thread_states_json(&r->tree.last, r->wall_ms, r->tree.max_threads));
 	if (r->tree.has_history) {
 		json_object_set_new(summary, "at_attach", history_json(&r->tree.at_attach));
 		if (history_any(&r->tree.joined_history))

@@ -200,11 +200,15 @@ static int add_daemon(struct metrics_set *s, json_t *rec, size_t run, struct err
 }
 
 /* Per-phase resources as metrics: "phase:NAME.KEY", summed over the phase's
- * instances in a run (record key, metric key, scale). */
+ * instances in a run (record key, metric key, scale); parallelism, a ratio,
+ * is the instances' mean weighted by their durations (their on-CPU thread
+ * time over their wall time). */
 static const struct {
 	const char *record, *metric;
 	double scale;
 } phase_resources[] = {
+	{ "oncpu_ms", "oncpu_ms", 1 }, { "runnable_ms", "runnable_ms", 1 }, { "blocked_ms", "blocked_ms", 1 },
+	{ "parallelism", "parallelism", 1 },
 	{ "user_ms", "user_s", 1e-3 }, { "sys_ms", "sys_s", 1e-3 }, { "minflt", "minflt", 1 },
 	{ "majflt", "majflt", 1 }, { "vcsw", "vcsw", 1 }, { "ivcsw", "ivcsw", 1 },
 	{ "read_bytes", "read_bytes", 1 }, { "write_bytes", "write_bytes", 1 },
@@ -224,8 +228,10 @@ const char *metrics_phase_resource(const char *name)
 	return NULL;
 }
 
-/* One phase instance's resources into its name's series (growths may be negative). */
-static void add_phase_resources(struct metrics_set *s, const char *name, const json_t *res, size_t run)
+/* One phase instance's resources into its name's series (growths may be
+ * negative); dur_ms is the instance's, total_ms the run's instances' so far, it included. */
+static void add_phase_resources(struct metrics_set *s, const char *name, const json_t *res, size_t run,
+				double dur_ms, double total_ms)
 {
 	if (!json_is_object(res))
 		return;
@@ -237,7 +243,11 @@ static void add_phase_resources(struct metrics_set *s, const char *name, const j
 			series_get(s, xasprintf("phase:%s.%s", name, phase_resources[k].metric), true);
 		while (m->n <= run)
 			series_push(m, 0);
-		m->values[run] += json_number_value(v) * phase_resources[k].scale;
+		double x = json_number_value(v) * phase_resources[k].scale;
+		if (!strcmp(phase_resources[k].metric, "parallelism"))
+			m->values[run] = total_ms > 0 ? (m->values[run] * (total_ms - dur_ms) + x * dur_ms) / total_ms : x;
+		else
+			m->values[run] += x;
 	}
 }
 
@@ -318,7 +328,7 @@ static int add_phases(struct metrics_set *s, json_t *rec, size_t run, size_t lab
 			xgrow((void **)&m->spans, &m->cap_spans, m->n_spans + 1, sizeof(*m->spans));
 			m->spans[m->n_spans++] = (struct metrics_span){ run, start, end };
 		}
-		add_phase_resources(s, name, json_object_get(p, "resources"), run);
+		add_phase_resources(s, name, json_object_get(p, "resources"), run, end - start, m->values[run]);
 	}
 	return 0;
 }

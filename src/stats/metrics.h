@@ -71,7 +71,8 @@ void metrics_find_parents(struct metrics_set *s);
 
 /* The resource key of a per-phase resource metric ("phase:pin.minflt" ->
  * "minflt"; user_s, sys_s, minflt, majflt, vcsw, ivcsw, read_bytes,
- * write_bytes, rss_growth_kb, gpu_growth_mib), NULL for any other metric,
+ * write_bytes, rss_growth_kb, gpu_growth_mib, oncpu_ms, runnable_ms,
+ * blocked_ms, parallelism), NULL for any other metric,
  * a phase's duration included. */
 const char *metrics_phase_resource(const char *name);
 

@@ -85,7 +85,7 @@ t "the phase table shows CPU, faults and RSS growth, nested phases indented"
 "$P" run --no-save --interval 20 -- "$WORKLOADS/phwork" fd:begin=prove fd:begin=synth sleep:10 alloc:8 fd:end=synth \
 	spin:30 fd:end=prove >/dev/null 2>"$TMP/err"
 expect_grep '^phase +count +total +median +min +max +CPU +sys +minor flt +RSS growth' "$TMP/err" &&
-	expect_grep '^prove +1 ' "$TMP/err" && expect_grep '^  synth +1 .* \+[0-9.]+ MiB$' "$TMP/err" && ok
+	expect_grep '^prove +1 ' "$TMP/err" && expect_grep '^  synth +1 .* \+[0-9.]+ MiB( |$)' "$TMP/err" && ok
 
 t "per name: totals and per-instance medians in phase_stats"
 "$P" run -q --no-save --interval 20 -o "$TMP/n.json" -- "$WORKLOADS/phwork" fd:begin=a sleep:10 alloc:2 fd:end=a \

@@ -1,0 +1,274 @@
+/* tasks: per-thread schedstat and status of a member, through kept fds.
+ *
+ * A thread's alive time runs from its start (stat's starttime, once, when it
+ * is first listed) or its previous reading to this one; run-queue wait and
+ * on-CPU time come from schedstat in nanoseconds. A thread that vanished is
+ * alive until its exit event when one was heard, else until the reading that
+ * found it gone (at most one interval too long).
+ */
+#include "proc/tasks.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proc/procfs.h"
+#include "util/xalloc.h"
+
+enum { T_SCHED, T_STATUS, T_NFILES };
+static const char *const task_files[T_NFILES] = { "schedstat", "status" };
+
+struct task {
+	pid_t tid;
+	int fd[T_NFILES];
+	struct procfs_schedstat sch, base; /* latest reading; the history before it was measured */
+	uint64_t vcsw, ivcsw, base_vcsw, base_ivcsw;
+	int64_t born_ns;           /* alive from (CLOCK_MONOTONIC) */
+	int64_t read_ns;           /* its latest reading (0: none) */
+	int64_t exit_ns;           /* its exit event (0: none heard) */
+	uint64_t alive_ns;         /* since measured */
+	bool listed;               /* scratch of a listing */
+};
+
+DIR *tasks_opendir(int dirfd)
+{
+	int tfd = openat(dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (tfd < 0)
+		return NULL;
+	DIR *d = fdopendir(tfd);
+	if (!d)
+		close(tfd);
+	return d;
+}
+
+void tasks_clock_init(struct tasks_clock *c)
+{
+	struct timespec b, m;
+	long hz = sysconf(_SC_CLK_TCK);
+	c->tick_ns = hz > 0 ? 1000000000LL / hz : 10000000LL;
+	c->boot_minus_mono_ns = 0;
+	if (clock_gettime(CLOCK_BOOTTIME, &b) == 0 && clock_gettime(CLOCK_MONOTONIC, &m) == 0)
+		c->boot_minus_mono_ns = (b.tv_sec - m.tv_sec) * 1000000000LL + (b.tv_nsec - m.tv_nsec);
+}
+
+int64_t tasks_born_ns(const struct tasks_clock *c, uint64_t starttime_ticks)
+{
+	/* starttime is the start truncated to a tick: the middle of that tick */
+	return (int64_t)starttime_ticks * c->tick_ns + c->tick_ns / 2 - c->boot_minus_mono_ns;
+}
+
+static void task_close(struct task *k, struct tasks_fds *fds)
+{
+	for (int i = 0; i < T_NFILES; i++)
+		if (k->fd[i] >= 0) {
+			close(k->fd[i]);
+			fds->kept--;
+			k->fd[i] = -1;
+		}
+}
+
+void tasks_release(struct tasks *ts, struct tasks_fds *fds)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		task_close(&ts->v[i], fds);
+	free(ts->v);
+	memset(ts, 0, sizeof(*ts));
+}
+
+ssize_t tasks_pread(int dirfd, pid_t tid, const char *name, int *fdp, struct tasks_fds *fds, char *buf,
+		    size_t n)
+{
+	int fd = *fdp;
+	bool keep = true;
+	if (fd < 0) {
+		char path[64];
+		if (tid > 0)
+			snprintf(path, sizeof(path), "task/%d/%s", (int)tid, name);
+		fd = openat(dirfd, tid > 0 ? path : name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT || errno == ESRCH ? 0 : -1;
+		keep = fds->kept < fds->budget;
+		if (keep) {
+			*fdp = fd;
+			fds->kept++;
+		}
+	}
+	ssize_t r = pread(fd, buf, n - 1, 0);
+	int saved = errno;
+	if (!keep)
+		close(fd);
+	if (r < 0)
+		return saved == ESRCH || saved == ENOENT ? 0 : -1;
+	buf[r] = 0;
+	return r;
+}
+
+static uint64_t since(uint64_t now, uint64_t base)
+{
+	return now > base ? now - base : 0;
+}
+
+/* Alive time from the later of its start and its previous reading up to end_ns. */
+static void accrue(struct task *k, int64_t alive_from_ns, int64_t end_ns)
+{
+	int64_t from = k->read_ns ? k->read_ns : alive_from_ns;
+	if (k->born_ns > from)
+		from = k->born_ns;
+	if (end_ns > from)
+		k->alive_ns += (uint64_t)(end_ns - from);
+	if (end_ns > k->read_ns)
+		k->read_ns = end_ns;
+}
+
+/* Reads a thread; returns 1 ok, 0 gone. */
+static int task_sample(struct task *k, int dirfd, bool status_due, int64_t alive_from_ns, int64_t now_ns,
+		       struct tasks_fds *fds)
+{
+	char buf[2048];
+	ssize_t r = tasks_pread(dirfd, k->tid, task_files[T_SCHED], &k->fd[T_SCHED], fds, buf, sizeof(buf));
+	if (r == 0)
+		return 0;
+	struct procfs_schedstat s;
+	if (r > 0 && procfs_parse_schedstat(buf, (size_t)r, &s) == 0 && s.oncpu_ns >= k->sch.oncpu_ns)
+		k->sch = s;
+	if (status_due || !k->read_ns) {
+		struct procfs_status ss;
+		r = tasks_pread(dirfd, k->tid, task_files[T_STATUS], &k->fd[T_STATUS], fds, buf, sizeof(buf));
+		if (r == 0)
+			return 0;
+		if (r > 0 && procfs_parse_status(buf, (size_t)r, &ss) == 0 && ss.vcsw >= k->vcsw) {
+			k->vcsw = ss.vcsw;
+			k->ivcsw = ss.ivcsw;
+		}
+	}
+	accrue(k, alive_from_ns, now_ns);
+	return 1;
+}
+
+static void task_time(const struct task *k, struct tasks_time *out)
+{
+	out->oncpu_ns += since(k->sch.oncpu_ns, k->base.oncpu_ns);
+	out->runnable_ns += since(k->sch.wait_ns, k->base.wait_ns);
+	out->alive_ns += k->alive_ns;
+	out->vcsw += since(k->vcsw, k->base_vcsw);
+	out->ivcsw += since(k->ivcsw, k->base_ivcsw);
+}
+
+/* A thread gone: alive until its exit event, else until now; its last figures stay. */
+static void task_retire(struct tasks *ts, size_t i, int64_t alive_from_ns, int64_t now_ns, struct tasks_fds *fds)
+{
+	struct task *k = &ts->v[i];
+	accrue(k, alive_from_ns, k->exit_ns && k->exit_ns < now_ns ? k->exit_ns : now_ns);
+	task_time(k, &ts->gone);
+	task_close(k, fds);
+	ts->v[i] = ts->v[--ts->n];
+}
+
+static struct task *task_find(struct tasks *ts, pid_t tid)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->v[i].tid == tid)
+			return &ts->v[i];
+	return NULL;
+}
+
+/* A thread first listed: its start; true when it predates the recording
+ * (or its start cannot be read): it counts from now. */
+static bool task_first(struct task *k, int dirfd, uint64_t history_ticks, int64_t now_ns,
+		       const struct tasks_clock *clk)
+{
+	char buf[1024], path[48];
+	snprintf(path, sizeof(path), "task/%d/stat", (int)k->tid);
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	struct procfs_stat st;
+	bool ok = false;
+	if (fd >= 0) {
+		ssize_t r = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		ok = r > 0 && procfs_parse_stat(buf, (size_t)r, &st) == 0;
+	}
+	if (!ok || st.starttime_ticks < history_ticks) {
+		k->born_ns = now_ns; /* its past is not the recording's */
+		return true;
+	}
+	k->born_ns = tasks_born_ns(clk, st.starttime_ticks);
+	return false;
+}
+
+/* Lists task/ and adds the threads not known yet (the leader is the member's own). */
+static void tasks_list(struct tasks *ts, int dirfd, pid_t pid, uint64_t history_ticks, int64_t now_ns,
+		       const struct tasks_clock *clk, struct tasks_fds *fds, bool status_due,
+		       int64_t alive_from_ns)
+{
+	DIR *d = tasks_opendir(dirfd);
+	if (!d)
+		return;
+	ts->listings++;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+		if (*end || tid <= 0 || tid == pid || task_find(ts, (pid_t)tid))
+			continue;
+		xgrow((void **)&ts->v, &ts->cap, ts->n + 1, sizeof(*ts->v));
+		struct task *k = &ts->v[ts->n];
+		memset(k, 0, sizeof(*k));
+		k->tid = (pid_t)tid;
+		k->fd[T_SCHED] = k->fd[T_STATUS] = -1;
+		bool history = task_first(k, dirfd, history_ticks, now_ns, clk);
+		if (!task_sample(k, dirfd, status_due, alive_from_ns, now_ns, fds)) {
+			task_close(k, fds);
+			continue;
+		}
+		if (history) {
+			k->base = k->sch;
+			k->base_vcsw = k->vcsw;
+			k->base_ivcsw = k->ivcsw;
+		}
+		ts->n++;
+	}
+	closedir(d);
+}
+
+void tasks_read(struct tasks *ts, int dirfd, pid_t pid, uint64_t nthreads, bool status_due,
+		uint64_t history_ticks, int64_t alive_from_ns, int64_t now_ns,
+		const struct tasks_clock *clk, struct tasks_fds *fds)
+{
+	bool vanished = false;
+	for (size_t i = 0; i < ts->n;) {
+		if (!task_sample(&ts->v[i], dirfd, status_due, alive_from_ns, now_ns, fds)) {
+			task_retire(ts, i, alive_from_ns, now_ns, fds);
+			vanished = true;
+			continue;
+		}
+		i++;
+	}
+	/* nthreads counts the leader; a leader that exited first stays counted
+	 * in stat while its threads run on */
+	if (nthreads > ts->n + 1 || (vanished && nthreads > 1))
+		tasks_list(ts, dirfd, pid, history_ticks, now_ns, clk, fds, status_due, alive_from_ns);
+}
+
+void tasks_sum(const struct tasks *ts, struct tasks_time *out)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		task_time(&ts->v[i], out);
+	out->oncpu_ns += ts->gone.oncpu_ns;
+	out->runnable_ns += ts->gone.runnable_ns;
+	out->alive_ns += ts->gone.alive_ns;
+	out->vcsw += ts->gone.vcsw;
+	out->ivcsw += ts->gone.ivcsw;
+}
+
+bool tasks_exited(struct tasks *ts, pid_t tid, int64_t at_ns)
+{
+	struct task *k = task_find(ts, tid);
+	if (k && !k->exit_ns)
+		k->exit_ns = at_ns;
+	return k != NULL;
+}
