@@ -231,7 +231,8 @@ static void deliver(const struct taskstats *ts, size_t len, int group,
 		.pid = (pid_t)t.ac_pid, .ppid = (pid_t)t.ac_ppid, .tgid = (pid_t)t.ac_tgid,
 		.hiwater_rss_kb = t.hiwater_rss, .utime_us = t.ac_utime, .stime_us = t.ac_stime,
 		.minflt = t.ac_minflt, .majflt = t.ac_majflt, .nvcsw = t.nvcsw, .nivcsw = t.nivcsw,
-		.read_char = t.read_char, .write_char = t.write_char, .whole_group = group,
+		.read_char = t.read_char, .write_char = t.write_char, .elapsed_us = t.ac_etime,
+		.whole_group = group,
 	};
 	memcpy(r.comm, t.ac_comm, sizeof(r.comm) - 1 < sizeof(t.ac_comm) ? sizeof(r.comm) - 1 : sizeof(t.ac_comm));
 	fn(&r, arg);

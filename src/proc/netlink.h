@@ -35,6 +35,7 @@ struct exit_record {
 	char comm[32];
 	uint64_t hiwater_rss_kb;
 	uint64_t utime_us, stime_us, minflt, majflt, nvcsw, nivcsw, read_char, write_char;
+	uint64_t elapsed_us;  /* from the task's start to its exit */
 	int whole_group; /* 1: aggregate of a thread group, 0: one task */
 };
 

@@ -129,6 +129,11 @@ const char *proctree_comm(const struct proctree *t, pid_t pid);
 /* A process of the tree announced by a fork event after it had exited: it
  * counts among the members seen, and is marked gone. */
 void proctree_add_exited(struct proctree *t, pid_t pid);
+/* A task of member tgid exited (its taskstats exit record): when it ended
+ * (elapsed_us after its start) and, for a thread other than the leader, its
+ * final context switches. Returns true if it was known. */
+bool proctree_task_exited(struct proctree *t, pid_t tgid, pid_t tid, uint64_t nvcsw, uint64_t nivcsw,
+			  uint64_t elapsed_us);
 /* Member PIDs (for GPU attribution); returns count written (at most n). */
 size_t proctree_pids(const struct proctree *t, pid_t *out, size_t n);
 

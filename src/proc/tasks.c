@@ -265,10 +265,17 @@ void tasks_sum(const struct tasks *ts, struct tasks_time *out)
 	out->ivcsw += ts->gone.ivcsw;
 }
 
-bool tasks_exited(struct tasks *ts, pid_t tid, int64_t at_ns)
+bool tasks_exited(struct tasks *ts, pid_t tid, uint64_t nvcsw, uint64_t nivcsw, uint64_t elapsed_us)
 {
 	struct task *k = task_find(ts, tid);
-	if (k && !k->exit_ns)
-		k->exit_ns = at_ns;
-	return k != NULL;
+	if (!k)
+		return false;
+	if (nvcsw >= k->vcsw && nivcsw >= k->ivcsw) {
+		k->vcsw = nvcsw;
+		k->ivcsw = nivcsw;
+	}
+	/* its start is known to half a tick: never before its latest reading */
+	int64_t at_ns = k->born_ns + (int64_t)elapsed_us * 1000;
+	k->exit_ns = at_ns > k->read_ns ? at_ns : k->read_ns;
+	return true;
 }

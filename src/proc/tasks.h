@@ -64,8 +64,9 @@ void tasks_read(struct tasks *ts, int dirfd, pid_t pid, uint64_t nthreads, bool 
 		const struct tasks_clock *clk, struct tasks_fds *fds);
 /* Adds the threads' figures (live and gone) to *out. */
 void tasks_sum(const struct tasks *ts, struct tasks_time *out);
-/* A thread that exited at at_ns (a process event): alive until then, not
- * until the reading that finds it gone. Returns true if it was known. */
-bool tasks_exited(struct tasks *ts, pid_t tid, int64_t at_ns);
+/* A thread's exit record (taskstats): its final context switches, and its
+ * exit elapsed_us after its start, so that it is alive until then rather
+ * than until the reading that finds it gone. Returns true if it was known. */
+bool tasks_exited(struct tasks *ts, pid_t tid, uint64_t nvcsw, uint64_t nivcsw, uint64_t elapsed_us);
 
 #endif

@@ -11,8 +11,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <stdio.h>
@@ -100,6 +102,19 @@ static void test_statm(void **state)
 	assert_int_equal(sm.shared_pages, 1076);
 	assert_int_equal(procfs_parse_statm("5410 12", 7, &sm), -1);
 	assert_int_equal(procfs_parse_statm("", 0, &sm), -1);
+}
+
+static void test_schedstat(void **state)
+{
+	(void)state;
+	struct procfs_schedstat s;
+	const char *text = "5123456789 4567 123\n";
+	assert_int_equal(procfs_parse_schedstat(text, strlen(text), &s), 0);
+	assert_int_equal(s.oncpu_ns, 5123456789ull);
+	assert_int_equal(s.wait_ns, 4567);
+	assert_int_equal(s.runs, 123);
+	assert_int_equal(procfs_parse_schedstat("12 34", 5, &s), -1);
+	assert_int_equal(procfs_parse_schedstat("", 0, &s), -1);
 }
 
 static void test_io_and_smaps(void **state)
@@ -195,6 +210,115 @@ static void test_tree_real_processes(void **state)
 	/* counters of exited members are kept, so totals never go backwards */
 	assert_true(tot.minflt >= faults);
 	assert_true(tot.hwm_kb >= 8192);
+	proctree_release(&t);
+}
+
+/* ---- every thread of a member ---- */
+
+enum { THREADS = 3, SLEEPS = 25, SPIN_MS = 20 };
+
+static int go_fd, park_fd;
+
+static void spin(long ms)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+}
+
+/* Waits for its go, sleeps SLEEPS times, spins, then parks until told to exit. */
+static void *sleeper(void *arg)
+{
+	char c;
+	(void)arg;
+	if (read(go_fd, &c, 1) != 1)
+		return NULL;
+	for (int i = 0; i < SLEEPS; i++)
+		usleep(1000);
+	spin(SPIN_MS);
+	while (read(park_fd, &c, 1) > 0)
+		;
+	return NULL;
+}
+
+/* A process of THREADS threads besides its main one: go (write THREADS
+ * bytes) starts them, closing park ends them; the main thread then waits
+ * for its own end. */
+static pid_t spawn_threads(int *go, int *park)
+{
+	int g[2], k[2], end[2];
+	assert_int_equal(pipe(g), 0);
+	assert_int_equal(pipe(k), 0);
+	assert_int_equal(pipe(end), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(g[1]);
+		close(k[1]);
+		close(end[1]);
+		go_fd = g[0];
+		park_fd = k[0];
+		pthread_t th[THREADS];
+		for (int i = 0; i < THREADS; i++)
+			pthread_create(&th[i], NULL, sleeper, NULL);
+		for (int i = 0; i < THREADS; i++)
+			pthread_join(th[i], NULL);
+		char c;
+		while (read(end[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(g[0]);
+	close(k[0]);
+	close(end[0]);
+	*go = g[1];
+	*park = k[1];
+	return pid; /* end[1] leaks into the parent until it exits: kill ends the child */
+}
+
+/* Context switches and thread time sum every thread, those that exited too:
+ * /proc/PID/status and schedstat are the main thread's only. */
+static void test_tree_every_thread(void **state)
+{
+	(void)state;
+	struct proctree t;
+	struct err e;
+	assert_int_equal(proctree_init(&t, "/proc", &e), 0);
+	int go, park;
+	pid_t child = spawn_threads(&go, &park);
+	struct proctree_totals tot;
+	assert_int_equal(proctree_add(&t, child, &e), 1);
+	for (int i = 0; i < 200; i++) { /* until its threads are there */
+		proctree_sample(&t, &tot);
+		if (tot.threads == THREADS + 1)
+			break;
+		usleep(5000);
+	}
+	assert_int_equal(tot.threads, THREADS + 1);
+	uint64_t vcsw0 = tot.vcsw, oncpu0 = tot.oncpu_ns;
+	assert_int_equal(write(go, "xxx", THREADS), THREADS);
+	usleep((SLEEPS * 1000 + SPIN_MS * 1000) * 3 + 200000);
+	proctree_sample(&t, &tot);
+	/* the main thread, blocked in pthread_join, switched once or twice */
+	assert_true(tot.vcsw - vcsw0 >= THREADS * SLEEPS);
+	assert_true(tot.oncpu_ns - oncpu0 >= THREADS * SPIN_MS * 1000000ull * 9 / 10);
+	/* 4 threads alive all along: more alive time than on a CPU or waiting */
+	assert_true(tot.alive_ns > tot.oncpu_ns + tot.runnable_ns);
+	uint64_t vcsw1 = tot.vcsw, oncpu1 = tot.oncpu_ns;
+	close(park); /* the threads exit; their counters stay */
+	for (int i = 0; i < 200; i++) {
+		proctree_sample(&t, &tot);
+		if (tot.threads == 1)
+			break;
+		usleep(5000);
+	}
+	assert_int_equal(tot.threads, 1);
+	assert_true(tot.vcsw >= vcsw1);
+	assert_true(tot.oncpu_ns >= oncpu1);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(go);
 	proctree_release(&t);
 }
 
@@ -497,6 +621,8 @@ int main(void)
 		cmocka_unit_test(test_status_fixture),
 		cmocka_unit_test(test_status_live),
 		cmocka_unit_test(test_statm),
+		cmocka_unit_test(test_schedstat),
+		cmocka_unit_test(test_tree_every_thread),
 		cmocka_unit_test(test_io_and_smaps),
 		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_tree_real_processes),

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "monitor/sample.h"
@@ -74,6 +75,41 @@ static void test_track_marker_sample_late_reading(void **state)
 	track_release(&t);
 }
 
+/* Thread time of a window: 4 threads for 100 ms, one on a CPU at a time
+ * (a lock held across the work): blocked is what is left of their alive
+ * time, parallelism the on-CPU time over the window; between samples the
+ * cumulative figures are interpolated like the others. */
+static void test_track_thread_states(void **state)
+{
+	(void)state;
+	struct track t;
+	track_init(&t, 64, 10);
+	for (int i = 0; i <= 10; i++) {
+		struct sample s = { 0 };
+		s.t_ms = 10.0 * i;
+		s.procs = 1;
+		s.threads = i == 5 ? 6 : 4;
+		if (i > 0) {
+			s.oncpu_ms = 9;
+			s.runnable_ms = 1;
+			s.alive_ms = 40;
+		}
+		track_push(&t, &s);
+	}
+	struct track_window w;
+	track_window(&t, 0, 100, &w);
+	assert_true(fabs(w.oncpu_ms - 90) < 1e-9);
+	assert_true(fabs(w.runnable_ms - 10) < 1e-9);
+	assert_true(fabs(w.blocked_ms - 300) < 1e-9);
+	assert_true(fabs(w.parallelism - 0.9) < 1e-9);
+	assert_int_equal(w.threads_max, 6);
+	track_window(&t, 15, 35, &w); /* half of two intervals and one whole */
+	assert_true(fabs(w.oncpu_ms - 18) < 1e-9);
+	assert_true(fabs(w.blocked_ms - 60) < 1e-9);
+	assert_int_equal(w.threads_max, 4);
+	track_release(&t);
+}
+
 static void test_csv_rows(void **state)
 {
 	(void)state;
@@ -109,6 +145,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timeline_keeps_spike_and_totals),
 		cmocka_unit_test(test_track_marker_sample_late_reading),
+		cmocka_unit_test(test_track_thread_states),
 		cmocka_unit_test(test_csv_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
