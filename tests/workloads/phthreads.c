@@ -124,11 +124,16 @@ static void *pool_main(void *arg)
 /* Extra spinners of a starved phase: started and joined inside it. */
 static unsigned round_no; /* the main thread's count of rounds */
 
+/* a new thread's clocks start at 0: its wait for a first CPU is the phase's */
+static double born_ms[MAX_THREADS], died_ms[MAX_THREADS];
+
 static void *extra_main(void *arg)
 {
-	clocks((int)(long)arg, round_no, true);
-	work((int)(long)arg);
-	clocks((int)(long)arg, round_no, false);
+	int id = (int)(long)arg;
+	c0[round_no & 1][id] = w0[round_no & 1][id] = 0;
+	work(id);
+	clocks(id, round_no, false);
+	died_ms[id] = now_ms(CLOCK_MONOTONIC);
 	return NULL;
 }
 
@@ -174,8 +179,10 @@ static void run_step(void)
 			_exit(0);
 		}
 	}
-	for (int i = 0; i < extra; i++)
+	for (int i = 0; i < extra; i++) {
+		born_ms[POOL + i] = now_ms(CLOCK_MONOTONIC);
 		pthread_create(&ex[i], NULL, extra_main, (void *)(long)(POOL + i));
+	}
 	pthread_barrier_wait(&start_bar);
 	work(0);
 	pthread_barrier_wait(&done_bar);
@@ -193,8 +200,10 @@ static void run_step(void)
 		w += w1[round_no & 1][i] - w0[round_no & 1][i];
 	}
 	round_no++;
-	/* the pool is alive all phase; extra spinners and the child about as long */
-	double alive = wall * (POOL + extra + (child > 0));
+	/* the pool is alive all phase, the child about as long, extra spinners their own lives */
+	double alive = wall * (POOL + (child > 0));
+	for (int i = POOL; i < nthreads; i++)
+		alive += died_ms[i] - born_ms[i];
 	fprintf(stderr, "truth %s wall_ms=%.1f oncpu_ms=%.1f runnable_ms=%.1f blocked_ms=%.1f threads=%d\n",
 		step.kind, wall, c, w, alive > c + w ? alive - c - w : 0, nthreads);
 }
