@@ -75,10 +75,12 @@ sys.exit(1 if why else 0)
 EOF
 ); then ok; else fail "$out"; fi
 
-t "every thread's context switches: 100 sleeps over 4 threads are 100 voluntary switches or more"
+# (the begin marker's sample is taken when perfhunt reads the line: on a
+# loaded machine the threads may have slept a few times before it)
+t "every thread's context switches: 100 sleeps over 4 threads are about 100 voluntary switches or more"
 v=$(/usr/bin/python3 -c 'import json, sys
 print([p for p in json.load(open(sys.argv[1]))["phases"] if p["name"] == "sleeps"][0]["resources"]["vcsw"])' "$TMP/s100.json")
-between 100 "$v" 200 && ok || fail "phase sleeps: vcsw $v"
+between 90 "$v" 200 && ok || fail "phase sleeps: vcsw $v (the main thread alone made 25 of them)"
 
 t "CPU rates never above the cores, nor the threads present, at --interval 6 with markers"
 "$P" run -q --no-save --interval 6 -o "$TMP/r6.json" -- "$W" starve:200:2 lock:40 sleeps:40:2 starve:100:0 \
