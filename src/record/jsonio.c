@@ -240,7 +240,10 @@ static int reader_next(struct jsonio_reader *r, json_t **v, struct err *e)
 			count_lines(r, (size_t)je.position);
 			break;
 		}
-		bool more = json_error_code(&je) == json_error_premature_end_of_input && !r->eof;
+		/* a token cut at the end of what was read ("-1.7e", "tru", half
+		 * a \u escape) reads as invalid, not short: near the end, read on */
+		bool more = !r->eof && (json_error_code(&je) == json_error_premature_end_of_input ||
+					(size_t)je.position + 16 >= avail);
 		if (more && r->len - r->off > JSONIO_MAX_BYTES)
 			return err_set(e, "cannot read '%s': record %zu is over %d MiB, the most a record may be "
 				       "(docs/FORMATS.md)", r->path, r->index, JSONIO_MAX_BYTES >> 20);

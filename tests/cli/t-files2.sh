@@ -219,4 +219,17 @@ PERFHUNT_DB=$TMP/manydb/h.db timeout 60 "$P" history import many.jsonl >out 2>er
 expect_status 0 $st && check "stored $(sql "$TMP/manydb/h.db" 'select count(*) from runs')" \
 	[ "$(sql "$TMP/manydb/h.db" 'select count(*) from runs')" = 300 ] && ok
 
+t "a token cut at the end of a chunk the reader read (a number, true, a \\u escape, UTF-8) still reads"
+/usr/bin/python3 -c 'import json, subprocess, sys
+base = json.load(open("base.json")); prefix = json.dumps(base)[:-1] + ", \"pad\": \""
+bad = []
+for tok in ["-1.7e308", "true", "\"\\u00e9\\u00e9\"", "\"\u00e9\u00e9\u00e9\""]:
+    for shift in [e + k for e in (65536, 131071) for k in range(0, 14)]:
+        pad = shift - len(prefix.encode()) - 16
+        open("cut.json", "w").write(prefix + "p" * pad + "\", \"z\": " + tok + "}")
+        p = subprocess.run([sys.argv[1], "show", "cut.json"], capture_output=True, text=True, timeout=60)
+        if p.returncode: bad.append("%s+%d: %s" % (tok, shift, p.stderr.strip()))
+print("\n".join(bad)); sys.exit(1 if bad else 0)' "$P" >out 2>&1; st=$?
+expect_status 0 $st && ok || echo "# $(head -3 out)"
+
 done_testing
