@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,17 +102,23 @@ static int decide(const struct comparison *c, const char *baseline)
 			  : "within the threshold by the delta alone (one run on a side: no significance)";
 	} else {
 		bad = m->verdict == STATS_REGRESSED;
-		why = stats_verdict_label(m->verdict);
+		why = compare_text_verdict(m);
 	}
+	compare_text_value_pair(m->name, m->base_median, m->new_median, base, nw, sizeof(base));
 	printf("bisect-check: %s (%d): %s %s: median %s (%s, %zu runs) -> %s (%zu runs), %s", bad ? "bad" : "good",
-	       bad ? 1 : 0, m->name, why, compare_text_value(m->name, m->base_median, base, sizeof(base)), baseline,
-	       m->n_base, compare_text_value(m->name, m->new_median, nw, sizeof(nw)), m->n_new,
+	       bad ? 1 : 0, m->name, why, base, baseline, m->n_base, nw, m->n_new,
 	       compare_text_pct(m->delta_pct, pct, sizeof(pct)));
 	if (isfinite(m->ci_low))
 		printf(", CI of ratio %.3f–%.3f, p %.3g", m->ci_low, m->ci_high, m->p_value);
 	printf(", threshold %g %%", c->threshold * 100);
-	if (m->verdict == STATS_INCONCLUSIVE && m->ci_low > 1 + c->threshold)
-		printf("; slower, but too few runs for p < %g: raise -n (and the baseline's runs)", c->alpha);
+	if (m->verdict == STATS_INCONCLUSIVE && m->ci_low > 1 + c->threshold) {
+		if (m->runs_needed && m->runs_needed != SIZE_MAX)
+			printf("; slower, but %zu + %zu runs cannot reach p < %g: at least %zu + %zu can (raise -n "
+			       "and the baseline's runs)", m->n_base, m->n_new, c->alpha, m->runs_needed,
+			       m->runs_needed);
+		else
+			printf("; slower, but too few runs for p < %g: raise -n (and the baseline's runs)", c->alpha);
+	}
 	putchar('\n');
 	return bad ? 1 : 0;
 }

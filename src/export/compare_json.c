@@ -7,6 +7,7 @@
 #include "export/compare_json.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "export/compare_text.h"
@@ -64,6 +65,9 @@ json_t *compare_json_record(const struct comparison *c, const char *base_label, 
 			"n_base", (json_int_t)m->n_base, "n_new", (json_int_t)m->n_new, "p_exact", m->test == STATS_MWU_EXACT,
 			"p_test", m->test == STATS_MWU_NONE ? json_null() : json_string(stats_mwu_method_name(m->test)),
 			"family", comparison_family_name(m->family)));
+		json_object_set_new(json_array_get(metrics, i), "runs_needed",
+				    m->runs_needed == 0 ? json_null()
+				    : m->runs_needed == SIZE_MAX ? json_integer(-1) : json_integer((json_int_t)m->runs_needed));
 	}
 	for (size_t i = 0; i < c->n_phases; i++) {
 		const struct comparison_phase *p = &c->phases[i];
@@ -77,6 +81,8 @@ json_t *compare_json_record(const struct comparison *c, const char *base_label, 
 			"depth", p->depth, "base_ms", num(p->base_ms), "new_ms", num(p->new_ms),
 			"delta_ms", num(p->delta_ms), "delta_pct", num(p->delta_pct), "share_pct", num(p->share_pct),
 			"verdict", stats_verdict_name(p->verdict), "changed", p->changed, "reasons", reasons));
+		json_object_set_new(json_array_get(phases, json_array_size(phases) - 1), "leading",
+				    json_boolean(p->leading));
 		if (p->profile)
 			json_object_set_new(json_array_get(phases, json_array_size(phases) - 1), "profile",
 					    profile_json(p->profile));
@@ -84,10 +90,14 @@ json_t *compare_json_record(const struct comparison *c, const char *base_label, 
 	json_t *families = json_object();
 	char *bc = c->base_command ? command_text(c->base_command) : NULL;
 	char *nc = c->new_command ? command_text(c->new_command) : NULL;
-	for (int f = 0; f < COMPARISON_FAMILIES; f++)
+	for (int f = 0; f < COMPARISON_FAMILIES; f++) {
+		char note[512];
+		compare_text_small_n(c, (enum comparison_family)f, note, sizeof(note));
 		json_object_set_new(families, comparison_family_name((enum comparison_family)f),
-				    json_pack("{s:s, s:s, s:I}", "metrics", compare_text_family_what((enum comparison_family)f),
-					      "correction", "holm", "tests", (json_int_t)c->family_tests[f]));
+				    json_pack("{s:s, s:s, s:I, s:o}", "metrics", compare_text_family_what((enum comparison_family)f),
+					      "correction", "holm", "tests", (json_int_t)c->family_tests[f],
+					      "too_few_runs", note[0] ? json_string(note) : json_null()));
+	}
 	json_t *rec = json_pack("{s:s, s:{s:s, s:I, s:o}, s:{s:s, s:I, s:o}, s:f, s:f, s:o, s:o, s:o, s:{s:o}, s:o, s:I, s:I}",
 		"schema", "perfhunt.compare/1",
 		"base", "label", base_label, "n", (json_int_t)c->base_runs,

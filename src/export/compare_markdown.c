@@ -52,6 +52,9 @@ int compare_markdown_write(const struct comparison *c, const char *base_label, c
 	}
 	fprintf(out, "| **geomean** | | | %s | | | | |\n", compare_text_pct(100 * (c->geomean - 1), buf, sizeof(buf)));
 	fprintf(out, "\n%s\n", compare_text_method_note(c, note, sizeof(note)));
+	for (int f = 0; f < COMPARISON_FAMILIES; f++)
+		if (compare_text_small_n(c, (enum comparison_family)f, note, sizeof(note))[0])
+			fprintf(out, "\nNote: %s.\n", note);
 	if (c->n_phases) {
 		fputs("\n### Phases\n\n| phase | base | new | delta | share of wall-time delta | why |\n"
 		      "|:--|--:|--:|--:|--:|:--|\n", out);
@@ -69,7 +72,7 @@ int compare_markdown_write(const struct comparison *c, const char *base_label, c
 			else
 				snprintf(buf2, sizeof(buf2), "n/a");
 			compare_markdown_cell(out, buf2);
-			compare_markdown_cell(out, p->changed ? compare_text_reasons(p, why, sizeof(why)) : "");
+			compare_markdown_cell(out, compare_text_why(p, why, sizeof(why)));
 			fputs("|\n", out);
 		}
 	}
@@ -86,7 +89,7 @@ int compare_markdown_write(const struct comparison *c, const char *base_label, c
 		code_span(out, c->phases[i].name);
 		fputs(": ", out);
 		code_span(out, line);
-		fputs("\n", out);
+		fputs(c->phases[i].leading ? " (not established)\n" : "\n", out);
 	}
 	return ferror(out) ? -1 : 0;
 }

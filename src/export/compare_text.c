@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,48 @@ char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n
 		len += (size_t)w;
 	}
 	return buf;
+}
+
+char *compare_text_why(const struct comparison_phase *p, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (!p->changed && !p->leading)
+		return buf;
+	compare_text_reasons(p, buf, n);
+	if (p->leading) {
+		size_t len = strlen(buf);
+		snprintf(buf + len, n - len, "%s(not established)", len ? " " : "");
+	}
+	return buf;
+}
+
+char *compare_text_small_n(const struct comparison *c, enum comparison_family f, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < c->n_metrics; i++) {
+		const struct comparison_metric *m = &c->metrics[i];
+		if (m->family != f || !m->runs_needed || m->verdict != STATS_INCONCLUSIVE)
+			continue;
+		size_t tests = c->family_tests[f];
+		char need[64];
+		if (m->runs_needed == SIZE_MAX)
+			snprintf(need, sizeof(need), "more than 1000 + 1000 runs");
+		else
+			snprintf(need, sizeof(need), "at least %zu + %zu runs", m->runs_needed, m->runs_needed);
+		snprintf(buf, n, "%zu + %zu runs cannot reach p < %g in the %s family (Holm over %zu test%s: "
+			 "the smallest adjusted p is %.2g); %s can", m->n_base, m->n_new, c->alpha, comparison_family_name(f),
+			 tests, tests == 1 ? "" : "s", fmin(1, (double)tests * stats_mwu_min_p(m->n_base, m->n_new)),
+			 need);
+		break;
+	}
+	return buf;
+}
+
+const char *compare_text_verdict(const struct comparison_metric *m)
+{
+	if (m->verdict == STATS_INCONCLUSIVE && m->runs_needed)
+		return "inconclusive \u2014 too few runs";
+	return stats_verdict_label(m->verdict);
 }
 
 /* Appends printf output to buf at *len, never past n. */
@@ -281,7 +324,7 @@ void compare_text_cells(const struct comparison_metric *m, char cells[COMPARE_TE
 	else
 		snprintf(cells[5], COMPARE_TEXT_CELL, "%.2g", m->p_adjusted);
 	snprintf(cells[6], COMPARE_TEXT_CELL, "%s", m->test == STATS_MWU_NONE ? "-" : stats_mwu_method_name(m->test));
-	snprintf(cells[7], COMPARE_TEXT_CELL, "%s", stats_verdict_label(m->verdict));
+	snprintf(cells[7], COMPARE_TEXT_CELL, "%s", compare_text_verdict(m));
 }
 
 /* Display width of UTF-8 text: one column per code point. */
@@ -409,6 +452,11 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 	{
 		fprintf(out, "\n%zu regressed, %zu improved.\n", c->regressed, c->improved);
 		wrap(out, compare_text_method_note(c, note, sizeof(note)), 78);
+		for (int f = 0; f < COMPARISON_FAMILIES; f++)
+			if (compare_text_small_n(c, (enum comparison_family)f, note, sizeof(note))[0]) {
+				fputs("note: ", out);
+				wrap(out, note, 72);
+			}
 	}
 
 	if (c->n_phases) {
@@ -433,12 +481,12 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 				fprintf(out, " (%s)", compare_text_pct(p->delta_pct, pct, sizeof(pct)));
 			if (isfinite(p->share_pct))
 				fprintf(out, "  explains %.0f %% of the wall-time delta", compare_text_round(p->share_pct));
-			if (p->changed && p->n_reasons)
-				fprintf(out, ": %s", compare_text_reasons(p, why, sizeof(why)));
+			if (compare_text_why(p, why, sizeof(why))[0])
+				fprintf(out, ": %s", why);
 			fputs("\n", out);
 			if (compare_text_code(p->profile, why, sizeof(why))[0]) {
 				fprintf(out, "  %*s", 2 * p->depth + 2, "");
-				fprintf(out, "code: %s\n", quote_pool_c(&q, why));
+				fprintf(out, "code: %s%s\n", quote_pool_c(&q, why), p->leading ? " (not established)" : "");
 			}
 		}
 		if (resources)

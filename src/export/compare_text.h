@@ -42,6 +42,18 @@ char *compare_text_value(const char *name, double v, char *buf, size_t n);
 void compare_text_value_pair(const char *name, double a, double b, char *abuf, char *bbuf, size_t n);
 /* A changed phase's reasons as one line: "minor faults 0 → 51.2 k, sys +198 ms". */
 char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n);
+/* What a phase's line says after its delta: the reasons of a changed phase;
+ * of the leading phase (nothing established), the reasons followed by
+ * "(not established)"; "" otherwise. */
+char *compare_text_why(const struct comparison_phase *p, char *buf, size_t n);
+/* Where family f's test cannot decide with these runs (one of its metrics
+ * inconclusive for that reason): "3 + 3 runs cannot reach p < 0.05 in the
+ * primary family (Holm over 2 tests: the smallest adjusted p is 0.2); at least 5 + 5
+ * runs can"; "" otherwise. */
+char *compare_text_small_n(const struct comparison *c, enum comparison_family f, char *buf, size_t n);
+/* The verdict of a metric in words: "inconclusive — too few runs" where no
+ * p could decide, "inconclusive — run more" where more luck might. */
+const char *compare_text_verdict(const struct comparison_metric *m);
 /* Which code a phase's change went to, as one line: "+201 ms CPU in kernel
  * clear_page_erms ← get_page_from_freelist ← do_anonymous_page, called from
  * syscall ← pin" (a "(within noise)" or "(not tested: ...)" note when the

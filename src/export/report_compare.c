@@ -63,13 +63,17 @@ static void report_compare_why(const json_t *phases, struct svg *s)
 	size_t i, k, shown = 0;
 	const json_t *p, *r;
 	json_array_foreach(phases, i, p) {
-		if (!json_is_true(json_object_get(p, "changed")) || !json_array_size(json_object_get(p, "reasons")))
+		bool leading = json_is_true(json_object_get(p, "leading"));
+		if ((!json_is_true(json_object_get(p, "changed")) && !leading) ||
+		    !json_array_size(json_object_get(p, "reasons")))
 			continue;
 		if (!shown++)
 			svg_raw(s, "<h2>Why the changed phases changed</h2>\n<p class=\"note\">Medians of the "
 				   "per-run totals; grey base, orange new.</p>\n");
 		svg_raw(s, "<h3>");
 		svg_text(s, report_page_str(p, "name"));
+		if (leading) /* no phase's change is established: the one that moved most */
+			svg_raw(s, " (moved most; not established)");
 		svg_raw(s, "</h3>\n<table class=\"why\"><tr><th class=\"l\"></th><th>base</th><th>new</th><th></th></tr>\n");
 		report_compare_pair(s, "duration", "phase:", report_page_num(p, "base_ms"), report_page_num(p, "new_ms"));
 		json_array_foreach(json_object_get(p, "reasons"), k, r) {
@@ -156,7 +160,8 @@ static void report_compare_code(const json_t *rec, const json_t *phases, struct 
 				   "the noise \u2014 each frame's per-run time tested with the exact Mann\u2013Whitney "
 				   "test, Benjamini\u2013Hochberg over the phase's frames.</p>\n");
 		char what[300];
-		snprintf(what, sizeof(what), "phase %s", report_page_str(p, "name"));
+		snprintf(what, sizeof(what), "phase %s%s", report_page_str(p, "name"),
+			 json_is_true(json_object_get(p, "leading")) ? " (moved most; not established)" : "");
 		report_compare_profile(what, prof, s);
 	}
 	const json_t *run = json_object_get(rec, "run_profile");
@@ -188,6 +193,14 @@ static void report_compare_families(const json_t *rec, struct svg *s)
 			svg_printf(s, ", %.0f test%s", tests, tests == 1 ? "" : "s");
 	}
 	svg_raw(s, ".</p>\n");
+	json_object_foreach((json_t *)fam, name, f) {
+		const char *note = json_string_value(json_object_get(f, "too_few_runs"));
+		if (!note)
+			continue;
+		svg_raw(s, "<p class=\"note\">");
+		svg_text(s, note);
+		svg_raw(s, ".</p>\n");
+	}
 }
 
 int report_compare_html(const json_t *rec, struct svg *s, struct err *e)

@@ -142,12 +142,16 @@ static const struct comparison_metric *metric_named(const struct comparison *c, 
  * whole of it (more is other threads or the 10 ms tick); counts and sizes
  * by how far they moved relative to the larger side, when large enough to
  * matter and not within the noise (a CI that holds 1). */
-static double reason_score(const char *key, const struct comparison_metric *m, double phase_delta_ms)
+static double reason_score(const char *key, const struct comparison_metric *m, double phase_delta_ms, bool loose)
 {
 	double b = m->base_median, n = m->new_median, d = n - b;
 	if (!isfinite(d) || d == 0)
 		return 0;
-	if (!isnan(m->ci_low) && m->ci_low <= 1 && m->ci_high >= 1 && isfinite(m->ci_low) && isfinite(m->ci_high))
+	/* a growth that changes sign (5608 -> -2048 MiB) has no ratio to rank */
+	if (b * n < 0)
+		return 0;
+	if (!loose && !isnan(m->ci_low) && m->ci_low <= 1 && m->ci_high >= 1 && isfinite(m->ci_low) &&
+	    isfinite(m->ci_high))
 		return 0; /* the interval holds no change */
 	if (!strcmp(key, "user_s") || !strcmp(key, "sys_s")) {
 		double ms = fabs(d) * 1000, of = fabs(phase_delta_ms);
@@ -166,9 +170,12 @@ static double reason_score(const char *key, const struct comparison_metric *m, d
 	return (faults ? 12 : 10) * rel;
 }
 
-/* The resources of phase p that changed most, largest first. */
-static void find_reasons(const struct comparison *c, struct comparison_phase *p)
+/* The resources of phase p that changed most, largest first; loose: also
+ * those whose interval holds no change (a phase whose own change is not
+ * established). */
+static void find_reasons(const struct comparison *c, struct comparison_phase *p, bool loose)
 {
+	p->n_reasons = 0;
 	static const char *const keys[] = { "minflt", "majflt", "sys_s", "user_s", "rss_growth_kb",
 					    "gpu_growth_mib", "vcsw", "ivcsw", "read_bytes", "write_bytes" };
 	double score[COMPARISON_MAX_REASONS] = { 0 };
@@ -176,7 +183,7 @@ static void find_reasons(const struct comparison *c, struct comparison_phase *p)
 		char name[512];
 		snprintf(name, sizeof(name), "phase:%s.%s", p->name, keys[k]);
 		const struct comparison_metric *m = metric_named(c, name);
-		double sc = m ? reason_score(keys[k], m, p->delta_ms) : 0;
+		double sc = m ? reason_score(keys[k], m, p->delta_ms, loose) : 0;
 		if (sc <= 0)
 			continue;
 		size_t at = p->n_reasons;
@@ -245,6 +252,30 @@ static void order_phases(struct comparison *c)
 	c->phases = sorted;
 }
 
+static struct profdiff *profile_of(const struct comparison *c, const struct metrics_set *base,
+				   const struct metrics_set *nw, const struct comparison_phase *p)
+{
+	return profdiff_phase(base->profiles, nw->profiles, p->name, p->base_ms > 0 ? p->base_ms : p->new_ms,
+			      c->threshold, c->alpha);
+}
+
+/* Where no phase's change is established (too few runs, or noise), the
+ * top-level phase that moved most still gets its reasons and code line,
+ * marked not established: an engineer looks there first either way. */
+static void lead_phase(struct comparison *c, const struct metrics_set *base, const struct metrics_set *nw)
+{
+	for (size_t i = 0; i < c->n_phases; i++)
+		if (c->phases[i].changed)
+			return;
+	struct comparison_phase *p = c->n_phases ? &c->phases[0] : NULL;
+	if (!p || p->parent || !isfinite(p->delta_ms) || p->delta_ms == 0 || p->verdict == STATS_SAME ||
+	    p->verdict == STATS_NO_SIGNIFICANCE)
+		return;
+	p->leading = true;
+	find_reasons(c, p, true);
+	p->profile = profile_of(c, base, nw, p);
+}
+
 static void attribute_phases(struct comparison *c, const struct metrics_set *base, const struct metrics_set *nw)
 {
 	c->phases = xcalloc(c->n_metrics ? c->n_metrics : 1, sizeof(*c->phases));
@@ -267,12 +298,12 @@ static void attribute_phases(struct comparison *c, const struct metrics_set *bas
 			      fabs(m->delta_pct) > 100 * c->threshold);
 		p->share_pct = !p->parent && c->wall_delta_ms != 0 && isfinite(c->wall_delta_ms)
 			? 100 * p->delta_ms / c->wall_delta_ms : NAN;
-		find_reasons(c, p);
+		find_reasons(c, p, false);
 		if (p->changed)
-			p->profile = profdiff_phase(base->profiles, nw->profiles, p->name,
-						    p->base_ms > 0 ? p->base_ms : p->new_ms, c->threshold, c->alpha);
+			p->profile = profile_of(c, base, nw, p);
 	}
 	order_phases(c);
+	lead_phase(c, base, nw);
 }
 
 int comparison_run(struct metrics_set *base, struct metrics_set *nw,
@@ -328,6 +359,14 @@ int comparison_run(struct metrics_set *base, struct metrics_set *nw,
 				out->metrics[i].p_adjusted = p[k++];
 				out->family_tests[f] += !isnan(out->metrics[i].p_value);
 			}
+	}
+	for (size_t i = 0; i < out->n_metrics; i++) {
+		struct comparison_metric *m = &out->metrics[i];
+		size_t tests = out->family_tests[m->family];
+		if (!isnan(m->p_value) && (double)tests * stats_mwu_min_p(m->n_base, m->n_new) >= o->alpha) {
+			size_t k = stats_mwu_runs_needed(tests, o->alpha);
+			m->runs_needed = k ? k : SIZE_MAX;
+		}
 	}
 	out->geomean = stats_geomean(ratios, out->n_metrics);
 	/* From the sets, so attribution works even when --metric leaves wall_s out. */

@@ -57,6 +57,11 @@ struct comparison_metric {
 	enum stats_mwu_method test; /* which test gave p_value (NONE: no test) */
 	enum comparison_family family; /* p_adjusted is Holm's within it */
 	enum stats_verdict verdict;
+	/* 0 when p could fall under alpha with these runs; else the test cannot
+	 * decide whatever the values (3 + 3 runs: p is at least 0.1, Holm-
+	 * adjusted over the family's tests), and this is the fewest runs a side
+	 * (k + k) with which it could */
+	size_t runs_needed;
 };
 
 /* One resource that moved with a phase's time: medians of its per-run totals. */
@@ -77,6 +82,9 @@ struct comparison_phase {
 				 * the phase is nested (shares count non-overlapping phases) */
 	enum stats_verdict verdict; /* of its duration */
 	bool changed;           /* its time regressed or improved (one run: beyond the threshold) */
+	/* no phase changed, and this top-level one moved most: its reasons and
+	 * code line are given all the same, not established */
+	bool leading;
 	/* the resources whose change best accounts for it, largest first */
 	struct comparison_reason reasons[COMPARISON_MAX_REASONS];
 	size_t n_reasons;

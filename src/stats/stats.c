@@ -334,6 +334,25 @@ static double mwu_exact_p(const long *w, size_t n, size_t k, long s_obs)
 	return p > 1 ? 1 : p;
 }
 
+double stats_mwu_min_p(size_t na, size_t nb)
+{
+	if (na == 0 || nb == 0)
+		return 1;
+	/* log C(na + nb, na) through lgamma: exact enough, and never overflows */
+	double log_c = lgamma((double)(na + nb) + 1) - lgamma((double)na + 1) - lgamma((double)nb + 1);
+	double p = 2 * exp(-log_c);
+	return p < 1 ? p : 1;
+}
+
+size_t stats_mwu_runs_needed(size_t tests, double alpha)
+{
+	double m = tests ? (double)tests : 1;
+	for (size_t k = 2; k <= 1000; k++)
+		if (m * stats_mwu_min_p(k, k) < alpha)
+			return k;
+	return 0;
+}
+
 double stats_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb,
 			    enum stats_mwu_method *method)
 {

@@ -93,6 +93,13 @@ double stats_mann_whitney_p(const double *a, size_t na, const double *b, size_t 
 			    enum stats_mwu_method *method);
 /* "exact", "normal", "none" */
 const char *stats_mwu_method_name(enum stats_mwu_method m);
+/* The smallest two-sided p the test can give samples of na and nb values:
+ * 2 / C(na + nb, na), the two most extreme splits of distinct values (ties
+ * only raise it), at most 1. With 3 + 3 runs it is 0.1. */
+double stats_mwu_min_p(size_t na, size_t nb);
+/* The fewest runs a side (k + k) with which the smallest p, Holm-adjusted
+ * over tests tests (tests times it), falls under alpha; 0 past 1000. */
+size_t stats_mwu_runs_needed(size_t tests, double alpha);
 
 /* Holm–Bonferroni adjusted p-values of p[0..m) into adj (may alias p).
  * NaN entries are left NaN and do not count towards m. */

@@ -86,4 +86,32 @@ t "compare of runs at two --interval values compares no identifier and none of p
 expect_status 0 $st && expect_grep '^ *wall_s ' "$TMP/out" &&
 	expect_no_grep '^ *(samples|interval_ms|monitor_cpu_s|peak_at_ms|peak_rss_pid) ' "$TMP/out" && ok
 
+# ---- small n said honestly ----
+
+t "3 + 3 runs: compare says they cannot reach p < 0.05 and how many can; the phase that moved keeps its reasons"
+W="$WORKLOADS/phwork"
+"$P" bench -q --no-save -n 3 --export-json "$TMP/n3a.json" -- "$W" fd:begin=work alloc:4 sleep:20 fd:end=work >/dev/null &&
+	"$P" bench -q --no-save -n 3 --export-json "$TMP/n3b.json" -- "$W" fd:begin=work alloc:16 sleep:40 fd:end=work >/dev/null &&
+	"$P" compare --export-json "$TMP/n3.json" --export-markdown "$TMP/n3.md" "$TMP/n3a.json" "$TMP/n3b.json" \
+		>"$TMP/out" 2>"$TMP/err"; st=$?
+expect_status 0 $st && expect_grep '^wall_s .*inconclusive — too few runs$' "$TMP/out" &&
+	expect_grep '^note: 3 \+ 3 runs cannot reach p < 0.05 in the primary family \(Holm over 2$' "$TMP/out" &&
+	expect_grep 'at least 5 \+ 5 runs can$' "$TMP/out" &&
+	expect_grep '^  work .*\+[0-9.]+ ms .*minor faults .*\(not established\)$' "$TMP/out" &&
+	expect_grep 'Note: 3 \+ 3 runs cannot reach p < 0.05 in the primary family .* at least 5 \+ 5 runs can\.' "$TMP/n3.md" &&
+	/usr/bin/python3 - "$TMP/n3.json" <<'PY' >"$TMP/py.err" 2>&1 && ok || fail "$(cat "$TMP/py.err")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert "at least 5 + 5 runs" in r["families"]["primary"]["too_few_runs"], r["families"]
+wall = [m for m in r["metrics"] if m["name"] == "wall_s"][0]
+assert wall["runs_needed"] == 5 and wall["verdict"] == "inconclusive", wall
+work = [p for p in r["phases"] if p["name"] == "work"][0]
+assert work["leading"] and not work["changed"] and work["reasons"], work
+PY
+
+t "the report of that compare says it too"
+"$P" report -o "$TMP/n3.html" "$TMP/n3.json" 2>/dev/null &&
+	expect_grep '3 \+ 3 runs cannot reach p &lt; 0.05 in the primary family' "$TMP/n3.html" &&
+	expect_grep 'work \(moved most; not established\)' "$TMP/n3.html" && ok
+
 done_testing

@@ -304,19 +304,73 @@ static json_t *make_run(double wall_s, double pin_ms, bool with_cgroup)
 }
 
 /* A run of phpin's pin phase: its time, minor faults and kernel CPU. */
-static json_t *make_pin_run(double wall_s, double pin_ms, double minflt, double sys_ms)
+static json_t *make_gpu_pin_run(double wall_s, double pin_ms, double minflt, double sys_ms, double gpu_mib)
 {
 	char buf[1024];
 	snprintf(buf, sizeof(buf),
 		 "{\"schema\": \"perfhunt.run/1\", \"summary\": {\"wall_s\": %.17g},"
 		 " \"phases\": [{\"name\": \"pin\", \"start_ms\": 10, \"end_ms\": %.17g,"
-		 " \"resources\": {\"minflt\": %.17g, \"sys_ms\": %.17g, \"user_ms\": 0}}]}",
-		 wall_s, 10 + pin_ms, minflt, sys_ms);
+		 " \"resources\": {\"minflt\": %.17g, \"sys_ms\": %.17g, \"user_ms\": 0,"
+		 " \"gpu_growth_mib\": %.17g}}]}",
+		 wall_s, 10 + pin_ms, minflt, sys_ms, gpu_mib);
 	json_error_t je;
 	json_t *r = json_loads(buf, 0, &je);
 	if (!r)
 		fail_msg("fixture: %s", je.text);
 	return r;
+}
+
+/* Compares n runs a side: pin 68 ms with no faults and 10 ms of sys against
+ * 100 ms with 40 960 faults and 50 ms of sys; its GPU growth gpu_mib[side]. */
+static void pin_compare(size_t n, const double gpu_mib[2], struct comparison *c)
+{
+	struct metrics_set side[2];
+	struct err e = { 0 };
+	for (int k = 0; k < 2; k++) {
+		json_t *runs[8];
+		assert_true(n <= 8);
+		for (size_t i = 0; i < n; i++)
+			runs[i] = k ? make_gpu_pin_run(0.4 + (double)i * 1e-3, 100 + (double)i * 0.1, 40960 + (double)i,
+						       50, gpu_mib[k])
+				    : make_gpu_pin_run(0.37 + (double)i * 1e-3, 68 + (double)i * 0.1, 0, 10, gpu_mib[k]);
+		assert_int_equal(metrics_from_records(runs, n, &side[k], &e), 0);
+		for (size_t i = 0; i < n; i++)
+			json_decref(runs[i]);
+	}
+	struct comparison_opts o;
+	comparison_opts_init(&o);
+	o.resamples = 200;
+	assert_int_equal(comparison_run(&side[0], &side[1], &o, c, &e), 0);
+	metrics_set_release(&side[0]);
+	metrics_set_release(&side[1]);
+}
+
+/* 3 + 3 runs: no p can pass 0.05 (the smallest is 0.1, 0.2 after Holm over
+ * wall_s and phase:pin), so nothing is established; the compare says how many
+ * runs could decide (5 + 5), and pin, which moved most, keeps its reasons,
+ * never one whose sign flips (GPU growth 5608 -> -2048 MiB). */
+static void test_comparison_small_n_lead(void **state)
+{
+	(void)state;
+	assert_close(stats_mwu_min_p(3, 3), 0.1, 1e-12);
+	assert_close(stats_mwu_min_p(5, 5), 2.0 / 252, 1e-12);
+	assert_int_equal(stats_mwu_runs_needed(1, 0.05), 4);
+	assert_int_equal(stats_mwu_runs_needed(2, 0.05), 5);
+	struct comparison c;
+	pin_compare(3, (const double[2]){ 5608, -2048 }, &c);
+	assert_string_equal(c.metrics[0].name, "wall_s");
+	assert_int_equal(c.metrics[0].verdict, STATS_INCONCLUSIVE);
+	assert_int_equal(c.metrics[0].runs_needed, 5);
+	assert_int_equal(c.regressed, 0);
+	const struct comparison_phase *pin = &c.phases[0];
+	assert_string_equal(pin->name, "pin");
+	assert_false(pin->changed);
+	assert_true(pin->leading);
+	assert_true(pin->n_reasons >= 1);
+	assert_string_equal(pin->reasons[0].key, "minflt");
+	for (size_t i = 0; i < pin->n_reasons; i++)
+		assert_string_not_equal(pin->reasons[i].key, "gpu_growth_mib");
+	comparison_release(&c);
 }
 
 /* pin grows by 32 ms; its kernel CPU by 40 ms (more than the phase's delta:
@@ -325,30 +379,14 @@ static json_t *make_pin_run(double wall_s, double pin_ms, double minflt, double 
 static void test_comparison_reasons(void **state)
 {
 	(void)state;
-	struct metrics_set side[2];
-	struct err e = { 0 };
-	for (int k = 0; k < 2; k++) {
-		json_t *runs[5];
-		for (int i = 0; i < 5; i++)
-			runs[i] = k ? make_pin_run(0.4 + i * 1e-3, 100 + i * 0.1, 40960 + i, 50)
-				    : make_pin_run(0.37 + i * 1e-3, 68 + i * 0.1, 0, 10);
-		assert_int_equal(metrics_from_records(runs, 5, &side[k], &e), 0);
-		for (int i = 0; i < 5; i++)
-			json_decref(runs[i]);
-	}
-	struct comparison_opts o;
-	comparison_opts_init(&o);
-	o.resamples = 200;
 	struct comparison c;
-	assert_int_equal(comparison_run(&side[0], &side[1], &o, &c, &e), 0);
+	pin_compare(5, (const double[2]){ 0, 0 }, &c);
 	assert_string_equal(c.phases[0].name, "pin");
 	assert_true(c.phases[0].changed);
 	assert_int_equal(c.phases[0].n_reasons, 2);
 	assert_string_equal(c.phases[0].reasons[0].key, "minflt");
 	assert_string_equal(c.phases[0].reasons[1].key, "sys_s");
 	comparison_release(&c);
-	metrics_set_release(&side[0]);
-	metrics_set_release(&side[1]);
 }
 
 static void test_metrics_extract(void **state)
@@ -629,6 +667,7 @@ static void test_comparison_small_n(void **state)
 	assert_close(step->p_value, 2.0 / 924, 1e-12);
 	assert_close(step->p_adjusted, 2 * 2.0 / 924, 1e-12);
 	assert_int_equal(step->verdict, STATS_REGRESSED);
+	assert_int_equal(step->runs_needed, 0); /* 6 + 6 runs can decide */
 	for (size_t i = 0; i < c.n_metrics; i++) {
 		const struct comparison_metric *m = &c.metrics[i];
 		assert_int_equal(m->family, i < 2 ? COMPARISON_PRIMARY : COMPARISON_SECONDARY);
@@ -684,6 +723,7 @@ int main(void)
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_comparison_small_n),
 		cmocka_unit_test(test_metric_units),
+		cmocka_unit_test(test_comparison_small_n_lead),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
