@@ -101,10 +101,10 @@ static void __attribute__((noreturn)) child_exec(const struct launch_opts *o, co
 	/* perfhunt installs no handlers (signals come through a signalfd) and
 	 * ignores only SIGPIPE; what it inherited, the command inherits too */
 	signal(SIGPIPE, SIG_DFL);
-	if (o->capture) {
+	if (o->capture && !o->keep_stdout)
 		dup2(p->out[1], STDOUT_FILENO);
+	if (o->capture && !o->keep_stderr)
 		dup2(p->err[1], STDERR_FILENO);
-	}
 	/* inherited across exec at the number in env (dup2's copy is not
 	 * close-on-exec; the pipe's own descriptor closes at exec) */
 	if (o->probe_fd && p->probe_at != p->probe[1])
@@ -166,6 +166,10 @@ static void parent_ends(const struct launch_opts *o, struct launch_pipes *p, pid
 	close_fd(&p->err[1]);
 	close_fd(&p->probe[1]);
 	c->pid = pid;
+	if (o->keep_stdout)
+		close_fd(&p->out[0]);
+	if (o->keep_stderr)
+		close_fd(&p->err[0]);
 	c->out_fd = o->capture ? p->out[0] : -1;
 	c->err_fd = o->capture ? p->err[0] : -1;
 	c->probe_fd = o->probe_fd ? p->probe[0] : -1;

@@ -21,6 +21,9 @@ struct launch_opts {
 	char *const *argv;     /* command and arguments; with shell, argv[0] is the script */
 	bool shell;            /* run sh -c argv[0] */
 	bool capture;          /* stdout/stderr through pipes (for probes) */
+	/* with capture: the stream stays perfhunt's own, as the command would
+	 * have had it (perfhunt cannot write it either: closed, read-only) */
+	bool keep_stdout, keep_stderr;
 	bool probe_fd;         /* open a pipe whose write end the child finds in $PERFHUNT_FD */
 };
 

@@ -534,6 +534,22 @@ static void cut_stream(struct loop *l, int stream)
 	close_stream(l, stream);
 }
 
+/* A stream perfhunt cannot write from the start (closed: `>&-`, or
+ * read-only) is not piped: the command gets it as perfhunt found it, so its
+ * writes fail as they would without perfhunt (a pipe cut later would let
+ * the first one through). */
+static void keep_unwritable(struct loop *l, struct launch_opts *lo)
+{
+	for (int s = MONITOR_STDOUT; s <= MONITOR_STDERR; s++) {
+		if (!lo->capture || !l->relay[s].error)
+			continue;
+		const char *name = s == MONITOR_STDOUT ? "stdout" : "stderr";
+		note(l->r, "perfhunt's %s cannot be written (%s): the command's %s was left as it was", name,
+		     strerror(l->relay[s].error), name);
+		*(s == MONITOR_STDOUT ? &lo->keep_stdout : &lo->keep_stderr) = true;
+	}
+}
+
 /* The relays of the command's output, where it is copied (run mode, output shown). */
 static void open_relays(struct loop *l)
 {
@@ -602,18 +618,20 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 	const struct monitor_opts *o = l->o;
 	struct launch_child c;
 	bool gate = o->hooks.on_spawn != NULL;
+	struct launch_opts lo = *o->launch;
+	keep_unwritable(l, &lo);
 	if (!gate) {
 		int join_fd = cg->version ? cgroup_for_child(l, cg) : -1;
 		int into_fd = join_fd >= 0 && cg->version == 2 ? cgroup_dir_open(cg, NULL) : -1;
 		l->r->client_start_ms = now_ms(l);
-		int rc = launch_spawn_direct(o->launch, join_fd, into_fd, &c, e);
+		int rc = launch_spawn_direct(&lo, join_fd, into_fd, &c, e);
 		if (join_fd >= 0)
 			close(join_fd);
 		if (into_fd >= 0)
 			close(into_fd);
 		if (rc < 0)
 			return -1;
-	} else if (launch_spawn(o->launch, &c, e) < 0) {
+	} else if (launch_spawn(&lo, &c, e) < 0) {
 		return -1;
 	}
 	l->root = c.pid;
@@ -632,9 +650,6 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 	l->stream_fd[MONITOR_STDERR] = c.err_fd;
 	l->stream_fd[MONITOR_PROBE_FD] = c.probe_fd;
 	c.out_fd = c.err_fd = c.probe_fd = -1;
-	for (int s = MONITOR_STDOUT; s <= MONITOR_STDERR; s++)
-		if (l->relay[s].error) /* closed or read-only (`>&-`): its first write fails */
-			cut_stream(l, s);
 	if (gate)
 		l->r->client_start_ms = now_ms(l);
 	int xerr = launch_release(&c);
