@@ -70,6 +70,16 @@ assert sorted(r[0] for r in rows[1:]) == ["'=1+2 # \"q\"", "echo a,b"], rows
 EOF
 expect_status 0 $st && check "python csv: $(cat "$TMP/py")" [ ! -s "$TMP/py" ] && ok
 
+t "perfhunt peak on a bench CSV finds the quoted column \"phase:a,b\" by name, every row whole"
+timeout 60 "$PERFHUNT" bench -q -n 2 --no-save --shell --export-csv "$TMP/p.csv" \
+	"echo 'PERFHUNT: begin=a,b'; \"$W\" spin:20; echo 'PERFHUNT: end=a,b'" >/dev/null 2>"$TMP/err"; st=$?
+expect_status 0 $st && expect_grep '^command,.*,"phase:a,b"(,|$)' "$TMP/p.csv" &&
+	timeout 20 "$PERFHUNT" peak --json --column 'phase:a,b' "$TMP/p.csv" >"$TMP/out" 2>"$TMP/err" &&
+	check "rows $(jget "$TMP/out" rows), bad $(jget "$TMP/out" bad_lines)" \
+		[ "$(jget "$TMP/out" rows)/$(jget "$TMP/out" bad_lines)" = 2/0 ] &&
+	check "column $(jget "$TMP/out" column)" [ "$(jget "$TMP/out" column)" = "phase:a,b" ] &&
+	between 15 "$(jget "$TMP/out" value)" 10000 && ok
+
 # md_check FILE NAME...: every table row splits (GFM: '\|' is no separator) into
 # its header's number of cells; no raw '<' outside code spans, no raw newline in a
 # row; each NAME, unescaped, is the text of some cell.
