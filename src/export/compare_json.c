@@ -113,6 +113,9 @@ json_t *compare_json_record(const struct comparison *c, const char *base_label, 
 						       (json_int_t)c->new_profiled));
 	if (c->run_profile)
 		json_object_set_new(rec, "run_profile", profile_json(c->run_profile));
+	/* each side's host (its first run's), so a report can say they differ */
+	json_object_set(json_object_get(rec, "base"), "host", c->base_host ? c->base_host : json_null());
+	json_object_set(json_object_get(rec, "new"), "host", c->new_host ? c->new_host : json_null());
 	free(bc);
 	free(nc);
 	return rec;

@@ -227,6 +227,12 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 		if (strcmp(bc, nc))
 			svg_raw(s, "<tr><th></th><td class=\"regressed\">BASE and NEW ran different commands</td></tr>\n");
 	}
+	const char *bh = report_page_str(base, "host"), *nh = report_page_str(nw, "host");
+	if (*bh && *nh && strcmp(bh, nh)) {
+		report_page_row(s, "base host", bh);
+		report_page_row(s, "new host", nh);
+		svg_raw(s, "<tr><th></th><td class=\"regressed\">BASE and NEW were recorded on different hosts</td></tr>\n");
+	}
 	snprintf(line, sizeof(line), "\u00b1%.4g %% \u00b7 \u03b1 = %.4g", threshold, report_page_num(rec, "alpha"));
 	report_page_row(s, "threshold", line);
 	double g = report_page_num(json_object_get(rec, "geomean"), "ratio");

@@ -60,10 +60,13 @@ check "status 0 or 1, got $st" [ $st -le 1 ] && expect_grep '^note: BASE and NEW
 	expect_grep '^note: BASE and NEW were recorded on different hosts:' err && expect_grep '^  base: elsewhere$' err &&
 	check "one line on stdout" [ "$(wc -l <out)" = 1 ] && ok
 
-t "compare of runs from two hosts says so, as it says two commands"
-timeout 30 "$P" compare other.json base.json >out 2>err; st=$?
+t "compare of runs from two hosts says so, as it says two commands (text, JSON and its report)"
+timeout 30 "$P" compare --export-json cmp.json other.json base.json >out 2>err; st=$?
 expect_status 0 $st && expect_grep '^note: BASE and NEW were recorded on different hosts:' out &&
-	expect_grep '^  base: elsewhere$' out && expect_no_grep 'different commands' out && ok
+	expect_grep '^  base: elsewhere$' out && expect_no_grep 'different commands' out &&
+	check "hosts in the JSON" [ "$(jget cmp.json base.host)" = elsewhere ] &&
+	check "new host in the JSON" [ "$(jget cmp.json new.host)" = "$(jget base.json host.hostname)" ] &&
+	timeout 30 "$P" report -o cmp.html cmp.json 2>err && expect_grep 'recorded on different hosts' cmp.html && ok
 
 # --- renderers linear, odd figures, long names, the probe descriptor -------------------
 # bigcmd N OUT: base.json with a command of N arguments
