@@ -195,8 +195,17 @@ static void report_run_add(struct report_chart *c, const char *name, const char 
 	c->series[c->nseries++] = (struct report_series){ name, key, color, v };
 }
 
+/* The tree a record's timeline is of: every chart says which it shows. */
+static const char *report_run_tree(const json_t *rec)
+{
+	if (json_object_get(rec, "trees"))
+		return "the attached daemon's tree";
+	return !strcmp(report_page_str(rec, "kind"), "watch") ? "the watched tree" : "the command's tree";
+}
+
+/* title: at least 96 bytes, kept while c is drawn */
 static void report_run_memory_chart(const json_t *rec, const struct report_run_data *d,
-				    struct report_chart *c, char *label, size_t label_n)
+				    struct report_chart *c, char *title, char *label, size_t label_n)
 {
 	/* the tree's memory (a shared page once: the sampled peak's measure), then the sums */
 	static const struct { int col; const char *name, *key; int color; } mem[] = {
@@ -206,7 +215,8 @@ static void report_run_memory_chart(const json_t *rec, const struct report_run_d
 	};
 	memset(c, 0, sizeof(*c));
 	c->id = "memory";
-	c->title = "Memory (whole process tree)";
+	snprintf(title, 96, "Memory of %s (every process)", report_run_tree(rec));
+	c->title = title;
 	c->unit = REPORT_UNIT_KB;
 	c->t_max_ms = d->t_max_ms;
 	c->n = d->n;
@@ -253,8 +263,8 @@ int report_run_memory_svg(const json_t *rec, struct svg *s, struct err *e)
 	if (report_run_data_load(rec, &d, e) < 0)
 		return -1;
 	struct report_chart c;
-	char label[256];
-	report_run_memory_chart(rec, &d, &c, label, sizeof(label));
+	char label[256], title[96];
+	report_run_memory_chart(rec, &d, &c, title, label, sizeof(label));
 	c.style = report_page_chart_css;
 	svg_raw(s, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	report_chart_draw(s, &c);
@@ -650,7 +660,7 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 	struct report_run_data d;
 	if (report_run_data_load(rec, &d, e) < 0)
 		return -1;
-	char label[256];
+	char label[256], mem_title[96];
 	char *cmd = report_page_command(json_object_get(rec, "command"));
 	char *title = xasprintf("perfhunt report: %s", cmd);
 	free(cmd);
@@ -659,7 +669,7 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 	report_run_header(rec, s);
 
 	struct report_chart c;
-	report_run_memory_chart(rec, &d, &c, label, sizeof(label));
+	report_run_memory_chart(rec, &d, &c, mem_title, label, sizeof(label));
 	c.hover = 1;
 	svg_raw(s, "<figure>\n");
 	report_chart_draw(s, &c);
@@ -680,9 +690,14 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 		double cpu = (d.col[C_USER] ? d.col[C_USER][i] : NAN) + (d.col[C_SYS] ? d.col[C_SYS][i] : 0);
 		rate[2][i] = 100 * cpu / ms;
 	}
+	char faults_title[96], cpu_title[160];
+	snprintf(faults_title, sizeof(faults_title), "Page faults per second, %s", report_run_tree(rec));
+	/* CPU from nanosecond clocks: no row above the cores or the threads it had */
+	snprintf(cpu_title, sizeof(cpu_title), "CPU of %s (user + sys, 100 %% = one core, at most %s)",
+		 report_run_tree(rec), "its threads or the cores");
 	if (d.col[C_MINFLT] || d.col[C_MAJFLT]) {
 		memset(&c, 0, sizeof(c));
-		c = (struct report_chart){ .id = "faults", .title = "Page faults per second", .unit = REPORT_UNIT_RATE,
+		c = (struct report_chart){ .id = "faults", .title = faults_title, .unit = REPORT_UNIT_RATE,
 					   .t_max_ms = d.t_max_ms, .n = d.n, .t_ms = d.t, .hover = 1 };
 		report_run_add(&c, "minor", "minflt", report_chart_palette[1], rate[0]);
 		report_run_add(&c, "major", "majflt", report_chart_palette[5], rate[1]);
@@ -690,7 +705,7 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 		report_chart_draw(s, &c);
 	}
 	if (d.col[C_USER]) {
-		c = (struct report_chart){ .id = "cpu", .title = "CPU (user + sys, 100 % = one core)",
+		c = (struct report_chart){ .id = "cpu", .title = cpu_title,
 					   .unit = REPORT_UNIT_PCT, .t_max_ms = d.t_max_ms, .n = d.n, .t_ms = d.t,
 					   .hover = 1 };
 		report_run_add(&c, "CPU", "cpu", report_chart_palette[3], rate[2]);

@@ -119,7 +119,9 @@ if [ "$(jget "$TMP/c.json" monitor.discovery)" != "process events connector" ]; 
 else
 	n=$(jget "$TMP/c.json" summary.procs_seen)
 	c=$(jget "$TMP/c.json" summary.procs_seen_complete)
-	[ "$n" = 2001 ] && [ "$c" = True ] && ok || fail "procs_seen $n (complete: $c), expected 2001"
+	# a sanitizer build's leak checker stops the world from a process of its own at exit
+	most=2001; ldd "$W" 2>/dev/null | grep -q libasan && most=2002
+	between 2001 "$n" "$most" && [ "$c" = True ] && ok || fail "procs_seen $n (complete: $c), expected 2001"
 fi
 
 t "without process events the count is a lower bound and says so"
