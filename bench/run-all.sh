@@ -12,8 +12,8 @@ helpers=$build/bench
 py=/usr/bin/python3
 mkdir -p "$helpers"
 cc=${CC:-cc}
-for src in sampler/tree sampler/floor sampler/perfile overhead/minwrap accuracy/spike passthrough/ticker passthrough/latency; do
-	$cc -O2 -Wall -Wextra -o "$helpers/$(basename $src)" "$here/$src.c"
+for src in sampler/tree sampler/floor sampler/perfile overhead/minwrap accuracy/spike passthrough/ticker passthrough/latency threads/threads; do
+	$cc -O2 -Wall -Wextra -pthread -o "$helpers/$(basename $src)" "$here/$src.c"
 done
 [ "${2:-}" = helpers ] && exit 0
 
@@ -22,6 +22,9 @@ sleep 600 &
 "$helpers/perfile" $! 20000
 kill $!
 $py "$here/sampler/run.py" --perfhunt "$ph" --helpers "$helpers"
+echo
+echo "## sampler: every thread's schedstat, per thread-sample"
+$py "$here/threads/run.py" --perfhunt "$ph" --helpers "$helpers"
 echo
 echo "## accuracy: a 1 GiB spike held 50 ms, sampled at 1 s"
 $py "$here/accuracy/run.py" --perfhunt "$ph" --helpers "$helpers"

@@ -557,7 +557,8 @@ static void read_threads(struct proctree *t, struct proctree_proc *p, bool statu
 		p->alive_ns += (uint64_t)(now_ns - from);
 	if (p->st.num_threads > 1 || p->tasks.n) {
 		struct tasks_fds fds = { t->fds_kept, t->fd_budget };
-		tasks_read(&p->tasks, p->dirfd, p->pid, p->st.num_threads, status_due, t->history_before_ticks,
+		tasks_read(&p->tasks, p->dirfd, p->pid, p->st.num_threads, status_due, t->slow_all_next,
+			   t->history_before_ticks,
 			   p->read_ns, now_ns, &t->clk, &fds);
 		t->fds_kept = fds.kept;
 	}

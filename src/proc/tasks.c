@@ -21,6 +21,9 @@
 #include "util/xalloc.h"
 
 enum { T_SCHED, T_STATUS, T_NFILES };
+/* Up to this many threads, each one's status is read whenever its process's
+ * is (if it ran since); beyond, each in turn once in TASKS_STATUS_EVERY. */
+enum { TASKS_STATUS_ALL = 16, TASKS_STATUS_EVERY = 8 };
 static const char *const task_files[T_NFILES] = { "schedstat", "status" };
 
 struct task {
@@ -28,6 +31,7 @@ struct task {
 	int fd[T_NFILES];
 	struct procfs_schedstat sch, base; /* latest reading; the history before it was measured */
 	uint64_t vcsw, ivcsw, base_vcsw, base_ivcsw;
+	uint64_t status_runs;      /* schedstat's runs at its latest status reading */
 	int64_t born_ns;           /* alive from (CLOCK_MONOTONIC) */
 	int64_t read_ns;           /* its latest reading (0: none) */
 	int64_t exit_ns;           /* its exit event (0: none heard) */
@@ -125,7 +129,9 @@ static void accrue(struct task *k, int64_t alive_from_ns, int64_t end_ns)
 		k->read_ns = end_ns;
 }
 
-/* Reads a thread; returns 1 ok, 0 gone. */
+/* Reads a thread; returns 1 ok, 0 gone. Its status (5-10 us, schedstat's
+ * ten times over) only when due and it has run since that was last read:
+ * a thread that has not been on a CPU has not switched. */
 static int task_sample(struct task *k, int dirfd, bool status_due, int64_t alive_from_ns, int64_t now_ns,
 		       struct tasks_fds *fds)
 {
@@ -136,8 +142,9 @@ static int task_sample(struct task *k, int dirfd, bool status_due, int64_t alive
 	struct procfs_schedstat s;
 	if (r > 0 && procfs_parse_schedstat(buf, (size_t)r, &s) == 0 && s.oncpu_ns >= k->sch.oncpu_ns)
 		k->sch = s;
-	if (status_due || !k->read_ns) {
+	if (!k->read_ns || (status_due && k->sch.runs != k->status_runs)) {
 		struct procfs_status ss;
+		k->status_runs = k->sch.runs;
 		r = tasks_pread(dirfd, k->tid, task_files[T_STATUS], &k->fd[T_STATUS], fds, buf, sizeof(buf));
 		if (r == 0)
 			return 0;
@@ -235,13 +242,17 @@ static void tasks_list(struct tasks *ts, int dirfd, pid_t pid, uint64_t history_
 	closedir(d);
 }
 
-void tasks_read(struct tasks *ts, int dirfd, pid_t pid, uint64_t nthreads, bool status_due,
+void tasks_read(struct tasks *ts, int dirfd, pid_t pid, uint64_t nthreads, bool status_due, bool status_all,
 		uint64_t history_ticks, int64_t alive_from_ns, int64_t now_ns,
 		const struct tasks_clock *clk, struct tasks_fds *fds)
 {
 	bool vanished = false;
+	/* a process of many threads reads their status in turn: TASKS_STATUS_EVERY readings */
+	ts->rr++;
 	for (size_t i = 0; i < ts->n;) {
-		if (!task_sample(&ts->v[i], dirfd, status_due, alive_from_ns, now_ns, fds)) {
+		bool due = status_all ||
+			   (status_due && (ts->n <= TASKS_STATUS_ALL || (i + ts->rr) % TASKS_STATUS_EVERY == 0));
+		if (!task_sample(&ts->v[i], dirfd, due, alive_from_ns, now_ns, fds)) {
 			task_retire(ts, i, alive_from_ns, now_ns, fds);
 			vanished = true;
 			continue;

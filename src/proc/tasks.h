@@ -39,6 +39,7 @@ struct tasks {
 	size_t n, cap;
 	struct tasks_time gone;    /* threads that exited, to their last reading */
 	uint64_t listings;         /* task/ directory reads */
+	uint64_t rr;               /* readings so far: the turn of the threads' status */
 };
 
 /* Reads a file of the process at dirfd (tid 0) or of its thread tid
@@ -53,13 +54,15 @@ void tasks_clock_init(struct tasks_clock *c);
 /* When a task that started at starttime_ticks began, give or take half a tick. */
 int64_t tasks_born_ns(const struct tasks_clock *c, uint64_t starttime_ticks);
 void tasks_release(struct tasks *ts, struct tasks_fds *fds);
-/* Reads every known thread's schedstat (and status when status_due) and lists
+/* Reads every known thread's schedstat (and status when status_due, for a
+ * thread that ran since; beyond 16 threads in turn, one in 8 each time;
+ * status_all: every one that ran) and lists
  * task/ when nthreads (stat's count, the leader included) differs from what is
  * known or a thread vanished. A thread that started before history_ticks
  * (stat's starttime) counts from its first reading. alive_from_ns: the
  * previous reading of this member (0: none); a new thread is alive from its
  * start. */
-void tasks_read(struct tasks *ts, int dirfd, pid_t pid, uint64_t nthreads, bool status_due,
+void tasks_read(struct tasks *ts, int dirfd, pid_t pid, uint64_t nthreads, bool status_due, bool status_all,
 		uint64_t history_ticks, int64_t alive_from_ns, int64_t now_ns,
 		const struct tasks_clock *clk, struct tasks_fds *fds);
 /* Adds the threads' figures (live and gone) to *out. */
