@@ -71,9 +71,10 @@ t "a slow reader of perfhunt's stdout back-pressures the command, never the samp
 # blocked (its own pipe has room) and holds 32 MiB for 1 s meanwhile. The
 # monitor must sample through it (it used to block in write: 3 samples, a
 # sampled peak of 12 KiB) and relay every byte once the reader reads.
-timeout "$LIMIT" "$P" run -q --no-save --interval 50 -o slow.json -- \
-	sh -c 'head -c 80000 /dev/zero | tr "\0" x; echo; exec "$0" alloc:32 sleep:1000' "$W" | (sleep 3; wc -c >count)
-st=$?
+{ timeout "$LIMIT" "$P" run -q --no-save --interval 50 -o slow.json -- \
+	sh -c 'head -c 80000 /dev/zero | tr "\0" x; echo; exec "$0" alloc:32 sleep:1000' "$W"; echo $? >st; } |
+	(sleep 3; wc -c >count)
+st=$(cat st)
 not_hung $st && expect_status 0 $st && [ "$(cat count)" = 80001 ] &&
 	check "sampled peak $(jget slow.json summary.peak_tree_rss_kb) KiB below the 32 MiB held" \
 		between 32768 "$(jget slow.json summary.peak_tree_rss_kb)" 1000000 && ok
