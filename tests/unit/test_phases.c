@@ -250,6 +250,31 @@ static void test_markers(void **state)
 	phase_set_release(&s);
 }
 
+/* A name past PHASE_NAME_MAX is cut to it ending "...", by one rule for
+ * begin= and end=: the same long name cut at different lengths (as a
+ * 64 KiB line cuts begin= and end= lines) still closes its phase. */
+static void test_long_names(void **state)
+{
+	(void)state;
+	struct phase_set s;
+	phase_set_init(&s);
+	size_t n = 3 * PHASE_NAME_MAX;
+	char *line = malloc(n + 64);
+	memcpy(line, "PERFHUNT: begin=", 16);
+	memset(line + 16, 'a', n);
+	line[16 + n] = 0;
+	add(&s, 0, line);
+	snprintf(line, 16, "PERFHUNT: end=");
+	memmove(line + 14, line + 16, n - 100); /* another length of the same name */
+	line[14 + n - 100] = 0;
+	assert_int_equal(add(&s, 10, line), 1);
+	assert_int_equal(s.unmatched_ends, 0);
+	assert_int_equal(strlen(s.phases[0].name), PHASE_NAME_MAX);
+	assert_string_equal(s.phases[0].name + PHASE_NAME_MAX - 4, "a...");
+	free(line);
+	phase_set_release(&s);
+}
+
 static void test_clamp_and_stats(void **state)
 {
 	(void)state;
@@ -544,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_lane_gaps_seed),
 		cmocka_unit_test(test_lane_union),
 		cmocka_unit_test(test_markers),
+		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_clamp_and_stats),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_aggregates_past_cap),
