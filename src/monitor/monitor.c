@@ -1315,6 +1315,7 @@ static void loop_finish(struct loop *l)
 		     (unsigned long long)r->own_reaped);
 	r->vanished = l->main.tree.vanished;
 	r->tree.procs_seen = l->main.tree.seen;
+	r->delayacct = tasks_delayacct(l->main.tree.procfs_fd);
 	/* polled discovery misses a process that lives between two scans */
 	r->tree.procs_seen_complete = r->proc_events && !r->events_lost;
 	r->daemon.procs_seen_complete = r->tree.procs_seen_complete;

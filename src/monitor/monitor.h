@@ -125,6 +125,7 @@ struct monitor_result {
 	char taskstats_comm[32];
 	bool taskstats;              /* exit records were being received */
 	bool proc_events;            /* discovery by the process-events connector */
+	int delayacct;               /* kernel.task_delayacct: 1, 0, -1 unknown (iowait_ms is not read) */
 	bool events_lost;            /* the kernel dropped some of them (a full socket buffer)*/
 	bool cgroup_ok;
 	uint64_t oom_kills;           /* processes the OOM killer ended inside the cgroup */

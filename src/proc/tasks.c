@@ -39,6 +39,17 @@ struct task {
 	bool listed;               /* scratch of a listing */
 };
 
+int tasks_delayacct(int procfs_fd)
+{
+	char c = 0;
+	int fd = openat(procfs_fd, "sys/kernel/task_delayacct", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t r = read(fd, &c, 1);
+	close(fd);
+	return r == 1 && (c == '0' || c == '1') ? c - '0' : -1;
+}
+
 DIR *tasks_opendir(int dirfd)
 {
 	int tfd = openat(dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -48,6 +48,9 @@ struct tasks {
  * -1 if unreadable. */
 ssize_t tasks_pread(int dirfd, pid_t tid, const char *name, int *fd, struct tasks_fds *fds, char *buf,
 		    size_t n);
+/* Whether the kernel's delay accounting (which splits blocked time by I/O)
+ * is on: kernel.task_delayacct 1, 0, or -1 when it cannot be read. */
+int tasks_delayacct(int procfs_fd);
 /* The process's task/ directory (closedir it), or NULL. */
 DIR *tasks_opendir(int dirfd);
 void tasks_clock_init(struct tasks_clock *c);

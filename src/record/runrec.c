@@ -419,8 +419,12 @@ json_t *runrec_build(const struct runrec_input *in)
 					     : "per-process memory of the tree, including each CUDA context"));
 	else if (r->gpu_reason[0]) /* no driver or GPU: a note, never an error */
 		json_object_set_new(rec, "gpu", json_pack("{s:b, s:s}", "sampled", 0, "reason", r->gpu_reason));
-	json_object_set_new(rec, "monitor", json_pack("{s:s, s:b}", "discovery",
-		r->proc_events ? "process events connector" : "children files (polled)", "exit_records", r->taskstats));
+	/* blocked time is not split by I/O: say why iowait_ms is absent */
+	json_object_set_new(rec, "monitor", json_pack("{s:s, s:b, s:s}", "discovery",
+		r->proc_events ? "process events connector" : "children files (polled)", "exit_records", r->taskstats,
+		"iowait", r->delayacct == 0 ? "not measured: delay accounting is off (kernel.task_delayacct = 0)"
+			: r->delayacct == 1 ? "not measured: delay accounting is on, perfhunt does not read it"
+					    : "not measured: delay accounting unknown"));
 	if (in->ended)
 		json_object_set_new(rec, "ended", json_string(in->ended));
 	json_object_set_new(rec, "counters", in->counters ? json_incref(in->counters) : json_object());

@@ -55,6 +55,16 @@ for iv in 10 100; do
 $(cat "$TMP/truth$iv")"; fi
 done
 
+t "no iowait_ms without delay accounting read, and the record says why"
+d=$(cat /proc/sys/kernel/task_delayacct 2>/dev/null)
+w=$(jget "$TMP/s10.json" monitor.iowait)
+case "$d" in 0) want="delay accounting is off" ;; 1) want="delay accounting is on" ;; *) want="unknown" ;; esac
+if jget "$TMP/s10.json" phases.0.resources.iowait_ms >/dev/null 2>&1; then
+	fail "iowait_ms present"
+else
+	case "$w" in *"$want"*) ok ;; *) fail "monitor.iowait: $w (kernel.task_delayacct: $d)" ;; esac
+fi
+
 t "the lock phase serializes: parallelism about 1, blocked about 3 x its wall"
 if out=$(/usr/bin/python3 - "$TMP/s10.json" <<'EOF'
 import json, sys
