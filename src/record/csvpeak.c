@@ -556,14 +556,15 @@ scan_lines_as(struct csvpeak *s, const char *p, const char *end, size_t column, 
 	 * at[i] that of its i-th separator. */
 	size_t at[FAST_FIELDS];
 	at[0] = (size_t)-1;
-	/* quote_end: the end of the last block read that holds a '"' (0: none). A line
-	 * that starts before it may hold a quote, so it is never plain: at worst a
-	 * line near a quoted one takes the general path too. */
-	size_t k = 1, off = 0, ls = 0, quote_end = 0;
+	/* A line that may hold a '"' is never plain: its k is pushed past any field
+	 * count the inline path takes (+ FAST_FIELDS, which keeps k's slot in at[]).
+	 * A block holding a quote pushes the line in progress when it is read, and
+	 * every line that starts in it, through k_start; at worst a line near a
+	 * quoted one takes the general path too. */
 	bool quoted;
 	uint64_t bits = n >= 64 ? block_seps(p, &quoted) : tail_seps(p, n, &quoted);
-	if (quoted)
-		quote_end = 64;
+	size_t k_start = quoted ? 1 + FAST_FIELDS : 1;
+	size_t k = k_start, off = 0, ls = 0;
 	uint64_t lines = s->lines;
 	for (;;) {
 		while (!bits) {
@@ -571,8 +572,8 @@ scan_lines_as(struct csvpeak *s, const char *p, const char *end, size_t column, 
 			if (off >= n)
 				goto out;
 			bits = n - off >= 64 ? block_seps(p + off, &quoted) : tail_seps(p + off, n - off, &quoted);
-			if (__builtin_expect(quoted, 0))
-				quote_end = off + 64;
+			k_start = quoted ? 1 + FAST_FIELDS : 1;
+			k += k_start - 1;
 		}
 		size_t pos = off + (unsigned)__builtin_ctzll(bits);
 		bits &= bits - 1;
@@ -584,8 +585,7 @@ scan_lines_as(struct csvpeak *s, const char *p, const char *end, size_t column, 
 		lines++;
 		const char *row = p + ls, *v = row;
 		size_t len = pos - ls, tn = 0, vs = 0, vn = 0;
-		bool plain = k == fields && fast && len - 1 < CSVPEAK_MAX_LINE_BYTES && p[pos - 1] != '\r' &&
-			     quote_end <= ls;
+		bool plain = k == fields && fast && len - 1 < CSVPEAK_MAX_LINE_BYTES && p[pos - 1] != '\r';
 		if (__builtin_expect(plain, 1)) {
 			/* Only now are at[1..fields] all this line's. */
 			tn = at[1] - ls;
@@ -621,7 +621,7 @@ scan_lines_as(struct csvpeak *s, const char *p, const char *end, size_t column, 
 		}
 		at[0] = pos;
 		ls = pos + 1;
-		k = 1;
+		k = k_start;
 	}
 out:
 	s->lines = lines;

@@ -412,6 +412,16 @@ static void test_quoted_fields(void **state)
 	assert_int_equal(s.peak_epoch_ms, 11);
 	assert_row(&s, "\"11\",\"9\",x");
 	csvpeak_release(&s);
+	/* a quoted ',' in a later 64-byte block than its line's start, plain rows around it */
+	char text2[512];
+	snprintf(text2, sizeof(text2), "t,v,p\n0,4,a\n1,5,\"%.*s,y\"\n2,6,z\n3,2,\"%.*s\"\n4,3,w\n", 90,
+		 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 61,
+		 "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy");
+	assert_int_equal(scan(text2, 2, NULL, &s), 0);
+	assert_int_equal(s.rows, 5);
+	assert_int_equal(s.bad, 0);
+	assert_row(&s, "2,6,z");
+	csvpeak_release(&s);
 	/* a quoted header name holding a ',' is one column, found by its name */
 	assert_int_equal(scan("command,\"phase:a,b\",wall_s\nx,3,1\n\"y,z\",9,2\nw,4,3\n", 0, "phase:a,b", &s), 0);
 	assert_int_equal(s.fields, 3);
