@@ -104,12 +104,14 @@ struct shield {
 	bool on;
 };
 
-static volatile sig_atomic_t shield_absorbed;
+static volatile sig_atomic_t shield_absorbed, shield_signal;
 
 static void shield_handler(int sig)
 {
-	if (shield_absorbed++ == 0)
+	if (shield_absorbed++ == 0) {
+		shield_signal = sig; /* the caller hears of it (session_outcome.signal) */
 		return;
+	}
 	signal(sig, SIG_DFL);
 	raise(sig); /* delivered once the handler returns: the default action */
 }
@@ -131,7 +133,7 @@ static void shield_on(struct shield *sh)
 	sa.sa_handler = shield_handler;
 	sa.sa_flags = SA_RESTART; /* writes and waits of the save go on */
 	sigfillset(&sa.sa_mask);
-	shield_absorbed = 0;
+	shield_absorbed = shield_signal = 0;
 	for (int i = 0; i < SHIELD_N; i++)
 		sigaction(shield_signals[i], &sa, &sh->old[i]);
 	sh->on = true;
@@ -726,6 +728,8 @@ out:
 	counters_close(s.daemon_counters);
 	profiler_free(s.profiler);
 	shield_off(&sh);
+	if (shield_absorbed)
+		out->signal = shield_signal;
 	out->status = s.status;
 	return ret;
 }

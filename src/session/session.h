@@ -74,7 +74,8 @@ struct session_outcome {
 	json_t *rec;      /* the run record (caller json_decref's it), NULL when nothing ran */
 	int status;       /* the exit status the recording gives: the command's, or perfhunt's */
 	int signal;       /* SIGINT/TERM/HUP/QUIT perfhunt received meanwhile (passed on to the
-			   * command, or what stopped the monitor), the last one; 0 if none */
+			   * command, what stopped the monitor, or one absorbed while the
+			   * record was kept), the last one; 0 if none */
 };
 
 /* Records once. Returns 0 with out->rec set; or -1 with e filled and
