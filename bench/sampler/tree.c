@@ -1,26 +1,60 @@
-/* tree: a process tree of N sleeping processes for the sampler benchmark.
+/* tree: a process tree of N sleeping processes for the sampler benchmarks.
  *
  * The root forks N-1 children that sleep until the root exits (PDEATHSIG), so
  * a monitor watching the root samples exactly N processes that cost nothing
  * themselves. The root prints "ready" on stdout once every child exists and
- * then sleeps for the given time (or until killed).
- * usage: tree N SECONDS
+ * then sleeps for the given time (or until killed). With MIB, the root first
+ * touches MIB MiB, which the children share; "busy" has it drop and re-touch
+ * one of those pages every millisecond instead of sleeping, a minor fault
+ * each, so that a sampler counting the tree's PSS must read it every sample
+ * (the tree memory benchmark, bench/mem/run.py).
+ * usage: tree N SECONDS [MIB [rest|busy]]
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+/* Until SECS from now: one fault a millisecond in buf's pages. */
+static void fault_pages(char *buf, size_t size, double secs)
+{
+	struct timespec now, end;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	double until = (double)end.tv_sec + (double)end.tv_nsec / 1e9 + secs;
+	for (size_t off = 0;; off = (off + 4096) % size) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((double)now.tv_sec + (double)now.tv_nsec / 1e9 >= until)
+			return;
+		madvise(buf + off, 4096, MADV_DONTNEED);
+		buf[off] = 1;
+		struct timespec ms = { 0, 1000000L };
+		nanosleep(&ms, NULL);
+	}
+}
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: tree N SECONDS\n");
+	if (argc < 3 || argc > 5 || (argc == 5 && strcmp(argv[4], "rest") && strcmp(argv[4], "busy"))) {
+		fprintf(stderr, "usage: tree N SECONDS [MIB [rest|busy]]\n");
 		return 2;
 	}
 	long n = strtol(argv[1], NULL, 10);
 	unsigned secs = (unsigned)strtoul(argv[2], NULL, 10);
+	size_t size = argc >= 4 ? (size_t)strtoul(argv[3], NULL, 10) << 20 : 0;
+	char *buf = NULL;
+	if (size) {
+		buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (buf == MAP_FAILED) {
+			perror("tree: mmap");
+			return 1;
+		}
+		memset(buf, 1, size);
+	}
 	pid_t root = getpid();
 	for (long i = 1; i < n; i++) {
 		pid_t pid = fork();
@@ -38,6 +72,9 @@ int main(int argc, char **argv)
 	}
 	printf("ready %d\n", (int)root);
 	fflush(stdout);
-	sleep(secs);
+	if (buf && argc == 5 && !strcmp(argv[4], "busy"))
+		fault_pages(buf, size, secs);
+	else
+		sleep(secs);
 	return 0;
 }
