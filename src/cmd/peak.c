@@ -215,7 +215,7 @@ int cmd_peak(int argc, char **argv)
 	bool json = false;
 	const struct parseopt table[] = {
 		PARSEOPT_CALLBACK('c', "column", &col, "NAME|N", "the column to maximise, by header name or 1-based\n"
-				  "index (default 2, rss_kb)", column_opt),
+				  "index (default: the tree_*_kb column of\nperfhunt's CSV, else 2, rss_kb)", column_opt),
 		PARSEOPT_FLAG('j', "json", &json, "one JSON object per file, one per line"),
 		PARSEOPT_END(),
 	};

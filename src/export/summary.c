@@ -390,13 +390,16 @@ void summary_print_sparkline(const json_t *rec, FILE *out)
 	const json_t *cols = json_object_get(samples, "columns");
 	const json_t *rows = json_object_get(samples, "rows");
 	size_t n = json_array_size(rows), t_col = (size_t)-1, rss_col = (size_t)-1, i;
+	bool mem = false; /* the tree's memory, a shared page once; an older record's RSS sum */
 	json_t *c;
 	json_array_foreach(cols, i, c) {
 		const char *name = json_string_value(c);
 		if (name && !strcmp(name, "t_ms"))
 			t_col = i;
-		if (name && !strcmp(name, "rss_kb"))
+		if (name && (!strcmp(name, "mem_kb") || (!mem && !strcmp(name, "rss_kb")))) {
 			rss_col = i;
+			mem = !strcmp(name, "mem_kb");
+		}
 	}
 	if (n < 2 || t_col == (size_t)-1 || rss_col == (size_t)-1)
 		return;
@@ -413,7 +416,7 @@ void summary_print_sparkline(const json_t *rec, FILE *out)
 	double end = json_number_value(json_array_get(json_array_get(rows, n - 1), t_col));
 	char line[64 * 3 + 1], a[32], b[32], d[32];
 	sparkline(v, n, 64, line, sizeof(line));
-	fprintf(out, "  %-17s %s\n  %-17s 0 .. %s; max %s at %s\n", "RSS", line, "", units_ms(end, a, sizeof a),
+	fprintf(out, "  %-17s %s\n  %-17s 0 .. %s; max %s at %s\n", mem ? "memory" : "RSS", line, "", units_ms(end, a, sizeof a),
 		units_kb(max, b, sizeof b), units_ms(max_t, d, sizeof d));
 	free(v);
 }

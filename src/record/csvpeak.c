@@ -253,7 +253,9 @@ static int setup(struct csvpeak *s, const char *p, const char *end, struct err *
 			s->fields++;
 			bool match = s->want_column ? s->fields == s->want_column
 				: n == strlen(s->want_name) && !memcmp(in, s->want_name, n);
-			if (match && !s->column) {
+			/* the tree column comes after rss_kb: it takes column 2's place */
+			bool tree = s->want_tree && n > 8 && !memcmp(in, "tree_", 5) && !memcmp(in_end - 3, "_kb", 3);
+			if ((match && !s->column) || tree) {
 				s->column = s->fields;
 				name = in;
 				name_len = n;
@@ -684,8 +686,10 @@ static int carry_line(struct csvpeak *s, struct err *e)
 void csvpeak_init(struct csvpeak *s, size_t column, const char *name)
 {
 	memset(s, 0, sizeof(*s));
-	if (!column && !name)
+	if (!column && !name) {
 		column = 2;
+		s->want_tree = true;
+	}
 	s->want_column = column;
 	s->want_name = column ? NULL : xstrdup(name);
 }

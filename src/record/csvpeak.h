@@ -48,6 +48,7 @@ struct csvpeak {
 	/* What to scan, set by csvpeak_init. */
 	size_t want_column;   /* 1-based index, or 0 to look want_name up */
 	char *want_name;
+	bool want_tree;       /* neither given: a header's tree_*_kb column, else column 2 */
 
 	/* What the scan found. */
 	bool header;          /* line 1 was a header */
@@ -75,7 +76,9 @@ struct csvpeak {
 	bool failed;
 };
 
-/* Scans column `column` (1-based; 0 = the one named `name`; both unset = column 2, rss_kb). */
+/* Scans column `column` (1-based; 0 = the one named `name`; both unset = the
+ * tree's memory column of perfhunt's CSV, tree_*_kb, where the header has one
+ * (a shared page counted once, as the run's sampled peak), else column 2, rss_kb). */
 void csvpeak_init(struct csvpeak *s, size_t column, const char *name);
 /* Feeds the next n bytes of the input, cut anywhere. -1 when the column cannot be
  * resolved (no such name, index beyond the header); the scan is then over. */

@@ -57,11 +57,12 @@ t "--cgroup off: the members' PSS counts a shared page once"
 fork_run "$TMP/pss.json" --cgroup off 2>"$TMP/err"; st=$?
 expect_status 0 $st && check_fork "$TMP/pss.json" '^PSS sum \(smaps_rollup\)$' && ok
 
-t "the CSV names the tree's column by its method; rss_kb stays the per-process sum"
+t "the CSV names the tree's column by its method; rss_kb stays the per-process sum; peak reads the tree's"
 "$P" run -q --no-save --interval 20 --cgroup off --csv "$TMP/f.csv" -- "$W" alloc:16 children:2:0:200
 head -1 "$TMP/f.csv" | grep -q ',phase,tree_pss_kb$' &&
 	awk -F, 'NR > 1 && $20 == 3 && $2 > 40000 && $25 < 24000 {both = 1} END {exit !both}' "$TMP/f.csv" &&
-	ok || fail "$(head -3 "$TMP/f.csv")"
+	"$P" peak "$TMP/f.csv" >"$TMP/peak" && expect_grep '^[^ ]*f\.csv: tree_pss_kb 1[5-9][0-9]{3} ' "$TMP/peak" &&
+	ok || fail "$(head -3 "$TMP/f.csv"; cat "$TMP/peak")"
 
 t "as a user (no cgroup, no exit records): the forking tree counted once"
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then

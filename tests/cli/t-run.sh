@@ -182,7 +182,7 @@ t "show prints a stored run: summary, phases, sparkline"
 "$P" run -q --no-save --interval 10 -o "$TMP/show.json" -- "$WORKLOADS/probe_demo" 2 10 >/dev/null 2>&1
 "$P" show "$TMP/show.json" >"$TMP/out"; st=$?
 expect_status 0 $st && expect_grep '^ +peak RSS' "$TMP/out" && expect_grep '^phase +count' "$TMP/out" &&
-	expect_grep '^ +RSS +[▁▂▃▄▅▆▇█]+$' "$TMP/out" && ok
+	expect_grep '^ +memory +[▁▂▃▄▅▆▇█]+$' "$TMP/out" && ok
 
 t "show a history reference"
 PERFHUNT_DB="$TMP/h.db" "$P" show @last >"$TMP/out"; expect_status 0 $? && expect_grep 'phwork' "$TMP/out" && ok

@@ -75,6 +75,28 @@ static void test_seed_format(void **state)
 	csvpeak_release(&s);
 }
 
+/* perfhunt's CSV: by default the tree's memory column (a page shared after
+ * fork once), not the per-process rss_kb sum that three forked sharers triple */
+static void test_tree_column_by_default(void **state)
+{
+	(void)state;
+	const char *csv = "epoch_ms,rss_kb,rss_gib,t_ms,phase,tree_pss_kb\n"
+			  "1000,30000,0.03,0,fork,10100\n"
+			  "1100,10200,0.01,100,grow,12000\n";
+	struct csvpeak s;
+	assert_int_equal(scan(csv, 0, NULL, &s), 0);
+	assert_int_equal(s.column, 6);
+	assert_string_equal(s.column_name, "tree_pss_kb");
+	assert_row(&s, "1100,10200,0.01,100,grow,12000");
+	csvpeak_release(&s);
+	assert_int_equal(scan(csv, 0, "rss_kb", &s), 0); /* asked for by name: that one */
+	assert_row(&s, "1000,30000,0.03,0,fork,10100");
+	csvpeak_release(&s);
+	assert_int_equal(scan(csv, 2, NULL, &s), 0);
+	assert_string_equal(s.column_name, "rss_kb");
+	csvpeak_release(&s);
+}
+
 static void test_header_and_columns(void **state)
 {
 	(void)state;
@@ -528,6 +550,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed_format),
 		cmocka_unit_test(test_header_and_columns),
+		cmocka_unit_test(test_tree_column_by_default),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test(test_crlf_and_no_trailing_newline),
 		cmocka_unit_test(test_empty_input),

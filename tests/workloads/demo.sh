@@ -19,7 +19,7 @@ echo "== perfhunt run: a prover in miniature (phases, children, a 50 ms spike)"
 	fd:begin=verify spin:100 fd:end=verify
 
 echo
-echo "== perfhunt show $out/run.json (RSS over time)"
+echo "== perfhunt show $out/run.json (the tree's memory over time)"
 "$p" show "$out/run.json" | tail -2
 echo
 "$p" peak "$out/run.csv"
