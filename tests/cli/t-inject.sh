@@ -185,4 +185,22 @@ timeout 30 "$PERFHUNT" push --gateway "$GW" --retries 0 --job ci "$TMP/dots.json
 expect_status 0 $st && expect_grep '^PUT /metrics/job/ci/instance@base64/Li4= HTTP/1\.1$' "$TMP/requests" && ok
 wait $LPID 2>/dev/null
 
+t "a real Pushgateway keeps job '..' and labels '.' and '' as pushed"
+GW_BIN=/usr/bin/prometheus-pushgateway
+if [ ! -x "$GW_BIN" ]; then
+	skip "$GW_BIN not installed; scripts/setup installs prometheus-pushgateway"
+else
+	port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$GW_BIN" --web.listen-address=127.0.0.1:$port --persistence.file="$TMP/gw.data" >"$TMP/gw.log" 2>&1 &
+	GPID=$!
+	n=0; until curl -sf -m 1 -o /dev/null "http://127.0.0.1:$port/-/ready" || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+	timeout 30 "$PERFHUNT" push --gateway "http://127.0.0.1:$port" --retries 0 --job .. --label a=. \
+		--label b= --label c=x "$TMP/dots.json" >/dev/null 2>"$TMP/err"; st=$?
+	curl -s -m 5 "http://127.0.0.1:$port/metrics" | grep '^perfhunt_wall_seconds{' >"$TMP/scraped"
+	kill "$GPID" 2>/dev/null; wait "$GPID" 2>/dev/null
+	expect_status 0 $st && expect_grep '[{,]a="\.",' "$TMP/scraped" && expect_grep '[{,]c="x",' "$TMP/scraped" &&
+		expect_grep ',instance="\.\.",' "$TMP/scraped" && expect_grep ',job="\.\."}' "$TMP/scraped" &&
+		expect_grep '[{,]b="",' "$TMP/scraped" && ok
+fi
+
 done_testing
