@@ -35,15 +35,26 @@ assert not bad, bad[:2]
 want = 'a,b+=HYPERLINK("http://evil.example/?x",A1)+a,b,"c'
 named = set(r[ph] for r in body if r[ph])
 assert want in named, named
-print(max(int(r[1]) for r in body))
+print(len(body))
 EOF
 expect_status 0 $st && check "python csv: $(cat "$TMP/py")" [ "$(wc -l <"$TMP/py")" = 1 ] &&
 	expect_grep ",\"a,b\+=HYPERLINK\(\"\"http://evil\.example/\?x\"\",A1\)\+a,b,\"\"c\"(,|$)" "$TMP/t.csv" && ok
 
-t "perfhunt peak reads the quoted phase column: every row counted, the true peak"
-want=$(cat "$TMP/py")
+# colmax FILE NAME: the largest value of column NAME, as Python's csv module reads the file
+colmax() {
+	/usr/bin/python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+i = rows[0].index(sys.argv[2])
+print(max(int(r[i]) for r in rows[1:]))' "$1" "$2"
+}
+
+t "perfhunt peak reads past the quoted phase column: every row counted, the true peak"
 timeout 20 "$PERFHUNT" peak --json "$TMP/t.csv" >"$TMP/out" 2>"$TMP/err"; st=$?
-expect_status 0 $st && v=$(jget "$TMP/out" value) && check "peak $v, python's max $want" [ "$v" = "$want" ] &&
+expect_status 0 $st && col=$(jget "$TMP/out" column) && want=$(colmax "$TMP/t.csv" "$col") &&
+	v=$(jget "$TMP/out" value) && check "peak $v of $col, python's max $want" [ "$v" = "$want" ] &&
+	timeout 20 "$PERFHUNT" peak --json --column rss_kb "$TMP/t.csv" >"$TMP/out2" 2>>"$TMP/err" &&
+	check "rss_kb peak $(jget "$TMP/out2" value), python's max $(colmax "$TMP/t.csv" rss_kb)" \
+		[ "$(jget "$TMP/out2" value)" = "$(colmax "$TMP/t.csv" rss_kb)" ] &&
 	check "bad lines $(jget "$TMP/out" bad_lines)" [ "$(jget "$TMP/out" bad_lines)" = 0 ] &&
 	check "rows $(jget "$TMP/out" rows) of $(($(wc -l <"$TMP/t.csv") - 1))" \
 		[ "$(jget "$TMP/out" rows)" = "$(($(wc -l <"$TMP/t.csv") - 1))" ] &&
