@@ -289,12 +289,16 @@ void record_opts_session(const struct record_opts *o, const struct launch_opts *
 	};
 }
 
-/* How a recording command shows a recording: warnings as they come, the
- * summary once the record exists, then where it was saved. */
+/* How a recording command shows a recording: warnings as they come; once
+ * the run is stored and every file written, the summary, then where it was
+ * saved. The summary is rendered last, outside the session's shield: a
+ * signal while it prints ends perfhunt as the signal does, with nothing lost. */
 struct shown {
 	const struct record_opts *o;
 	const struct record_watch *w;
+	const struct record_opts_exports *exports; /* run and watch write them; a bench's runs do not */
 	bool summary;
+	int64_t saved_id;        /* 0: not saved */
 };
 
 static void show_started(void *arg)
@@ -310,27 +314,33 @@ static void show_warning(void *arg, const char *msg)
 	fprintf(stderr, "perfhunt: %s\n", msg);
 }
 
-static void show_summary(void *arg, const json_t *rec)
-{
-	struct shown *sh = arg;
-	if (!sh->summary || sh->o->quiet)
-		return;
-	fflush(stdout);
-	summary_print(rec, stderr);
-}
-
 static void show_saved(void *arg, int64_t id)
 {
 	struct shown *sh = arg;
-	if (sh->summary && !sh->o->quiet)
+	sh->saved_id = id;
+}
+
+static int write_exports(void *arg, const json_t *rec, int status)
+{
+	struct shown *sh = arg;
+	return sh->exports ? record_opts_write_exports(sh->exports, rec, status) : status;
+}
+
+static void show_summary(const struct shown *sh, const json_t *rec)
+{
+	if (!rec || !sh->summary || sh->o->quiet)
+		return;
+	fflush(stdout);
+	summary_print(rec, stderr);
+	if (sh->saved_id)
 		fprintf(stderr, "  %-17s run %lld (compare with @last, see 'perfhunt history')\n", "saved",
-			(long long)id);
+			(long long)sh->saved_id);
 }
 
 static int record(const struct session_config *c, struct shown *sh, json_t **rec, int *signal)
 {
 	struct session_hooks h = { .arg = sh, .started = show_started, .warn = show_warning,
-				   .recorded = show_summary, .saved = show_saved };
+				   .saved = show_saved, .kept = write_exports };
 	struct session_outcome out;
 	struct err e;
 	int rc = session_record(c, &h, &out, &e);
@@ -360,10 +370,10 @@ int record_opts_execute(const struct record_opts *o, const struct launch_opts *l
 {
 	struct session_config c;
 	record_opts_session(o, launch, memory_limit_bytes, record_argv, &c);
-	struct shown sh = { .o = o, .w = w, .summary = true };
+	struct shown sh = { .o = o, .w = w, .exports = &o->exports, .summary = true };
 	json_t *rec;
 	int status = record(&c, &sh, &rec, NULL);
-	status = record_opts_write_exports(&o->exports, rec, status);
+	show_summary(&sh, rec);
 	json_decref(rec);
 	return status;
 }

@@ -520,6 +520,45 @@ static void report_run_tables(const json_t *rec, const struct report_run_flames 
 	}
 }
 
+static int report_run_cmp_bar(const void *a, const void *b, void *ctx)
+{
+	const struct report_bar *bars = ctx, *x = &bars[*(const size_t *)a], *y = &bars[*(const size_t *)b];
+	int c = strcmp(x->lane, y->lane);
+	if (!c)
+		c = (x->start_ms > y->start_ms) - (x->start_ms < y->start_ms);
+	if (!c)
+		c = (x->end_ms < y->end_ms) - (x->end_ms > y->end_ms); /* the enclosing one first */
+	return c ? c : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+/* A bar inside a longer one of its lane goes a sub-row down (prove_total
+ * no longer hides synth): its depth is the number of bars that hold it,
+ * from one sweep per lane by start through a stack of the bars still open.
+ * A bar of the same extent as the one below it on the stack sits beside it,
+ * not under it (same[] is where such a run of equal bars starts). */
+static void report_run_bar_depths(struct report_bar *bars, size_t nb)
+{
+	size_t *order = xcalloc(nb + 1, sizeof(*order)), *stack = xcalloc(nb + 1, sizeof(*stack));
+	size_t *same = xcalloc(nb + 1, sizeof(*same)), depth = 0;
+	for (size_t i = 0; i < nb; i++)
+		order[i] = i;
+	qsort_r(order, nb, sizeof(*order), report_run_cmp_bar, bars);
+	for (size_t i = 0; i < nb; i++) {
+		struct report_bar *a = &bars[order[i]];
+		if (i && strcmp(bars[order[i - 1]].lane, a->lane))
+			depth = 0;
+		while (depth && bars[stack[depth - 1]].end_ms < a->end_ms)
+			depth--;
+		const struct report_bar *top = depth ? &bars[stack[depth - 1]] : NULL;
+		same[depth] = top && top->start_ms == a->start_ms && top->end_ms == a->end_ms ? same[depth - 1] : depth;
+		a->depth = same[depth] > 3 ? 3 : (int)same[depth];
+		stack[depth++] = order[i];
+	}
+	free(order);
+	free(stack);
+	free(same);
+}
+
 /* What the profile could not see, in words: "" when nothing is missing. */
 static char *report_run_problems(const json_t *pr)
 {
@@ -729,14 +768,7 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 		bars[nb++] = (struct report_bar){ name, report_page_str(p, "lane"), a, b, 0,
 						  report_run_flame_href(&flames, name) };
 	}
-	/* a bar inside another of its lane goes a sub-row down (prove_total
-	 * no longer hides synth); bounded work for huge records */
-	for (size_t x = 0; x < nb && nb <= 4096; x++)
-		for (size_t y = 0; y < nb; y++)
-			if (x != y && !strcmp(bars[x].lane, bars[y].lane) && bars[y].start_ms <= bars[x].start_ms &&
-			    bars[x].end_ms <= bars[y].end_ms &&
-			    bars[y].end_ms - bars[y].start_ms > bars[x].end_ms - bars[x].start_ms)
-				bars[x].depth++;
+	report_run_bar_depths(bars, nb);
 	if (nb > 0) {
 		svg_raw(s, "</figure>\n<figure>\n");
 		report_chart_lanes(s, bars, nb, d.t_max_ms);

@@ -19,18 +19,31 @@ static json_t *meta(const char *what, int pid, int tid, const char *name)
 			 "name", name);
 }
 
+/* Tracks of one lane: a phase that overlaps as many others of its lane
+ * without nesting takes a track each, up to this; past it the phase is left
+ * out of the trace and counted (otherData.phases_left_out). */
+#define TRACE_LANE_TRACKS_MAX 64
+
 /* One track of a lane: the ends (ns) of the slices open on it, innermost last. */
 struct track {
-	const char *lane;
 	int tid;
 	int64_t *open_end_ns;
 	size_t nopen, cap;
 };
 
-struct tracks {
-	struct track *t;
+/* A lane and its tracks, in order of first use. */
+struct lane {
+	const char *name;
+	struct track *t;           /* up to TRACE_LANE_TRACKS_MAX */
 	size_t n;
-	json_t *events; /* where a new track's thread_name goes */
+};
+
+struct tracks {
+	struct lane *lanes;        /* sorted by name */
+	size_t n_lanes;
+	int n_tids;
+	size_t left_out;
+	json_t *events;            /* where a new track's thread_name goes */
 };
 
 /* The track of a slice [start_ns, end_ns] of lane, the slices coming in order
@@ -38,30 +51,32 @@ struct tracks {
  * nests in what is open, else a new track of the lane ("LANE (2)") — Perfetto
  * and the format want the complete events of one thread to nest, and two
  * phases of one lane may overlap (duration probes, markers closed out of
- * order). Tracks are numbered 1, 2, ... in order of first use. */
-static int track_for(struct tracks *ts, const char *lane, int64_t start_ns, int64_t end_ns)
+ * order). Tracks are numbered 1, 2, ... in order of first use; -1 when the
+ * lane has all its tracks and none holds the slice. */
+static int track_for(struct tracks *ts, struct lane *l, int64_t start_ns, int64_t end_ns)
 {
-	int copies = 0;
 	struct track *t = NULL;
-	for (size_t i = 0; i < ts->n && !t; i++) {
-		struct track *c = &ts->t[i];
-		if (strcmp(c->lane, lane))
-			continue;
-		copies++;
+	for (size_t i = 0; i < l->n && !t; i++) {
+		struct track *c = &l->t[i];
 		while (c->nopen && c->open_end_ns[c->nopen - 1] <= start_ns)
 			c->nopen--; /* ended before this start: closed for every later slice too */
 		if (!c->nopen || end_ns <= c->open_end_ns[c->nopen - 1])
 			t = c;
 	}
+	if (!t && l->n == TRACE_LANE_TRACKS_MAX) {
+		ts->left_out++;
+		return -1;
+	}
 	if (!t) {
-		ts->t = xrealloc(ts->t, (ts->n + 1) * sizeof(*ts->t));
-		t = &ts->t[ts->n++];
-		*t = (struct track){ .lane = lane, .tid = (int)ts->n };
+		if (!l->t)
+			l->t = xcalloc(TRACE_LANE_TRACKS_MAX, sizeof(*l->t));
+		t = &l->t[l->n++];
+		*t = (struct track){ .tid = ++ts->n_tids };
 		char name[300];
-		if (copies)
-			snprintf(name, sizeof(name), "%s (%d)", lane[0] ? lane : "phases", copies + 1);
+		if (l->n > 1)
+			snprintf(name, sizeof(name), "%s (%zu)", l->name[0] ? l->name : "phases", l->n);
 		else
-			snprintf(name, sizeof(name), "%s", lane[0] ? lane : "phases");
+			snprintf(name, sizeof(name), "%s", l->name[0] ? l->name : "phases");
 		json_array_append_new(ts->events, meta("thread_name", TRACE_RUN_PID, t->tid, name));
 	}
 	if (t->nopen == t->cap) {
@@ -70,6 +85,32 @@ static int track_for(struct tracks *ts, const char *lane, int64_t start_ns, int6
 	}
 	t->open_end_ns[t->nopen++] = end_ns;
 	return t->tid;
+}
+
+static int cmp_lane(const void *a, const void *b)
+{
+	return strcmp(((const struct lane *)a)->name, ((const struct lane *)b)->name);
+}
+
+/* The lanes of the slices' lane names (and "", the phases without one), once each. */
+static void lanes_init(struct tracks *ts, const char *const *names, size_t n)
+{
+	ts->lanes = xcalloc(n + 1, sizeof(*ts->lanes));
+	ts->lanes[ts->n_lanes++].name = "";
+	for (size_t i = 0; i < n; i++)
+		ts->lanes[ts->n_lanes++].name = names[i];
+	qsort(ts->lanes, ts->n_lanes, sizeof(*ts->lanes), cmp_lane);
+	size_t k = 0;
+	for (size_t i = 0; i < ts->n_lanes; i++)
+		if (!k || strcmp(ts->lanes[k - 1].name, ts->lanes[i].name))
+			ts->lanes[k++] = ts->lanes[i];
+	ts->n_lanes = k;
+}
+
+static struct lane *lane_of(const struct tracks *ts, const char *name)
+{
+	struct lane key = { .name = name };
+	return bsearch(&key, ts->lanes, ts->n_lanes, sizeof(*ts->lanes), cmp_lane);
 }
 
 /* A phase of the record, its times rounded to whole nanoseconds so that a
@@ -96,7 +137,8 @@ static double us(int64_t ns)
 	return (double)ns / 1000;
 }
 
-static void add_phases(const json_t *rec, json_t *events)
+/* The phases as slices; returns how many were left out (a lane out of tracks). */
+static size_t add_phases(const json_t *rec, json_t *events)
 {
 	const json_t *phases = json_object_get(rec, "phases");
 	struct slice *sl = xcalloc(json_array_size(phases) + 1, sizeof(*sl));
@@ -113,23 +155,34 @@ static void add_phases(const json_t *rec, json_t *events)
 					  .start_ns = llround(start * 1e6), .end_ns = llround(end * 1e6) };
 	}
 	qsort(sl, n, sizeof(*sl), slice_cmp);
+	const char **names = xcalloc(n + 1, sizeof(*names));
+	for (i = 0; i < n; i++)
+		names[i] = sl[i].lane;
 	struct tracks ts = { .events = events };
-	track_for(&ts, "", 0, 0); /* track 1: the phases without a lane, named first */
+	lanes_init(&ts, names, n);
+	free(names);
+	track_for(&ts, lane_of(&ts, ""), 0, 0); /* track 1: the phases without a lane, named first */
 	for (i = 0; i < n; i++) {
+		int tid = track_for(&ts, lane_of(&ts, sl[i].lane), sl[i].start_ns, sl[i].end_ns);
+		if (tid < 0)
+			continue;
 		json_t *args = json_object();
 		const json_t *res = json_object_get(sl[i].ph, "resources");
 		if (json_is_object(res))
 			json_object_update(args, (json_t *)res);
-		int tid = track_for(&ts, sl[i].lane, sl[i].start_ns, sl[i].end_ns);
 		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:o}", "name", sl[i].name,
 							"cat", "phase", "ph", "X", "ts", us(sl[i].start_ns), "dur",
 							us(sl[i].end_ns - sl[i].start_ns), "pid", TRACE_RUN_PID, "tid",
 							tid, "args", args));
 	}
-	for (i = 0; i < ts.n; i++)
-		free(ts.t[i].open_end_ns);
-	free(ts.t);
+	for (i = 0; i < ts.n_lanes; i++) {
+		for (size_t k = 0; k < ts.lanes[i].n; k++)
+			free(ts.lanes[i].t[k].open_end_ns);
+		free(ts.lanes[i].t);
+	}
+	free(ts.lanes);
 	free(sl);
+	return ts.left_out;
 }
 
 static int column(const json_t *cols, const char *name)
@@ -227,11 +280,16 @@ int trace_write(const json_t *rec, FILE *out, struct err *e)
 	char title[512];
 	snprintf(title, sizeof(title), "perfhunt: %s", cmd[0] ? cmd : "run");
 	json_array_append_new(events, meta("process_name", TRACE_RUN_PID, 0, title));
-	add_phases(rec, events);
+	size_t left_out = add_phases(rec, events);
 	add_counters(rec, events);
 	add_profile_samples(rec, events);
 	json_t *doc = json_pack("{s:o, s:s, s:{s:s, s:O?}}", "traceEvents", events, "displayTimeUnit", "ms",
 				"otherData", "generator", "perfhunt", "started_at", json_object_get(rec, "started_at"));
+	if (left_out) /* the viewers show otherData as the trace's metadata */
+		json_object_set_new(json_object_get(doc, "otherData"), "phases_left_out",
+				    json_sprintf("%zu phases not drawn: each overlaps, without nesting, phases on "
+						 "all %d tracks of its lane (the record lists them)", left_out,
+						 TRACE_LANE_TRACKS_MAX));
 	int rc = json_dumpf(doc, out, JSON_COMPACT | JSON_REAL_PRECISION(15)) < 0 ? err_set(e, "cannot write the trace JSON") : 0;
 	fputc('\n', out);
 	json_decref(doc);

@@ -181,24 +181,25 @@ static const char *const additive[] = { "user_ms", "sys_ms", "minflt", "majflt",
 					"oncpu_ms", "runnable_ms", "blocked_ms" };
 static const char *const maxima[] = { "rss_max_kb", "gpu_max_mib", "threads_max" };
 
-/* phase_stats[].resources: totals over the name's instances, the maxima,
- * per-instance medians, and how many instances were approximate. */
-static json_t *aggregate_json(const json_t *phases, const char *name, const char *member)
-{
-	size_t n = 0, i, approx = 0;
+/* A listed phase and its place in the array. */
+struct listed {
 	json_t *ph;
-	json_array_foreach(phases, i, ph)
-		if (!strcmp(json_string_value(json_object_get(ph, "name")), name))
-			n++;
+	const char *name;
+	size_t index;
+};
+
+/* The phases of one name, group[0 .. n) in the record's order. */
+static json_t *aggregate_json(const struct listed *group, size_t n, const char *member)
+{
+	size_t approx = 0;
 	double *v = xcalloc(n ? n : 1, sizeof(*v));
 	json_t *total = json_object(), *median = json_object();
 	for (size_t k = 0; k < sizeof(additive) / sizeof(additive[0]); k++) {
 		size_t m = 0;
 		double sum = 0;
-		json_array_foreach(phases, i, ph) {
-			const json_t *r = json_object_get(ph, member);
-			const json_t *x = json_object_get(r, additive[k]);
-			if (!r || strcmp(json_string_value(json_object_get(ph, "name")), name) || !json_is_number(x))
+		for (size_t i = 0; i < n; i++) {
+			const json_t *x = json_object_get(json_object_get(group[i].ph, member), additive[k]);
+			if (!json_is_number(x))
 				continue;
 			v[m++] = json_number_value(x);
 			sum += json_number_value(x);
@@ -211,9 +212,9 @@ static json_t *aggregate_json(const json_t *phases, const char *name, const char
 	for (size_t k = 0; k < sizeof(maxima) / sizeof(maxima[0]); k++) {
 		bool any = false;
 		double max = 0;
-		json_array_foreach(phases, i, ph) {
-			const json_t *x = json_object_get(json_object_get(ph, member), maxima[k]);
-			if (strcmp(json_string_value(json_object_get(ph, "name")), name) || !json_is_number(x))
+		for (size_t i = 0; i < n; i++) {
+			const json_t *x = json_object_get(json_object_get(group[i].ph, member), maxima[k]);
+			if (!json_is_number(x))
 				continue;
 			if (!any || json_number_value(x) > max)
 				max = json_number_value(x);
@@ -225,26 +226,69 @@ static json_t *aggregate_json(const json_t *phases, const char *name, const char
 	/* parallelism: the instances' on-CPU time over their wall time, and the median instance's */
 	size_t m = 0;
 	double oncpu = 0, wall = 0;
-	json_array_foreach(phases, i, ph) {
-		const json_t *r = json_object_get(ph, member);
+	for (size_t i = 0; i < n; i++) {
+		const json_t *r = json_object_get(group[i].ph, member);
 		const json_t *x = json_object_get(r, "parallelism");
-		if (!r || strcmp(json_string_value(json_object_get(ph, "name")), name) || !json_is_number(x))
+		if (!json_is_number(x))
 			continue;
 		v[m++] = json_number_value(x);
 		oncpu += json_number_value(json_object_get(r, "oncpu_ms"));
-		wall += json_number_value(json_object_get(ph, "duration_ms"));
+		wall += json_number_value(json_object_get(group[i].ph, "duration_ms"));
 	}
 	if (m) {
 		json_object_set_new(total, "parallelism", number(round((wall > 0 ? oncpu / wall : 0) * 1000) / 1000));
 		json_object_set_new(median, "parallelism", number(round(stats_median(v, m) * 1000) / 1000));
 	}
-	json_array_foreach(phases, i, ph)
-		if (!strcmp(json_string_value(json_object_get(ph, "name")), name) &&
-		    json_is_true(json_object_get(json_object_get(ph, member), "approximate")))
-			approx++;
+	for (size_t i = 0; i < n; i++)
+		approx += json_is_true(json_object_get(json_object_get(group[i].ph, member), "approximate"));
 	free(v);
 	return json_pack("{s:o, s:o, s:I}", "total", total, "median", median, "approximate",
 			 (json_int_t)approx);
+}
+
+static int cmp_listed(const void *a, const void *b)
+{
+	const struct listed *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+static int cmp_listed_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct listed *)elem)->name);
+}
+
+/* phase_stats[].resources (member): totals over each name's instances, the
+ * maxima, per-instance medians, and how many instances were approximate.
+ * The phases are grouped by name once (a sort), so 10 000 phases of 5 000
+ * names cost one pass, not one per name. */
+static void add_aggregates(json_t *phases, json_t *stats, const char *member)
+{
+	size_t n = 0, i;
+	struct listed *by_name = xcalloc(json_array_size(phases) + 1, sizeof(*by_name));
+	json_t *ph, *st;
+	json_array_foreach(phases, i, ph) {
+		const char *name = json_string_value(json_object_get(ph, "name"));
+		if (name)
+			by_name[n++] = (struct listed){ .ph = ph, .name = name, .index = i };
+	}
+	qsort(by_name, n, sizeof(*by_name), cmp_listed);
+	json_array_foreach(stats, i, st) {
+		const char *name = json_string_value(json_object_get(st, "name"));
+		if (!name)
+			continue;
+		const struct listed *from = bsearch(name, by_name, n, sizeof(*by_name), cmp_listed_name), *to;
+		if (!from) {
+			from = to = by_name;
+		} else {
+			while (from > by_name && !strcmp(from[-1].name, name))
+				from--;
+			for (to = from; to < by_name + n && !strcmp(to->name, name); to++)
+				;
+		}
+		json_object_set_new(st, member, aggregate_json(from, (size_t)(to - from), member));
+	}
+	free(by_name);
 }
 
 static void add_windows(json_t *phases, const struct track *t, const char *member)
@@ -267,14 +311,7 @@ void phases_json_add_resources(json_t *obj, const struct track *measured, const 
 	add_windows(phases, measured, "resources");
 	if (client)
 		add_windows(phases, client, "client_resources");
-	size_t i;
-	json_t *st;
-	json_array_foreach(stats, i, st) {
-		const char *name = json_string_value(json_object_get(st, "name"));
-		if (!name)
-			continue;
-		json_object_set_new(st, "resources", aggregate_json(phases, name, "resources"));
-		if (client)
-			json_object_set_new(st, "client_resources", aggregate_json(phases, name, "client_resources"));
-	}
+	add_aggregates(phases, stats, "resources");
+	if (client)
+		add_aggregates(phases, stats, "client_resources");
 }

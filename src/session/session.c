@@ -709,9 +709,9 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 	json_t *rec = build_record(&s, &mo, &r);
 	write_files(&s, &r, rec);
 	monitor_result_release(&r);
-	if (h && h->recorded)
-		h->recorded(h->arg, rec);
 	keep(&s, rec);
+	if (h && h->kept)
+		s.status = h->kept(h->arg, rec, s.status);
 	out->rec = rec;
 	ret = 0;
 out:

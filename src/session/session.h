@@ -61,10 +61,14 @@ struct session_hooks {
 	void (*started)(void *arg);
 	/* a problem that does not stop the recording (one line, no prefix) */
 	void (*warn)(void *arg, const char *msg);
-	/* the record is built and its files are written; next: history, fleet */
-	void (*recorded)(void *arg, const json_t *rec);
 	/* the record was stored in the history as run id */
 	void (*saved)(void *arg, int64_t id);
+	/* the record is written, stored and pushed: the caller writes its own
+	 * files of it now, still shielded from a stop signal; returns the
+	 * status given (or 1 where a file failed). Nothing is rendered here: a
+	 * summary comes after session_record returns, where a signal stops it
+	 * and never the save. */
+	int (*kept)(void *arg, const json_t *rec, int status);
 };
 
 /* Exit statuses a shell gives when a command cannot be started. */

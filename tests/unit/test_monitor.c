@@ -173,8 +173,9 @@ static void test_watch_missing_pid_fails_cleanly(void **state)
 }
 
 struct seen {
-	int started, recorded, warned;
+	int started, kept, warned;
 	int order_ok;
+	const char *json_path;     /* written before kept is called */
 };
 
 static void on_started(void *arg)
@@ -190,11 +191,12 @@ static void on_warn(void *arg, const char *msg)
 	print_message("warning: %s\n", msg);
 }
 
-static void on_recorded(void *arg, const json_t *rec)
+static int on_kept(void *arg, const json_t *rec, int status)
 {
 	struct seen *s = arg;
-	s->recorded++;
-	s->order_ok = s->started == 1 && json_object_get(rec, "summary") != NULL;
+	s->kept++;
+	s->order_ok = s->started == 1 && json_object_get(rec, "summary") != NULL && access(s->json_path, F_OK) == 0;
+	return status;
 }
 
 static void test_session_records_and_writes(void **state)
@@ -213,16 +215,16 @@ static void test_session_records_and_writes(void **state)
 	struct session_config c = { .kind = "run", .launch = &lo, .record_argv = argv, .interval_ms = 20,
 				    .json_path = json, .csv_path = csv, .probes = true, .probe_cfg = &pc,
 				    .discard_output = true };
-	struct seen seen = { 0 };
+	struct seen seen = { .json_path = json };
 	struct session_hooks h = { .arg = &seen, .started = on_started, .warn = on_warn,
-				   .recorded = on_recorded };
+				   .kept = on_kept };
 	struct session_outcome out;
 	struct err e;
 	if (session_record(&c, &h, &out, &e) < 0)
 		fail_msg("session_record: %s", e.msg);
 	assert_int_equal(out.status, 0);
 	assert_int_equal(seen.started, 1);
-	assert_int_equal(seen.recorded, 1);
+	assert_int_equal(seen.kept, 1);
 	assert_int_equal(seen.warned, 0);
 	assert_true(seen.order_ok);
 	assert_string_equal(json_string_value(json_object_get(out.rec, "schema")), "perfhunt.run/1");
