@@ -1,12 +1,10 @@
-/* fuzz_csvwrite: libFuzzer target for the CSV field writer (util/escape) and
- * the scanner that reads our CSVs back (record/csvpeak).
+/* fuzz_csvwrite: libFuzzer target for the CSV field writer (util/escape) and csvpeak.
  *
- * The input is a list of texts split at NUL bytes. They are written as one row
- * after the numeric columns "1,5", and the row is read back two ways: by a
- * small RFC 4180 reader here, which must give every text again (a neutralised
- * formula with its one leading "'"), and, when no text holds a line break
- * (timeline fields never do), by csvpeak, which must count one valid row with
- * the header's number of fields and the peak 5. Any difference aborts.
+ * NUL-separated texts are written as one row after the numbers "1,5" and read
+ * back by a small RFC 4180 reader here (every text again; a neutralised formula
+ * with its one leading "'") and, when no text holds a line break (timeline
+ * fields never do), by csvpeak: one valid row, the header's number of fields,
+ * the peak 5. Any difference aborts.
  */
 #include <stdbool.h>
 #include <stddef.h>

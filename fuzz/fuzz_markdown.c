@@ -1,13 +1,10 @@
 /* fuzz_markdown: libFuzzer target for the markdown cell writers (util/escape).
  *
- * The input is a list of texts split at NUL bytes, written as a GitHub table:
- * a header, the delimiter row, a row of text cells and a row of code-span
- * cells. The table is read back as cmark-gfm reads one: rows end at line
- * breaks, cells at a '|' without a '\' before it, then "\|" is a pipe. Every
- * row must have the header's cells; a text cell must hold no raw '<', '>' or
- * '`', and its backslash escapes and entities must give the text again; a
- * code cell must be one span giving the text again (with '`' as "'"). Control
- * bytes read back as spaces. Any difference aborts.
+ * NUL-separated texts become a GitHub table (header, delimiter, text cells,
+ * code-span cells), read back as cmark-gfm splits rows: at a '|' without a backslash
+ * before it, then "\|" is a pipe. Each row has the header's cells; a text cell
+ * holds no raw '<', '>' or '`' and unescapes to its text; a code cell is one
+ * span holding its text ('`' as "'"); control bytes read back as spaces.
  */
 #include <stdbool.h>
 #include <stddef.h>
