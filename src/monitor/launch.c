@@ -35,49 +35,65 @@ void launch_close(struct launch_child *c)
 	close_fd(&c->out_fd);
 	close_fd(&c->err_fd);
 	close_fd(&c->probe_fd);
+	close_fd(&c->ack_fd);
 	close_fd(&c->gate_fd);
 	close_fd(&c->exec_err_fd);
 }
 
-/* The pipes of one spawn: [0] read end, [1] write end; probe_at, the
- * number the command finds the probe pipe's write end at. */
+/* The pipes of one spawn: [0] read end, [1] write end; probe_at and
+ * ack_at, the numbers the command finds the probe pipe's write end and the
+ * acknowledgement pipe's read end at. */
 struct launch_pipes {
-	int gate[2], xerr[2], out[2], err[2], probe[2];
-	int probe_at;
+	int gate[2], xerr[2], out[2], err[2], probe[2], ack[2];
+	int probe_at, ack_at;
 };
 
-/* Where the command finds $PERFHUNT_FD: the lowest of 3..9 that the command
- * would not otherwise inherit (closed here, or close-on-exec) and that the
- * child does not write to before exec (the exec report, the cgroup join),
- * because dash and other shells read only one digit in ">&N" ("Bad fd
- * number" for 17). The pipe's own number when all seven are taken. */
-static int probe_at(const struct launch_pipes *p, int join_fd)
+/* Where the command finds $PERFHUNT_FD, then $PERFHUNT_ACK_FD: the lowest of
+ * 3..9 (but taken) that the command would not otherwise inherit (closed
+ * here, or close-on-exec) and that the child does not write to before exec
+ * (the exec report, the cgroup join), because dash and other shells read
+ * only one digit in ">&N" ("Bad fd number" for 17). own when all are taken. */
+static int probe_at(const struct launch_pipes *p, int join_fd, int taken, int own)
 {
 	for (int fd = 3; fd <= 9; fd++) {
 		int fl = fcntl(fd, F_GETFD);
-		if ((fl >= 0 && !(fl & FD_CLOEXEC)) || fd == p->xerr[1] || fd == join_fd)
+		if ((fl >= 0 && !(fl & FD_CLOEXEC)) || fd == p->xerr[1] || fd == join_fd || fd == taken)
 			continue;
 		return fd;
 	}
-	return p->probe[1];
+	return own;
 }
 
-/* The environment of the command: perfhunt's, with PERFHUNT_FD=fd. Only the
- * pointer array is allocated; it points into environ and into buf. */
-static char **probe_env(int fd, char *buf, size_t n)
+/* A pipe end the child moves into 3..9, first put above 9: no number chosen
+ * there can then be the other end the child still has to move. */
+static int above_nine(int fd)
+{
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+/* The environment of the command: perfhunt's, with PERFHUNT_FD and
+ * PERFHUNT_ACK_FD. Only the pointer array is allocated; it points into
+ * environ and into buf. */
+static char **probe_env(const struct launch_pipes *p, char (*buf)[32])
 {
 	size_t count = 0;
 	while (environ[count])
 		count++;
-	char **env = malloc((count + 2) * sizeof(*env));
+	char **env = malloc((count + 3) * sizeof(*env));
 	if (!env)
 		return NULL;
 	size_t k = 0;
 	for (size_t i = 0; i < count; i++)
-		if (strncmp(environ[i], "PERFHUNT_FD=", 12))
+		if (strncmp(environ[i], "PERFHUNT_FD=", 12) && strncmp(environ[i], "PERFHUNT_ACK_FD=", 16))
 			env[k++] = environ[i];
-	snprintf(buf, n, "PERFHUNT_FD=%d", fd);
-	env[k++] = buf;
+	snprintf(buf[0], sizeof(buf[0]), "PERFHUNT_FD=%d", p->probe_at);
+	snprintf(buf[1], sizeof(buf[1]), "PERFHUNT_ACK_FD=%d", p->ack_at);
+	env[k++] = buf[0];
+	env[k++] = buf[1];
 	env[k] = NULL;
 	return env;
 }
@@ -111,6 +127,10 @@ static void __attribute__((noreturn)) child_exec(const struct launch_opts *o, co
 		dup2(p->probe[1], p->probe_at);
 	else if (o->probe_fd)
 		fcntl(p->probe[1], F_SETFD, 0);
+	if (o->probe_fd && p->ack_at != p->ack[0])
+		dup2(p->ack[0], p->ack_at);
+	else if (o->probe_fd)
+		fcntl(p->ack[0], F_SETFD, 0);
 	int32_t join_errno = 0;
 	if (join_fd >= 0 && write(join_fd, "0", 1) != 1)
 		join_errno = errno ? errno : EIO;
@@ -138,7 +158,7 @@ static void __attribute__((noreturn)) child_exec(const struct launch_opts *o, co
 
 static void close_pipes(struct launch_pipes *p)
 {
-	int *fds[] = { p->gate, p->xerr, p->out, p->err, p->probe };
+	int *fds[] = { p->gate, p->xerr, p->out, p->err, p->probe, p->ack };
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		close_fd(&fds[i][0]);
 		close_fd(&fds[i][1]);
@@ -147,13 +167,19 @@ static void close_pipes(struct launch_pipes *p)
 
 static int open_pipes(const struct launch_opts *o, struct launch_pipes *p, bool gate)
 {
-	*p = (struct launch_pipes){ { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1 };
+	*p = (struct launch_pipes){ { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1, -1 };
 	if ((gate && pipe2(p->gate, O_CLOEXEC) < 0) || pipe2(p->xerr, O_CLOEXEC) < 0)
 		return -1;
 	if (o->capture && (pipe2(p->out, O_CLOEXEC) < 0 || pipe2(p->err, O_CLOEXEC) < 0))
 		return -1;
-	if (o->probe_fd && pipe2(p->probe, O_CLOEXEC) < 0)
+	if (o->probe_fd && (pipe2(p->probe, O_CLOEXEC) < 0 || pipe2(p->ack, O_CLOEXEC) < 0))
 		return -1;
+	if (o->probe_fd) {
+		p->probe[1] = above_nine(p->probe[1]);
+		p->ack[0] = above_nine(p->ack[0]);
+		/* a command that stops reading acknowledgements never blocks the monitor */
+		fcntl(p->ack[1], F_SETFL, O_NONBLOCK);
+	}
 	return 0;
 }
 
@@ -165,6 +191,7 @@ static void parent_ends(const struct launch_opts *o, struct launch_pipes *p, pid
 	close_fd(&p->out[1]);
 	close_fd(&p->err[1]);
 	close_fd(&p->probe[1]);
+	close_fd(&p->ack[0]);
 	c->pid = pid;
 	if (o->keep_stdout)
 		close_fd(&p->out[0]);
@@ -173,6 +200,7 @@ static void parent_ends(const struct launch_opts *o, struct launch_pipes *p, pid
 	c->out_fd = o->capture ? p->out[0] : -1;
 	c->err_fd = o->capture ? p->err[0] : -1;
 	c->probe_fd = o->probe_fd ? p->probe[0] : -1;
+	c->ack_fd = o->probe_fd ? p->ack[1] : -1;
 	c->gate_fd = p->gate[1];
 	c->exec_err_fd = p->xerr[0];
 }
@@ -226,15 +254,17 @@ static int spawn(const struct launch_opts *o, struct launch_child *c, int join_f
 {
 	struct launch_pipes p;
 	char **env = NULL;
-	char envbuf[32];
+	char envbuf[2][32];
 	c->pid = -1;
-	c->out_fd = c->err_fd = c->probe_fd = c->gate_fd = c->exec_err_fd = -1;
+	c->out_fd = c->err_fd = c->probe_fd = c->ack_fd = c->gate_fd = c->exec_err_fd = -1;
 	c->join_errno = 0;
 	if (open_pipes(o, &p, gate) < 0)
 		goto fail;
-	if (o->probe_fd)
-		p.probe_at = probe_at(&p, join_fd);
-	env = o->probe_fd ? probe_env(p.probe_at, envbuf, sizeof(envbuf)) : environ;
+	if (o->probe_fd) {
+		p.probe_at = probe_at(&p, join_fd, -1, p.probe[1]);
+		p.ack_at = probe_at(&p, join_fd, p.probe_at, p.ack[0]);
+	}
+	env = o->probe_fd ? probe_env(&p, envbuf) : environ;
 	if (!env)
 		goto fail;
 	pid_t pid = -1;

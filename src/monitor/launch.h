@@ -24,13 +24,15 @@ struct launch_opts {
 	/* with capture: the stream stays perfhunt's own, as the command would
 	 * have had it (perfhunt cannot write it either: closed, read-only) */
 	bool keep_stdout, keep_stderr;
-	bool probe_fd;         /* open a pipe whose write end the child finds in $PERFHUNT_FD */
+	bool probe_fd;         /* open a pipe whose write end the child finds in $PERFHUNT_FD,
+	                        * and one whose read end is in $PERFHUNT_ACK_FD */
 };
 
 struct launch_child {
 	pid_t pid;
 	int out_fd, err_fd;    /* read ends of the child's stdout/stderr, or -1 */
 	int probe_fd;          /* read end of $PERFHUNT_FD, or -1 */
+	int ack_fd;            /* write end of $PERFHUNT_ACK_FD (non-blocking), or -1 */
 	int gate_fd;           /* write end: closing it lets the child exec */
 	int exec_err_fd;       /* read end: the pre-exec image, then exec's errno or EOF */
 	uint64_t image_kb;     /* the child's high-water mark just before exec (see launch_release) */

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -33,6 +34,7 @@
 #include "monitor/relay.h"
 #include "proc/cgroup.h"
 #include "proc/netlink.h"
+#include "proc/selfsched.h"
 #include "util/clock.h"
 
 /* One sampled tree: the command's (or the watched one) and an attached daemon's. */
@@ -85,6 +87,13 @@ struct loop {
 	uint64_t root_exit_hwm_kb;  /* the command's own high-water mark, from its exit record */
 	int was_subreaper;          /* run mode: the flag as it was before the recording (-1: not set by us) */
 	double last_marker_sample_ms; /* marker samples: at most one per millisecond */
+	double last_marker_read_ms; /* when the latest marker sample's reading began */
+	int ack_fd;                 /* write end of $PERFHUNT_ACK_FD, or -1 */
+	int sched_fd;               /* our own schedstat (selfsched), or -1 */
+	double empty_ms[4];         /* by stream: when it was last seen with nothing to read */
+	double woke_ms;             /* the latest blocking poll: when we were woken (-1: it did not block) */
+	double read_since_ms;       /* this step: the earliest the bytes read can have been written */
+	bool acked_sample;          /* the sample being taken answers pings */
 	uint64_t idle[4096];        /* with a daemon: its RSS over the settle period */
 	size_t nidle;
 };
@@ -267,17 +276,36 @@ static void take_sample(struct loop *l)
 	take_sample_marked(l, 0);
 }
 
-/* A marker arrived: sample now, unless one was just taken. */
+/* Answers n pings on the acknowledgement pipe, each "ack\n" in one write;
+ * a command that does not read them fills the pipe, and the rest are dropped. */
+static void send_acks(struct loop *l, unsigned n)
+{
+	for (; n && l->ack_fd >= 0; n--)
+		if (write(l->ack_fd, "ack\n", 4) != 4 && errno != EINTR)
+			break;
+}
+
+/* A marker arrived: sample now, unless one was just taken. A marker that
+ * waits for its acknowledgement (a ping after it) is always sampled, then
+ * answered: the command does nothing meanwhile, so the sample is its
+ * phase's end, however late. */
 static void marker_sample(struct loop *l)
 {
 	const struct monitor_hooks *h = &l->o->hooks;
-	if (!h->sample_now || !h->sample_now(h->arg) || !l->t0_ns || l->tfd < 0)
-		return;
-	double t = now_ms(l);
-	if (l->last_marker_sample_ms && t - l->last_marker_sample_ms < 1.0)
-		return;
-	l->last_marker_sample_ms = t;
-	take_sample_marked(l, t);
+	unsigned acks = h->acks_due ? h->acks_due(h->arg) : 0;
+	bool marker = h->sample_now && h->sample_now(h->arg);
+	if ((marker || acks) && l->t0_ns && l->tfd >= 0) {
+		double t = now_ms(l);
+		/* the last one serves lines written after its reading only */
+		if (acks || !l->last_marker_sample_ms || t - l->last_marker_sample_ms >= 1.0 ||
+		    l->read_since_ms < l->last_marker_read_ms) {
+			l->last_marker_sample_ms = t;
+			l->acked_sample = acks > 0;
+			take_sample_marked(l, t);
+			l->acked_sample = false;
+		}
+	}
+	send_acks(l, acks);
 }
 
 static void read_forks(struct loop *l);
@@ -327,8 +355,12 @@ static void take_sample_marked(struct loop *l, double marker_ms)
 	}
 	if (l->gpu_on)
 		sample_gpu(l, daemon ? &l->daemon.tree : &l->main.tree, &sm);
+	if (marker_ms > 0)
+		l->last_marker_read_ms = t_ms;
 	sm.at_marker = sc.at_marker = marker_ms > 0;
 	sm.marker_ms = sc.marker_ms = marker_ms;
+	sm.acked = sc.acked = l->acked_sample;
+	sm.marker_since_ms = sc.marker_since_ms = l->read_since_ms < marker_ms ? l->read_since_ms : marker_ms;
 	if (l->o->hooks.label) {
 		l->o->hooks.label(l->o->hooks.arg, &sm);
 		memcpy(sc.phase, sm.phase, sizeof(sc.phase));
@@ -501,11 +533,18 @@ static void reap(struct loop *l)
 static bool pump(struct loop *l, int stream)
 {
 	char buf[RELAY_BUF];
+	/* written after the stream was last seen empty, and after we were
+	 * woken when a poll slept until then */
+	double since = l->empty_ms[stream] > l->woke_ms ? l->empty_ms[stream] : l->woke_ms;
 	ssize_t n = read(l->stream_fd[stream], buf, sizeof(buf));
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN;
 	if (n == 0)
 		return false;
+	if (since < l->read_since_ms)
+		l->read_since_ms = since;
+	if ((size_t)n < sizeof(buf))
+		l->empty_ms[stream] = now_ms(l);
 	if (stream != MONITOR_PROBE_FD)
 		relay_put(&l->relay[stream], buf, (size_t)n);
 	if (l->o->hooks.on_output)
@@ -649,7 +688,8 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 	l->stream_fd[MONITOR_STDOUT] = c.out_fd;
 	l->stream_fd[MONITOR_STDERR] = c.err_fd;
 	l->stream_fd[MONITOR_PROBE_FD] = c.probe_fd;
-	c.out_fd = c.err_fd = c.probe_fd = -1;
+	l->ack_fd = c.ack_fd;
+	c.out_fd = c.err_fd = c.probe_fd = c.ack_fd = -1;
 	if (gate)
 		l->r->client_start_ms = now_ms(l);
 	int xerr = launch_release(&c);
@@ -659,6 +699,8 @@ static int start_command(struct loop *l, struct cgroup *cg, struct err *e)
 	 * period, which is perfhunt's time, not the command's) */
 	if (c.exec_mono_ns > l->t0_ns)
 		l->r->client_start_ms = (double)(c.exec_mono_ns - l->t0_ns) / 1e6;
+	for (int s = 1; s <= 3; s++) /* nothing is written before the command starts */
+		l->empty_ms[s] = l->r->client_start_ms;
 	if (c.join_errno && cg->version) {
 		note(l->r, "no cgroup peak: cannot move PID %d into cgroup '%s': %s", (int)c.pid, cg->dir,
 		     strerror(c.join_errno));
@@ -920,6 +962,12 @@ static int loop_open(struct loop *l, const struct monitor_opts *o, struct monito
 		l->ncpus = 1;
 	l->events_fd = l->xs.fd = l->inotify_fd = l->sfd = l->tfd = -1;
 	l->was_subreaper = -1;
+	l->ack_fd = l->sched_fd = -1;
+	l->woke_ms = -1;
+	l->read_since_ms = INFINITY;
+	/* the command's output may carry markers: how late we read it */
+	if (o->launch && (o->launch->capture || o->launch->probe_fd))
+		l->sched_fd = selfsched_open();
 	l->main.tree.procfs_fd = l->daemon.tree.procfs_fd = -1;
 	l->main.usage_fd = l->daemon.usage_fd = -1;
 	l->main.tree.loadavg_fd = l->daemon.tree.loadavg_fd = -1;
@@ -1128,6 +1176,34 @@ static int wait_ms(struct loop *l)
 	return left < 1e9 ? (int)left + 1 : 1000000000; /* --duration of years */
 }
 
+/* poll(), and when what it reports can have been written: first without
+ * waiting, so each stream with nothing to read is known empty now; then,
+ * where nothing was ready, the wait, after which woke_ms is when we were
+ * woken: poll's return less the time we then waited for a CPU (our
+ * schedstat; without one, poll's return), since a line written while we
+ * slept woke us. A line's sample is as late as that moment says
+ * (sample_lag_ms). */
+static int wait_events(struct loop *l, struct pollfd *p, nfds_t np, const int *idx_st, int timeout)
+{
+	l->woke_ms = -1;
+	l->read_since_ms = INFINITY;
+	if (!l->o->launch)
+		return poll(p, np, timeout);
+	int n = poll(p, np, 0);
+	double t = now_ms(l);
+	for (int s = 1; s <= 3; s++)
+		if (idx_st[s] >= 0 && !(p[idx_st[s]].revents & POLLIN))
+			l->empty_ms[s] = t;
+	if (n != 0 || timeout == 0)
+		return n;
+	int64_t w0 = selfsched_wait_ns(l->sched_fd);
+	n = poll(p, np, timeout);
+	int64_t w1 = selfsched_wait_ns(l->sched_fd);
+	double woke = now_ms(l) - (w0 >= 0 && w1 >= w0 ? (double)(w1 - w0) / 1e6 : 0);
+	l->woke_ms = woke > t ? woke : t;
+	return n;
+}
+
 /* One wait in poll() and what woke it: kernel events first, so a fork is a
  * member before the next read; then the logs, the child's output, signals
  * and the timer. */
@@ -1171,7 +1247,7 @@ static int loop_step(struct loop *l, struct err *e)
 	int timeout = wait_ms(l);
 	if (l->stop)
 		return 0;
-	int n = poll(p, (nfds_t)np, timeout);
+	int n = wait_events(l, p, (nfds_t)np, idx_st, timeout);
 	if (n < 0)
 		return errno == EINTR ? 0 : err_sys(e, "poll");
 	if (idx_ev >= 0 && p[idx_ev].revents)
@@ -1334,6 +1410,10 @@ static void loop_close(struct loop *l)
 		if (s != MONITOR_PROBE_FD)
 			relay_release(&l->relay[s]);
 	}
+	if (l->ack_fd >= 0)
+		close(l->ack_fd);
+	if (l->sched_fd >= 0)
+		close(l->sched_fd);
 	close_logs(l);
 	cgroup_destroy(&l->cg);
 	close_event_sockets(l);

@@ -39,6 +39,9 @@ struct monitor_hooks {
 	/* after output was handed over: true asks for a sample now (a phase
 	 * marker arrived, so the phase's ends are exact at any interval) */
 	bool (*sample_now)(void *arg);
+	/* after output was handed over: how many pings ($PERFHUNT_ACK_FD) were
+	 * read since the last call; each is answered once a sample is taken */
+	unsigned (*acks_due)(void *arg);
 	/* the first sample is taken: from now on nothing the tree does is missed */
 	void (*on_started)(void *arg);
 };

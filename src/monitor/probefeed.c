@@ -94,6 +94,12 @@ static void on_line(void *ctx, const char *line, size_t n, bool truncated)
 	}
 	struct probe p;
 	bool fd = f->stream == MONITOR_PROBE_FD;
+	/* "ping" on our descriptor: a marker before it waits for its sample */
+	if (fd && n == 4 && !memcmp(line, "ping", 4)) {
+		f->pings++;
+		free(clean);
+		return;
+	}
 	int ok = fd ? probe_parse_fd_line(f->config, line, n, &p) : probe_parse_line(f->config, line, n, &p);
 	if (ok == 1) {
 		double t_ms = f->now_ms, epoch_ms, res_ms;
@@ -148,6 +154,13 @@ void probefeed_on_output(void *arg, int stream, const char *buf, size_t n, doubl
 		linebuf_discard(&f->lines[stream]);
 	else
 		linebuf_feed(&f->lines[stream], buf, n);
+}
+
+unsigned probefeed_take_pings(struct probefeed *f)
+{
+	unsigned n = f->pings;
+	f->pings = 0;
+	return n;
 }
 
 bool probefeed_take_marker(struct probefeed *f)

@@ -24,6 +24,7 @@ struct probefeed {
 	double epoch_offset_ms;        /* epoch ms at t_ms = 0, for log timestamps */
 	int stream;
 	bool marker_seen;              /* a phase began or ended since the last probefeed_take_marker */
+	unsigned pings;                /* "ping" lines on $PERFHUNT_FD since the last probefeed_take_pings */
 	/* counters read at begin=/end= markers (NULL: none) */
 	struct counters *counters;
 	struct marker_counters *open, *done;
@@ -39,6 +40,9 @@ void probefeed_label(void *arg, struct sample *s);
 /* True once after a probe began or ended a phase (a begin=/end= marker, a
  * duration probe): the monitor samples then, so that end is exact. */
 bool probefeed_take_marker(struct probefeed *f);
+/* The "ping" lines read on $PERFHUNT_FD since the last call: each asks for
+ * "ack" once a sample is taken after it (include/perfhunt/probe.h). */
+unsigned probefeed_take_pings(struct probefeed *f);
 /* Ends open lines and phases at end_ms and computes the statistics. */
 void probefeed_finish(struct probefeed *f, double end_ms);
 /* The record's "phase_counters": counters over each marked phase (new reference). */

@@ -37,6 +37,8 @@ struct sample {
 	double gpu_mib, gpu_util_pct;
 	bool pss_valid, gpu_valid;
 	bool at_marker;                           /* taken at once because a marker arrived */
+	bool acked;                               /* at_marker, and the markers it serves waited for it */
+	double marker_since_ms;                   /* at_marker: the earliest its lines can have been written */
 	double marker_ms;                         /* at_marker: when the monitor, having read the
 	                                           * markers, asked for it (the reading began after) */
 	char phase[96];                           /* active phases joined by '+' */

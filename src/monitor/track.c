@@ -8,10 +8,16 @@
 #include "util/xalloc.h"
 
 /* The monitor takes at most one marker sample per millisecond: a marker
- * point asked for within this of a window's end makes that end exact (its
- * reading may begin later, after the drains and a rescan, or a preemption;
- * a log line stamped with its own, earlier time stays approximate). */
+ * point asked for within this of a window's end serves that end (a log line
+ * stamped with its own, earlier time is not served: it is interpolated). */
 #define TRACK_MARKER_SLACK_MS 1.0
+/* A served end is exact when the program waited for its sample (probe.h's
+ * acknowledgement, which it waits for at most 1 s, PH_ACK_TIMEOUT_MS), or
+ * when the reading began within TRACK_MARKER_LAG_MS of the line: a printed
+ * marker's program runs on meanwhile, and what it does in that lag counts
+ * in the phase before. */
+#define TRACK_MARKER_LAG_MS 1.0
+#define TRACK_ACK_WAIT_MS 1000.0
 
 void track_init(struct track *t, size_t max_points, double interval_ms)
 {
@@ -75,6 +81,8 @@ void track_push(struct track *t, const struct sample *s)
 	c->gpu_valid = s->gpu_valid;
 	c->gpu_mib = c->gpu_max_mib = s->gpu_valid ? s->gpu_mib : 0;
 	c->exact = s->at_marker;
+	c->acked = s->at_marker && s->acked;
+	c->since_ms = s->at_marker ? s->marker_since_ms : 0;
 	c->marker_ms = s->at_marker ? s->marker_ms : 0;
 	if (t->n && s->t_ms < t->pts[t->n - 1].t_ms)
 		return; /* time never goes back on the monotonic clock; a bad point is not kept */
@@ -98,29 +106,58 @@ static size_t first_at_or_after(const struct track *t, double t_ms)
 	return lo;
 }
 
-/* The cumulative figures at t_ms: a marker point's that serves it (*exact),
- * else linear inside the interval that holds it. */
-static void at(const struct track *t, double t_ms, struct track_point *out, bool *exact)
+/* How one end of a window was read. */
+struct track_end {
+	bool served;     /* by a marker point */
+	bool acked;      /* that point answered the program's wait */
+	double lag_ms;   /* between the end and the point's reading */
+	bool exact;
+};
+
+/* The end at t_ms served by marker point p; acked: the program waited for
+ * p (its acknowledged sample). Its lag runs from when the line can have
+ * been written (before the monitor woke and read it, p->since_ms) to the
+ * reading, or from p's reading to a line read after it. */
+static void serve(const struct track_point *p, double t_ms, bool acked, struct track_end *e)
+{
+	e->served = true;
+	e->acked = acked;
+	e->lag_ms = p->t_ms >= t_ms ? p->t_ms - fmin(t_ms, p->since_ms) : t_ms - p->t_ms;
+	e->exact = e->lag_ms <= (acked ? TRACK_ACK_WAIT_MS : TRACK_MARKER_LAG_MS);
+}
+
+/* The cumulative figures at t_ms: a marker point's that serves it, else
+ * linear inside the interval that holds it. */
+static void at(const struct track *t, double t_ms, struct track_point *out, struct track_end *e)
 {
 	size_t i = first_at_or_after(t, t_ms);
-	*exact = false;
+	memset(e, 0, sizeof(*e));
 	if (i == t->n) {
 		*out = t->pts[t->n - 1];
 		return;
 	}
 	if (i == 0 || t->pts[i].t_ms == t_ms) {
 		*out = t->pts[i];
-		*exact = t->pts[i].exact && t->pts[i].marker_ms - t_ms <= TRACK_MARKER_SLACK_MS;
+		if (t->pts[i].exact && t->pts[i].marker_ms - t_ms <= TRACK_MARKER_SLACK_MS)
+			serve(&t->pts[i], t_ms, t->pts[i].acked, e);
 		return;
 	}
 	const struct track_point *a = &t->pts[i - 1], *b = &t->pts[i];
-	/* a marker's sample comes a moment after it (or serves a marker just
-	 * after it, when two arrive together): its reading is that end's */
-	bool by_b = b->exact && b->marker_ms - t_ms <= TRACK_MARKER_SLACK_MS;
-	if (by_b || (a->exact && t_ms - a->t_ms <= TRACK_MARKER_SLACK_MS)) {
+	/* b serves a line read in its own step (its lines can have been
+	 * written since then) or asked for at once after it; a serves a line
+	 * just after it that got no sample of its own (one a millisecond: the
+	 * monitor skips it only for lines written after a's reading). A log
+	 * line dated by its own earlier time is served by neither. */
+	struct track_end eb = { 0 }, ea = { 0 };
+	if (b->exact && (b->since_ms <= t_ms || b->marker_ms - t_ms <= TRACK_MARKER_SLACK_MS))
+		serve(b, t_ms, b->acked, &eb);
+	if (a->exact && t_ms - a->t_ms <= TRACK_MARKER_SLACK_MS)
+		serve(a, t_ms, false, &ea);
+	if (eb.served || ea.served) {
+		bool by_b = eb.served && (!ea.served || eb.acked || eb.lag_ms <= ea.lag_ms);
 		*out = by_b ? *b : *a;
 		out->t_ms = t_ms;
-		*exact = true;
+		*e = by_b ? eb : ea;
 		return;
 	}
 	double f = b->t_ms > a->t_ms ? (t_ms - a->t_ms) / (b->t_ms - a->t_ms) : 1;
@@ -176,9 +213,9 @@ void track_window(const struct track *t, double from_ms, double to_ms, struct tr
 		to_ms = x;
 	}
 	struct track_point a, b;
-	bool exact_a, exact_b;
-	at(t, from_ms, &a, &exact_a);
-	at(t, to_ms, &b, &exact_b);
+	struct track_end ea, eb;
+	at(t, from_ms, &a, &ea);
+	at(t, to_ms, &b, &eb);
 	w->user_ms = b.user_ms > a.user_ms ? b.user_ms - a.user_ms : 0;
 	w->sys_ms = b.sys_ms > a.sys_ms ? b.sys_ms - a.sys_ms : 0;
 	w->minflt = count(b.minflt, a.minflt);
@@ -214,9 +251,15 @@ void track_window(const struct track *t, double from_ms, double to_ms, struct tr
 	if (!w->gpu)
 		w->gpu_max_mib = 0;
 	double span = to_ms - from_ms;
-	w->approximate = span < 2 * t->interval_ms && !(exact_a && exact_b);
-	w->empty = inside == 0 && !(exact_a && exact_b) && (from_ms > t->pts[t->n - 1].t_ms ||
-							   to_ms < t->pts[0].t_ms);
+	bool exact = ea.exact && eb.exact;
+	/* how late a served end's sample came where the program did not wait for it */
+	w->sample_lag_ms = -1;
+	if (ea.served || eb.served)
+		w->sample_lag_ms = fmax(ea.served && !ea.acked ? ea.lag_ms : 0, eb.served && !eb.acked ? eb.lag_ms : 0);
+	w->acknowledged = ea.acked && eb.acked;
+	w->approximate = (span < 2 * t->interval_ms && !exact) || (ea.served && !ea.exact) ||
+			 (eb.served && !eb.exact);
+	w->empty = inside == 0 && !exact && (from_ms > t->pts[t->n - 1].t_ms || to_ms < t->pts[0].t_ms);
 	if (w->empty)
 		w->approximate = true;
 }

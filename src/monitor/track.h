@@ -5,7 +5,8 @@
  * GPU memory. A window's
  * consumption is the difference of the cumulative figures at its two ends,
  * each interpolated linearly inside the sample interval that holds it; a
- * sample taken at a marker's arrival makes that end exact. The track is
+ * sample taken at a marker's arrival serves that end, exact when the program
+ * waited for it or it was read within a millisecond of the line. The track is
  * bounded: when full, every other point is dropped (its RSS and GPU maxima
  * folded into the next), so resolution halves but no total and no maximum
  * is lost.
@@ -29,6 +30,8 @@ struct track_point {
 	double gpu_mib, gpu_max_mib;
 	bool gpu_valid;
 	bool exact;               /* taken at a marker's arrival */
+	bool acked;               /* and the program waited for it (its acknowledgement) */
+	double since_ms;          /* exact: the earliest its lines can have been written */
 	double marker_ms;         /* exact: when it was asked for (t_ms is when the reading began) */
 };
 
@@ -53,7 +56,11 @@ struct track_window {
 	 * one, blocked (alive but neither); parallelism = oncpu_ms / the window */
 	double oncpu_ms, runnable_ms, blocked_ms, parallelism;
 	uint32_t threads_max;
-	bool approximate;         /* shorter than two intervals and an end not at a marker sample */
+	bool approximate;         /* shorter than two intervals and an end not exact, or an end
+	                           * read at a marker sample too late (sample_lag_ms) */
+	double sample_lag_ms;     /* largest lag between a marked end the program did not wait
+	                           * for and its sample's reading (0 if it waited); -1: no marked end */
+	bool acknowledged;        /* the program waited for the samples of both ends */
 	bool empty;               /* no sample at all: every figure 0 */
 };
 

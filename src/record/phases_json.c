@@ -168,6 +168,9 @@ static json_t *window_json(const struct track_window *w)
 		"rss_max_kb", (json_int_t)w->rss_max_kb, "rss_growth_kb", (json_int_t)w->rss_growth_kb,
 		"approximate", w->approximate);
 	json_object_update_new(o, thread_states_json(w));
+	if (w->sample_lag_ms >= 0)
+		json_object_set_new(o, "sample_lag_ms", number(round(w->sample_lag_ms * 1000) / 1000));
+	json_object_set_new(o, "acknowledged", json_boolean(w->acknowledged));
 	if (w->gpu) {
 		json_object_set_new(o, "gpu_max_mib", number(round(w->gpu_max_mib * 1000) / 1000));
 		json_object_set_new(o, "gpu_growth_mib", number(round(w->gpu_growth_mib * 1000) / 1000));

@@ -287,6 +287,12 @@ static bool on_sample_now(void *arg)
 	return s->feed_on && probefeed_take_marker(&s->feed);
 }
 
+static unsigned on_acks_due(void *arg)
+{
+	struct session *s = arg;
+	return s->feed_on ? probefeed_take_pings(&s->feed) : 0;
+}
+
 static void on_output(void *arg, int stream, const char *buf, size_t n, double t_ms)
 {
 	struct session *s = arg;
@@ -321,7 +327,7 @@ static void monitor_opts_from(const struct session *s, const struct launch_opts 
 			    * without them the command is vforked, cheaper
 			    * (monitor.c start_command) */
 			   .on_spawn = c->counters || c->profile ? on_spawn : NULL,
-			   .sample_now = on_sample_now },
+			   .sample_now = on_sample_now, .acks_due = on_acks_due },
 	};
 }
 

@@ -12,6 +12,8 @@
 #include <cmocka.h>
 
 #include "probe/probe.h"
+/* the acknowledgement's bound, short for the test of a perfhunt that does not answer */
+#define PH_ACK_TIMEOUT_MS 100
 #include "perfhunt/probe.h"
 
 /* The six lines of the proving engine's seed-timing.log. */
@@ -397,6 +399,58 @@ static void test_probe_h(void **state)
 	close(fds[1]);
 }
 
+/* With $PERFHUNT_ACK_FD a marker asks for its sample ("ping" in the same
+ * write) and returns once "ack" comes; a value does not wait. Without an
+ * answer it waits PH_ACK_TIMEOUT_MS once, and at EOF not at all: then no
+ * marker waits again. */
+static void test_probe_h_ack(void **state)
+{
+	(void)state;
+	int lines[2], acks[2];
+	char buf[1024], num[16];
+	assert_int_equal(pipe2(lines, O_NONBLOCK), 0);
+	assert_int_equal(pipe(acks), 0);
+	snprintf(num, sizeof(num), "%d", lines[1]);
+	setenv("PERFHUNT_FD", num, 1);
+	snprintf(num, sizeof(num), "%d", acks[0]);
+	setenv("PERFHUNT_ACK_FD", num, 1);
+	ph__init();
+	assert_int_equal(ph__ack_fd, acks[0]);
+
+	assert_int_equal(write(acks[1], "ack\n", 4), 4);
+	ph_begin("load");
+	ph_value("n", 3);
+	drain(lines[0], buf, sizeof(buf));
+	assert_string_equal(buf, "PERFHUNT: begin=load\nping\nPERFHUNT: n=3\n");
+	assert_int_equal(ph__ack_fd, acks[0]); /* its ack taken, the next waits as well */
+
+	/* no answer: one bounded wait, then markers no longer ask */
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ph_end("load");
+	long waited = ph__ms_since(&t0);
+	assert_true(waited >= PH_ACK_TIMEOUT_MS - 1);
+	assert_int_equal(ph__ack_fd, -1);
+	ph_begin("next");
+	drain(lines[0], buf, sizeof(buf));
+	assert_string_equal(buf, "PERFHUNT: end=load\nping\nPERFHUNT: begin=next\n");
+
+	/* perfhunt gone (EOF): no wait at all */
+	ph__init();
+	close(acks[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ph_duration_ms("pin", 5);
+	assert_true(ph__ms_since(&t0) < PH_ACK_TIMEOUT_MS);
+	assert_int_equal(ph__ack_fd, -1);
+
+	unsetenv("PERFHUNT_FD");
+	unsetenv("PERFHUNT_ACK_FD");
+	ph__init();
+	close(lines[0]);
+	close(lines[1]);
+	close(acks[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_fd_line_and_copy),
 		cmocka_unit_test(test_probe_h),
+		cmocka_unit_test(test_probe_h_ack),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

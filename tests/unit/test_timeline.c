@@ -1,9 +1,11 @@
 /* Unit tests of the timeline (src/monitor/timeline.c), the track (src/monitor/track.c) and
  * src/record/csv: the bounded timeline keeps spikes and totals; a marker sample makes its
- * phase end exact however late its reading began; CSV rows are exact and whole. */
+ * phase end exact where the program waited for it however late its reading began, or where
+ * it was read within a millisecond, and says its lag otherwise; CSV rows are exact and whole. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <cmocka.h>
 
@@ -42,36 +44,64 @@ static void test_timeline_keeps_spike_and_totals(void **state)
 	timeline_release(&tl);
 }
 
-static void push(struct track *t, double t_ms, double marker_ms, uint64_t minflt)
+static void push(struct track *t, double t_ms, double marker_ms, uint64_t minflt, bool acked)
 {
 	struct sample s = { 0 };
 	s.t_ms = t_ms;
 	s.procs = 1;
 	s.minflt = minflt;
 	s.at_marker = marker_ms > 0;
-	s.marker_ms = marker_ms;
+	s.marker_ms = s.marker_since_ms = marker_ms;
+	s.acked = acked;
 	track_push(t, &s);
 }
 
 /* A 50 ms phase at a 1 s interval: each marker's sample was asked for at
- * once, but its reading began 4 ms later (a drain, a preemption). The phase
- * is exact and holds the faults between the two readings; a marker dated
- * 5 ms before its sample was asked for (a log line's own time) is not. */
+ * once, but its reading began 4 ms later (a drain, a preemption). Where the
+ * program waited for the sample (acknowledged) the phase is exact and holds
+ * the faults between the two readings; a printed marker's program ran on
+ * for those 4 ms: approximate, with its lag. A marker dated 5 ms before its
+ * sample was asked for (a log line's own time) is not exact either. */
 static void test_track_marker_sample_late_reading(void **state)
+{
+	(void)state;
+	for (int acked = 1; acked >= 0; acked--) {
+		struct track t;
+		track_init(&t, 64, 1000);
+		push(&t, 0, 0, 0, false);
+		push(&t, 14, 10.2, 100, acked);
+		push(&t, 64, 60.3, 2048, acked);
+		push(&t, 1000, 0, 7, false);
+		struct track_window w;
+		track_window(&t, 10, 60, &w);
+		assert_int_equal(w.approximate, !acked);
+		assert_int_equal(w.acknowledged, acked);
+		assert_true(fabs(w.sample_lag_ms - (acked ? 0 : 4)) < 1e-9);
+		assert_int_equal(w.minflt, 2048);
+		track_window(&t, 10, 55, &w);
+		assert_true(w.approximate);
+		track_release(&t);
+	}
+}
+
+/* A printed marker read within a millisecond keeps its end exact; a window
+ * with no marked end has no lag. */
+static void test_track_marker_prompt_reading(void **state)
 {
 	(void)state;
 	struct track t;
 	track_init(&t, 64, 1000);
-	push(&t, 0, 0, 0);
-	push(&t, 14, 10.2, 100);
-	push(&t, 64, 60.3, 2048);
-	push(&t, 1000, 0, 7);
+	push(&t, 0, 0, 0, false);
+	push(&t, 10.5, 10.2, 100, false);
+	push(&t, 60.6, 60.3, 2048, false);
+	push(&t, 1000, 0, 7, false);
 	struct track_window w;
 	track_window(&t, 10, 60, &w);
 	assert_false(w.approximate);
-	assert_int_equal(w.minflt, 2048);
-	track_window(&t, 10, 55, &w);
-	assert_true(w.approximate);
+	assert_false(w.acknowledged);
+	assert_true(fabs(w.sample_lag_ms - 0.6) < 1e-9);
+	track_window(&t, 100, 900, &w);
+	assert_true(w.sample_lag_ms < 0);
 	track_release(&t);
 }
 
@@ -146,6 +176,7 @@ int main(void)
 		cmocka_unit_test(test_timeline_keeps_spike_and_totals),
 		cmocka_unit_test(test_track_marker_sample_late_reading),
 		cmocka_unit_test(test_track_thread_states),
+		cmocka_unit_test(test_track_marker_prompt_reading),
 		cmocka_unit_test(test_csv_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,13 +5,14 @@
  * the bad build (--bad) pins untouched memory, and every page faults inside
  * pin, in the kernel on the task's behalf. spin burns user CPU, sys burns
  * kernel CPU (reads from /dev/zero). Each phase is announced as markers
- * (begin=/end=, on $PERFHUNT_FD or stdout) or as a duration probe at its end
- * (--probes duration), and the workload prints what it measured of itself
- * around each phase (getrusage) as "TRUTH name=... user_ms=... sys_ms=...
- * minflt=..." on stderr, so tests and benchmarks compare perfhunt's
- * attribution with the figures the kernel gave the process. After a begin
- * marker it waits --settle-ms (20) before the work, as a long phase of a
- * real program would make perfhunt's wake-up latency negligible.
+ * (begin=/end=: on $PERFHUNT_FD through <perfhunt/probe.h>, which waits for
+ * perfhunt's sample where $PERFHUNT_ACK_FD is given, or printed on stdout)
+ * or as a duration probe at its end (--probes duration), and the workload
+ * prints what it measured of itself around each phase (getrusage) as "TRUTH
+ * name=... user_ms=... sys_ms=... minflt=..." on stderr, so tests and
+ * benchmarks compare perfhunt's attribution with the figures the kernel gave
+ * the process. Each phase's work follows its begin marker at once, as in a
+ * real program; --settle-ms N waits N ms after it instead.
  *
  *   phpin [--bad] [--mib N] [--spin-ms N] [--sys-ms N] [--gap-ms N] [--settle-ms N]
  *         [--probes marker|duration] [--proofs N] [--log FILE] [--fifo PATH]
@@ -21,6 +22,7 @@
  * PATH: a daemon: it creates PATH, writes its PID to PATH.pid, and runs one
  * proof for each line a client writes, answering "done" on PATH.done.
  */
+#include <perfhunt/probe.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -39,7 +41,7 @@ static struct {
 	long mib, spin_ms, sys_ms, gap_ms, settle_ms;
 	const char *log, *fifo;
 } opt = { .proofs = 1, .mib = 64, .spin_ms = 200, .sys_ms = 200, .gap_ms = 30,
-	.settle_ms = 20 };
+	.settle_ms = 0 };
 
 static FILE *log_f;
 static int probe_fd = -1;
@@ -103,10 +105,12 @@ static void begin(struct mark *m, const char *name)
 {
 	m->name = name;
 	if (!opt.duration) {
-		probe("begin=%s", name);
-		/* perfhunt samples when it reads the marker; a real phase is long
-		 * beside that wake-up, a test's 100 ms one is not */
-		sleep_ms(opt.settle_ms);
+		if (probe_fd >= 0 && !log_f)
+			ph_begin(name);
+		else
+			probe("begin=%s", name);
+		if (opt.settle_ms)
+			sleep_ms(opt.settle_ms);
 	}
 	m->t0_ms = now_ms();
 	getrusage(RUSAGE_SELF, &m->ru);
@@ -122,6 +126,8 @@ static void end(struct mark *m)
 		ru.ru_minflt - m->ru.ru_minflt, ru.ru_majflt - m->ru.ru_majflt);
 	if (opt.duration)
 		probe("%s_ms=%.3f", m->name, ms);
+	else if (probe_fd >= 0 && !log_f)
+		ph_end(m->name);
 	else
 		probe("end=%s", m->name);
 }

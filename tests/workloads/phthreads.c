@@ -3,7 +3,8 @@
  *
  * The main thread and three pool threads (alive for the whole run, as a real
  * prover's pool) run each phase between barriers; the main thread marks it
- * (PERFHUNT: begin=NAME / end=NAME on stdout) once every thread has read its
+ * (begin=NAME / end=NAME through <perfhunt/probe.h>, waiting for perfhunt's
+ * sample; on stdout without $PERFHUNT_FD) once every thread has read its
  * clocks (ready) and after every thread read them again (done). Each step:
  *   sleeps:N:MS   N sleeps of MS ms spread over the 4 threads (N voluntary switches at least)
  *   lock:MS       each thread spins MS ms holding one mutex: they serialize (parallelism ~1)
@@ -15,6 +16,7 @@
  * schedstat's run-queue wait):
  *   truth NAME wall_ms=W oncpu_ms=C runnable_ms=R blocked_ms=B threads=T
  */
+#include <perfhunt/probe.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -140,6 +142,13 @@ static void *extra_main(void *arg)
 
 static void marker(const char *what, const char *name)
 {
+	if (ph__fd >= 0) {
+		if (!strcmp(what, "begin"))
+			ph_begin(name);
+		else
+			ph_end(name);
+		return;
+	}
 	printf("PERFHUNT: %s=%s\n", what, name);
 	fflush(stdout);
 }

@@ -9,6 +9,8 @@
  *   spin:MS          burn CPU
  *   out:TEXT         print TEXT and a newline on stdout (flushed); err:TEXT on stderr
  *   fd:TEXT          write TEXT and a newline to the fd named by $PERFHUNT_FD
+ *   begin:NAME, end:NAME   ph_begin/ph_end of <perfhunt/probe.h>: on $PERFHUNT_FD,
+ *                    waiting for perfhunt's sample where $PERFHUNT_ACK_FD is given
  *   children:N:MIB:MS   fork N children, each allocates MIB and holds it MS; wait for them
  *   grandchild:MIB:MS   fork a child that forks a grandchild holding MIB for MS; wait
  *   daemon:MIB:MS    double-fork an orphan that holds MIB for MS (parent does not wait)
@@ -21,6 +23,7 @@
  *   pidfile:PATH     write our PID to PATH
  * Sizes are small on purpose: a first-touch page fault costs ~11 µs here.
  */
+#include <perfhunt/probe.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <signal.h>
@@ -123,6 +126,10 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		} else if (!strncmp(s, "err:", 4)) {
 			fprintf(stderr, "%s\n", s + 4);
+		} else if (!strncmp(s, "begin:", 6)) {
+			ph_begin(s + 6);
+		} else if (!strncmp(s, "end:", 4)) {
+			ph_end(s + 4);
 		} else if (!strncmp(s, "fd:", 3)) {
 			const char *fd = getenv("PERFHUNT_FD");
 			if (fd)
