@@ -24,10 +24,10 @@
 #include "util/units.h"
 #include "util/xalloc.h"
 
-enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_MEM, C_N };
+enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_MEM, C_SPAN, C_N };
 static const char *const report_run_cols[C_N] = {
 	"rss_kb", "anon_kb", "file_kb", "shmem_kb", "swap_kb", "pss_kb", "gpu_mib",
-	"minflt", "majflt", "user_ms", "sys_ms", "mem_kb",
+	"minflt", "majflt", "user_ms", "sys_ms", "mem_kb", "span_ms",
 };
 
 struct report_run_data {
@@ -713,14 +713,17 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 	svg_raw(s, "<figure>\n");
 	report_chart_draw(s, &c);
 
-	/* rates: each row's deltas over the time it covers — the time since the
-	 * previous row, not the nominal interval, so a sample taken late (the
-	 * sampler blocked, or a downsampled row standing for several) is no spike */
+	/* rates: each row's deltas over the time it covers — its span_ms (a row
+	 * merged from two in a long run covers both: the time since the previous
+	 * row kept would be one interval, and its CPU drew twice the cores), else
+	 * the time since the previous row, never the nominal interval, so a sample
+	 * taken late (the sampler blocked) is no spike */
 	double *rate[3] = { NULL, NULL, NULL };
 	for (int k = 0; k < 3; k++)
 		rate[k] = xcalloc(d.n + 1, sizeof(double));
 	for (size_t i = 0; i < d.n; i++) {
-		double ms = i ? d.t[i] - d.t[i - 1] : d.interval_ms;
+		double ms = d.col[C_SPAN] && d.col[C_SPAN][i] > 0 ? d.col[C_SPAN][i]
+			    : i ? d.t[i] - d.t[i - 1] : d.interval_ms;
 		if (!(ms > 0))
 			ms = d.interval_ms;
 		double sec = ms / 1000;

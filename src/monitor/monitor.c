@@ -151,6 +151,7 @@ static void cpu_split(const struct loop *l, struct side *sd, const struct proctr
 		      const struct proctree_totals *p, double t_ms, struct sample *s)
 {
 	double dt_ms = sd->have_prev ? t_ms - sd->prev_t_ms : t_ms;
+	s->span_ms = dt_ms;
 	uint32_t threads = t->threads > p->threads ? t->threads : p->threads;
 	s->threads_max = threads;
 	double cap_ms = dt_ms * (double)(threads < (uint32_t)l->ncpus ? threads : (uint32_t)l->ncpus);

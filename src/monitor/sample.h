@@ -34,6 +34,8 @@ struct sample {
 	 * ratio), waiting for a CPU, alive; blocked = alive - oncpu - runnable */
 	double oncpu_ms, runnable_ms, alive_ms;
 	uint32_t threads_max;                     /* largest of threads at either end */
+	double span_ms;                           /* the time the deltas cover: since the previous
+	                                           * sample (a merged row: the sum of its rows') */
 	double gpu_mib, gpu_util_pct;
 	bool pss_valid, gpu_valid;
 	bool at_marker;                           /* taken at once because a marker arrived */

@@ -35,12 +35,14 @@ void sample_merge(struct sample *a, const struct sample *b)
 	double oncpu = a->oncpu_ms + b->oncpu_ms, runnable = a->runnable_ms + b->runnable_ms;
 	double alive = a->alive_ms + b->alive_ms;
 	uint32_t threads_max = a->threads_max > b->threads_max ? a->threads_max : b->threads_max;
+	double span = a->span_ms + b->span_ms;
 	if (b->mem_kb > a->mem_kb)
 		*a = *b;
 	a->oncpu_ms = oncpu;
 	a->runnable_ms = runnable;
 	a->alive_ms = alive;
 	a->threads_max = threads_max;
+	a->span_ms = span;
 	a->user_ms = user;
 	a->sys_ms = sys;
 	a->minflt = minf;

@@ -114,7 +114,7 @@ static json_t *samples_json(const struct timeline *tl, int interval_ms, const ch
 	static const char *const cols[] = {
 		"t_ms", "rss_kb", "anon_kb", "file_kb", "shmem_kb", "swap_kb", "pss_kb", "user_ms",
 		"sys_ms", "minflt", "majflt", "vcsw", "ivcsw", "read_bytes", "write_bytes", "procs",
-		"threads", "gpu_mib", "gpu_util_pct", "phase", "mem_kb",
+		"threads", "gpu_mib", "gpu_util_pct", "phase", "mem_kb", "span_ms",
 	};
 	json_t *columns = json_array();
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
@@ -123,7 +123,7 @@ static json_t *samples_json(const struct timeline *tl, int interval_ms, const ch
 	for (size_t i = 0; i < tl->n; i++) {
 		const struct sample *s = &tl->rows[i];
 		json_array_append_new(rows, json_pack(
-			"[f,I,I,I,I,I,o,f,f,I,I,I,I,I,I,i,i,o,o,s,I]", s->t_ms, (json_int_t)s->rss_kb,
+			"[f,I,I,I,I,I,o,f,f,I,I,I,I,I,I,i,i,o,o,s,I,f]", s->t_ms, (json_int_t)s->rss_kb,
 			(json_int_t)s->anon_kb, (json_int_t)s->file_kb, (json_int_t)s->shmem_kb,
 			(json_int_t)s->swap_kb,
 			s->pss_valid ? json_integer((json_int_t)s->pss_kb) : json_null(), s->user_ms,
@@ -131,7 +131,7 @@ static json_t *samples_json(const struct timeline *tl, int interval_ms, const ch
 			(json_int_t)s->ivcsw, (json_int_t)s->read_bytes, (json_int_t)s->write_bytes,
 			(int)s->procs, (int)s->threads, s->gpu_valid ? json_real(s->gpu_mib) : json_null(),
 			s->gpu_valid ? json_real(s->gpu_util_pct) : json_null(), s->phase,
-			(json_int_t)s->mem_kb));
+			(json_int_t)s->mem_kb, round(s->span_ms * 1000) / 1000));
 	}
 	return json_pack("{s:o, s:I, s:i, s:o, s:o}", "csv", csv_path ? json_string(csv_path) : json_null(),
 			 "stride", (json_int_t)tl->stride, "interval_ms", interval_ms, "columns", columns,

@@ -27,6 +27,7 @@ static void test_timeline_keeps_spike_and_totals(void **state)
 		s.t_ms = i;
 		s.mem_kb = i == 77777 ? 1 << 30 : 1000 + (uint64_t)(i % 7);
 		s.minflt = 3;
+		s.span_ms = 1;
 		faults += 3;
 		timeline_push(&tl, &s);
 	}
@@ -40,6 +41,13 @@ static void test_timeline_keeps_spike_and_totals(void **state)
 	}
 	assert_int_equal(max, 1 << 30);
 	assert_int_equal(sum, faults);
+	/* a merged row's deltas cover its rows' spans: rates stay rates */
+	double span = 0;
+	for (size_t i = 0; i < tl.n; i++) {
+		assert_true(tl.rows[i].span_ms <= (double)tl.stride);
+		span += tl.rows[i].span_ms;
+	}
+	assert_true(span == 100000);
 	assert_true(tl.stride >= 100000 / 64);
 	timeline_release(&tl);
 }
