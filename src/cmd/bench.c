@@ -405,6 +405,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	if ((status = split_commands(&b, argv, nwords, tmpl, &ntmpl)) != 0)
 		goto out;
+	b.ro.target = (struct record_opts_target){ b.shell, b.ro.daemon_pid, b.attach_name, b.attach_pidfile };
 	if ((status = cmd_find_daemon(b.attach_name, b.attach_pidfile, &b.ro.daemon_pid, &e)) != 0) {
 		cmd_fail(status, &e);
 		goto out;

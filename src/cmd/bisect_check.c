@@ -194,6 +194,7 @@ int cmd_bisect_check(int argc, char **argv)
 		err_set(&e, "give one of --attach, --attach-name, --attach-pidfile");
 		goto usage;
 	}
+	ro.target = (struct record_opts_target){ shell, ro.daemon_pid, attach_name, attach_pidfile };
 	if (cmd_find_daemon(attach_name, attach_pidfile, &ro.daemon_pid, &e) != 0) {
 		fprintf(stderr, "perfhunt bisect-check: %s (exit 128 aborts git bisect run)\n", e.msg);
 		goto out;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ void record_opts_init(struct record_opts *o)
 	o->idle_ms = 500;
 	o->profile_hz = 99;
 	probe_config_init(&o->probe_cfg);
+	o->default_prefixes = o->probe_cfg.n_prefixes;
+	o->default_lane_keys = o->probe_cfg.n_lane_keys;
 }
 
 void record_opts_release(struct record_opts *o)
@@ -236,6 +239,68 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 
 #undef ROW
 
+/* Appends a word (formatted) to the NULL-terminated list *w of *n words. */
+static void word(char ***w, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void word(char ***w, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s;
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	*w = xrealloc(*w, (*n + 2) * sizeof(**w));
+	(*w)[(*n)++] = s;
+	(*w)[*n] = NULL;
+}
+
+char **record_opts_words(const struct record_opts *o)
+{
+	struct record_opts defaults;
+	record_opts_init(&defaults);
+	char **w = xcalloc(1, sizeof(*w));
+	size_t n = 0;
+	const struct record_opts_target *t = &o->target;
+	if (t->shell)
+		word(&w, &n, "--shell");
+	if (t->attach_name)
+		word(&w, &n, "--attach-name=%s", t->attach_name);
+	else if (t->attach_pidfile)
+		word(&w, &n, "--attach-pidfile=%s", t->attach_pidfile);
+	else if (t->attach_pid > 0)
+		word(&w, &n, "--attach=%d", (int)t->attach_pid);
+	if ((t->attach_name || t->attach_pidfile || t->attach_pid > 0) && o->idle_ms != defaults.idle_ms)
+		word(&w, &n, "--idle-ms=%.0f", o->idle_ms);
+	if (o->interval_ms != defaults.interval_ms)
+		word(&w, &n, "--interval=%d", o->interval_ms);
+	if (o->pss)
+		word(&w, &n, "--pss");
+	if (!o->cgroup)
+		word(&w, &n, "--cgroup=off");
+	if (!o->gpu)
+		word(&w, &n, "--gpu=off");
+	if (!o->probes)
+		word(&w, &n, "--no-probes");
+	for (size_t i = o->default_prefixes; i < o->probe_cfg.n_prefixes; i++)
+		word(&w, &n, "--probe=%s", o->probe_cfg.prefixes[i]);
+	for (size_t i = o->default_lane_keys; i < o->probe_cfg.n_lane_keys; i++)
+		word(&w, &n, "--lane-key=%s", o->probe_cfg.lane_keys[i]);
+	for (size_t i = 0; i < o->nlogs; i++)
+		word(&w, &n, "--probe-log=%s", o->probe_logs[i]);
+	if (o->probe_time_arrival)
+		word(&w, &n, "--probe-time=arrival");
+	if (o->events)
+		word(&w, &n, "--events=%s", o->events);
+	else if (o->counters)
+		word(&w, &n, "--counters");
+	if (o->profile)
+		word(&w, &n, "--profile");
+	if (o->profile && o->profile_hz != defaults.profile_hz)
+		word(&w, &n, "--profile-hz=%d", o->profile_hz);
+	record_opts_release(&defaults);
+	return w;
+}
+
 int record_opts_check_outputs(const struct record_opts *o, const char *const *more, size_t n)
 {
 	const char *own[] = { o->json_path, o->fleet.openmetrics_path, o->exports.folded_path,
@@ -343,7 +408,12 @@ static int record(const struct session_config *c, struct shown *sh, json_t **rec
 				   .saved = show_saved, .kept = write_exports };
 	struct session_outcome out;
 	struct err e;
-	int rc = session_record(c, &h, &out, &e);
+	/* the record says how to record it again (history detect's bisect line) */
+	char **words = record_opts_words(sh->o);
+	struct session_config with_words = *c;
+	with_words.option_words = words;
+	int rc = session_record(&with_words, &h, &out, &e);
+	xstrv_free(words);
 	if (signal)
 		*signal = out.signal;
 	if (rc < 0) {

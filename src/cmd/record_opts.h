@@ -27,6 +27,15 @@ struct record_opts_exports {
 	bool refused; /* the rows refuse them: bench, bisect-check */
 };
 
+/* How a command's tree is started and found, beside the shared options:
+ * set by run, bench and bisect-check after parsing, for the record's
+ * options.words. */
+struct record_opts_target {
+	bool shell;                                /* --shell */
+	pid_t attach_pid;                          /* --attach PID as given (0: none) */
+	const char *attach_name, *attach_pidfile;  /* --attach-name, --attach-pidfile */
+};
+
 struct record_opts {
 	int interval_ms;
 	const char *json_path;
@@ -61,6 +70,8 @@ struct record_opts {
 	int profile_hz;          /* --profile-hz (default 99) */
 	struct record_opts_exports exports; /* --export-folded/-speedscope/-trace */
 	int rows_for;            /* the enum record_opts_for the rows were made for */
+	struct record_opts_target target;
+	size_t default_prefixes, default_lane_keys; /* probe_cfg's own, before --probe/--lane-key */
 };
 
 /* The command a table of the shared options is for: what it shows of them.
@@ -88,6 +99,11 @@ int record_opts_write_exports(const struct record_opts_exports *x, const json_t 
  * and more[0..n) (NULL entries skipped): 0, or the error said and
  * PH_EXIT_USAGE. */
 int record_opts_check_outputs(const struct record_opts *o, const char *const *more, size_t n);
+/* The words that record again as o does, each one bisect-check accepts and
+ * each an option with its value ("--interval=10", "--probe-log=app.log",
+ * "--attach-name=cuzkd"), only where o differs from the defaults.
+ * NULL-terminated; the caller frees it with xstrv_free. */
+char **record_opts_words(const struct record_opts *o);
 /* The session configuration of these options (borrowing from o). */
 void record_opts_session(const struct record_opts *o, const struct launch_opts *launch,
 			 uint64_t memory_limit_bytes, char *const *record_argv, struct session_config *c);

@@ -66,6 +66,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if ((status = record_opts_check_outputs(&ro, NULL, 0)) != 0)
 		goto out;
+	ro.target = (struct record_opts_target){ shell, ro.daemon_pid, attach_name, attach_pidfile };
 	{
 		struct err e;
 		/* refused before the command runs: a limit not enforced is no limit */

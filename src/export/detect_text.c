@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "export/compare_text.h"
+#include "util/quote.h"
 #include "util/xalloc.h"
 
 char *detect_text_point(const struct detect_point *p, char *buf, size_t n)
@@ -22,30 +23,6 @@ char *detect_text_point(const struct detect_point *p, char *buf, size_t n)
 	else
 		snprintf(buf, n, "run %" PRId64, p->run_ids[0]);
 	return buf;
-}
-
-/* word quoted for a POSIX shell when it needs it; caller frees. */
-static char *detect_text_shell_word(const char *word)
-{
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-";
-	if (*word && strspn(word, safe) == strlen(word))
-		return xstrdup(word);
-	size_t len = 2;
-	for (const char *p = word; *p; p++)
-		len += *p == '\'' ? 4 : 1;
-	char *out = xmalloc(len + 1), *o = out;
-	*o++ = '\'';
-	for (const char *p = word; *p; p++) {
-		if (*p == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o++ = '\'';
-	*o = 0;
-	return out;
 }
 
 int detect_text_bisect(const struct detect_series *s, size_t k, char **start, char **run)
@@ -60,10 +37,15 @@ int detect_text_bisect(const struct detect_series *s, size_t k, char **start, ch
 	char threshold[48] = "";
 	if (isfinite(c->rel_change))
 		snprintf(threshold, sizeof(threshold), " --threshold %.3g", fmin(fabs(c->rel_change) * 50, 100));
-	char *metric = detect_text_shell_word(s->metric);
+	/* the options the runs were recorded with: without them bisect-check
+	 * would measure another thing (no daemon, no log, other phases) */
+	struct quote_line opts = { 0 };
+	quote_shell(&opts, s->metric, false);
+	for (char **w = s->options; w && *w; w++)
+		quote_shell(&opts, *w, false);
 	*run = xasprintf("git bisect run perfhunt bisect-check --baseline @commit:%.12s --metric %s%s -- %s",
-			 old->commit, metric, threshold, s->bench);
-	free(metric);
+			 old->commit, opts.s, threshold, s->bench);
+	free(opts.s);
 	return 1;
 }
 

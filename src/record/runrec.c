@@ -404,6 +404,12 @@ json_t *runrec_build(const struct runrec_input *in)
 		"tags", tags, "exit", exit, "options", "interval_ms", in->opts->interval_ms, "pss",
 		in->opts->pss, "cgroup", in->cgroup_mode ? in->cgroup_mode : "off", "summary", summary,
 		"peaks", peaks);
+	if (in->option_words) {
+		json_t *words = json_array();
+		for (char *const *w = in->option_words; *w; w++)
+			json_array_append_new(words, json_string(*w));
+		json_object_set_new(json_object_get(rec, "options"), "words", words);
+	}
 	static const char *const phase_keys[] = { "phases", "phase_stats", "lanes", "probes", "probe_info" };
 	for (size_t i = 0; i < sizeof(phase_keys) / sizeof(phase_keys[0]); i++) {
 		json_t *v = in->phases ? json_object_get(in->phases, phase_keys[i]) : NULL;

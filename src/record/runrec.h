@@ -15,6 +15,7 @@ struct runrec_input {
 	const char *kind;                 /* "run" or "watch" */
 	char *const *argv;                /* command (NULL-terminated) */
 	const char *const *tags;          /* NULL-terminated, may be NULL */
+	char *const *option_words;        /* options.words: NULL-terminated, may be NULL */
 	const struct monitor_opts *opts;
 	const char *cgroup_mode;          /* "auto" or "off" */
 	const struct monitor_result *r;

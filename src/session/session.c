@@ -556,7 +556,7 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
 	json_t *daemon_counters = read_counters(s, s->daemon_counters, notes);
 	json_t *profile = collect_profile(s, r, notes);
 	struct runrec_input in = {
-		.kind = c->kind, .argv = c->record_argv, .tags = c->tags, .opts = mo,
+		.kind = c->kind, .argv = c->record_argv, .tags = c->tags, .opts = mo, .option_words = c->option_words,
 		.cgroup_mode = c->cgroup ? "auto" : "off", .r = r, .csv_path = c->csv_path,
 		.phases = phases, .peak_phase = peak_phase, .exit_status = s->status,
 		.daemon_peak_phase = daemon_phase, .process_peak_phase = process_phase,

@@ -48,6 +48,8 @@ struct session_config {
 	double idle_ms;                    /* run --attach: settle period before the command */
 	double timeout_ms;                 /* run mode: kill the command's tree after this long (0 = never) */
 	const char *const *tags;           /* NULL-terminated, or NULL */
+	char *const *option_words;         /* the options that record again like this (the record's
+					    * options.words), NULL-terminated, or NULL */
 	bool save;                         /* store the record in the history */
 	bool kept;                         /* the caller keeps the record (a bench's runs): read host and git */
 	const struct fleet_opts *fleet;    /* --export-openmetrics / --push, or NULL */

@@ -99,6 +99,7 @@ void detect_series_free(struct detect_series *s, size_t n)
 		free(s[i].bench);
 		free(s[i].metric);
 		free(s[i].directions);
+		xstrv_free(s[i].options);
 		changepoint_result_release(&s[i].cp);
 	}
 	free(s);

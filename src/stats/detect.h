@@ -36,6 +36,10 @@ struct detect_series {
 	size_t report_from;    /* changes whose new segment starts before this point are not reported */
 	struct changepoint_result cp;          /* after detect_series_run */
 	enum detect_direction *directions;     /* one per cp item */
+	/* the options its newest run was recorded with, as words that record
+	 * again (its record's options.words, "--attach-name=cuzkd"), for the
+	 * bisect line; NULL-terminated, or NULL when the record has none */
+	char **options;
 };
 
 /* What a detection ran on and with, for every exporter. */

@@ -134,6 +134,54 @@ static void ss_build(struct detect_series *s, const struct ss_row *rows, size_t 
 		qsort(s->points, s->n, sizeof(*s->points), ss_point_time_cmp);
 }
 
+/* The words of a record's options.words (a NULL-terminated copy), or NULL. */
+static char **ss_words(const char *record_json)
+{
+	json_t *rec = record_json ? json_loads(record_json, 0, NULL) : NULL;
+	const json_t *words = json_object_get(json_object_get(rec, "options"), "words");
+	char **out = NULL;
+	if (json_is_array(words)) {
+		size_t n = 0, i;
+		const json_t *w;
+		out = xcalloc(json_array_size(words) + 1, sizeof(*out));
+		json_array_foreach(words, i, w)
+			if (json_is_string(w))
+				out[n++] = xstrdup(json_string_value(w));
+	}
+	json_decref(rec);
+	return out;
+}
+
+/* Each series' options: those of its newest run's record. The series of
+ * one command share their runs, so a record is read once for all of them. */
+static void ss_options(struct store *s, struct detect_series *series, size_t n)
+{
+	int64_t last_id = -1;
+	char **last = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct detect_point *p = series[i].n ? &series[i].points[series[i].n - 1] : NULL;
+		if (!p || !p->n)
+			continue;
+		int64_t id = p->run_ids[0];
+		for (size_t k = 1; k < p->n; k++)
+			id = p->run_ids[k] > id ? p->run_ids[k] : id;
+		if (id != last_id) {
+			struct store_val v[] = { { .type = STORE_INT, .i = id } };
+			struct store_res r = { 0 };
+			char **words = NULL;
+			if (s->be->query(s, "SELECT record_json FROM runs WHERE id = $1", v, 1, &r, "reading a run", NULL) == 0) {
+				words = r.rows ? ss_words(store_res_text(&r, 0, 0)) : NULL;
+				store_res_free(&r);
+			}
+			xstrv_free(last);
+			last = words;
+			last_id = id;
+		}
+		series[i].options = xstrv_dup(last);
+	}
+	xstrv_free(last);
+}
+
 int store_series_load(struct store *s, const struct store_series_filter *f,
 		      struct detect_series **out, size_t *n, struct detect_context *info,
 		      struct err *e)
@@ -227,6 +275,7 @@ int store_series_load(struct store *s, const struct store_series_filter *f,
 		ss_build(sr, rows + i, j - i, first_parent);
 		i = j;
 	}
+	ss_options(s, *out, *n);
 	free(rows);
 	free(order);
 	store_res_free(&r);

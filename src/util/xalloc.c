@@ -62,3 +62,23 @@ char *xjoin(char *const *words, size_t n, const char *sep)
 	*p = 0;
 	return s;
 }
+
+char **xstrv_dup(char *const *v)
+{
+	if (!v)
+		return NULL;
+	size_t n = 0;
+	while (v[n])
+		n++;
+	char **out = xcalloc(n + 1, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		out[i] = xstrdup(v[i]);
+	return out;
+}
+
+void xstrv_free(char **v)
+{
+	for (char **s = v; s && *s; s++)
+		free(*s);
+	free(v);
+}

@@ -18,6 +18,10 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Joins n words with sep between them (a shell command from its words); caller frees. */
 char *xjoin(char *const *words, size_t n, const char *sep);
+/* A copy of a NULL-terminated list of strings (NULL for NULL); free it with xstrv_free. */
+char **xstrv_dup(char *const *v);
+/* Frees each string of a NULL-terminated list, then the list (NULL is fine). */
+void xstrv_free(char **v);
 /* Returns a newly allocated formatted string; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -114,4 +114,26 @@ t "the report of that compare says it too"
 	expect_grep '3 \+ 3 runs cannot reach p &lt; 0.05 in the primary family' "$TMP/n3.html" &&
 	expect_grep 'work \(moved most; not established\)' "$TMP/n3.html" && ok
 
+t "history detect's bisect line carries the options the runs were recorded with, and bisect-check takes it"
+# runs at commits 1-6 and 11-16 (none between, so a bisect is needed); the
+# phase is only seen with --probe MYAPP, which the line must carry
+R=$TMP/repo
+mkdir -p "$R" && (
+	cd "$R" && git init -q -b main . && git config user.email t@example.com && git config user.name t &&
+	for i in $(seq 1 16); do
+		ms=20; [ "$i" -gt 8 ] && ms=90
+		printf "# commit %d\necho MYAPP: begin=work\nsleep 0.%03d\necho MYAPP: end=work\n" "$i" "$ms" >work.sh &&
+			git add work.sh && git commit -q -m "c$i" || exit 1
+		if [ "$i" -le 6 ] || [ "$i" -ge 11 ]; then
+			"$P" run -q --interval 20 --probe MYAPP -- sh work.sh >/dev/null || exit 1
+		fi
+	done
+) >"$TMP/repo.log" 2>&1; st=$?
+expect_status 0 $st && (cd "$R" && "$P" history detect --phase work >"$TMP/out" 2>&1) &&
+	expect_grep '^    git bisect run perfhunt bisect-check --baseline @commit:[0-9a-f]{12} --metric phase:work --interval=20 --probe=MYAPP --threshold [0-9.]+ -- sh work\.sh$' "$TMP/out" &&
+	line=$(sed -n 's/^    git bisect run perfhunt bisect-check //p' "$TMP/out" | head -1) &&
+	(cd "$R" && eval "\"\$P\" bisect-check -n 2 $line" >"$TMP/bisect.out" 2>&1); st=$?
+# HEAD is slower than the baseline: bad (1), never a usage abort (128)
+expect_status 1 $st && expect_grep '^bisect-check: bad \(1\): phase:work' "$TMP/bisect.out" && ok
+
 done_testing
