@@ -64,10 +64,19 @@ void fsafe_sudo_adopt(const char *path)
 	else
 		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
 	struct stat st;
-	if (stat(dir, &st) == 0 && st.st_uid == uid) {
-		int rc = lchown(path, uid, gid);
+	if (stat(dir, &st) != 0 || st.st_uid != uid)
+		return;
+	/* through an fd opened without following a link, and only what root
+	 * made: a link, or a hard link to another file put in its place since,
+	 * is never handed over */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_uid == 0 && (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_nlink == 1))) {
+		int rc = fchown(fd, uid, gid);
 		(void)rc; /* refused: it stays root's, readable through sudo as before */
 	}
+	close(fd);
 }
 
 /* A group we are in: its other members are people we chose to share with. */

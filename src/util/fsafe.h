@@ -26,7 +26,7 @@ bool fsafe_uid_trusted(uid_t uid);
  * to that user ($SUDO_GID's group, else theirs) when the directory holding
  * it is theirs, so what perfhunt makes in their tree (.perfhunt/, its
  * history) stays theirs rather than locking them out as root's 0700. Does
- * nothing otherwise. */
+ * nothing otherwise, nor for a link or a file with other hard links. */
 void fsafe_sudo_adopt(const char *path);
 
 enum fsafe_rule {

@@ -422,6 +422,55 @@ static void test_fsafe_open_stream(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Under sudo, what perfhunt makes in the user's directory becomes theirs;
+ * a hard link or a symbolic link put in its place never does. */
+static void test_fsafe_sudo_adopt(void **state)
+{
+	(void)state;
+	if (geteuid() != 0) {
+		skip();
+		return;
+	}
+	char dir[128], made[160], linked[160], other[160], sym[160];
+	struct stat st;
+	strcpy(fs_tmp, "/tmp/perfhunt-adopt.XXXXXX");
+	assert_non_null(mkdtemp(fs_tmp));
+	fs_path(dir, sizeof(dir), "user");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(chown(dir, 65534, 65534), 0);
+	snprintf(made, sizeof(made), "%s/.perfhunt", dir);
+	snprintf(linked, sizeof(linked), "%s/linked", dir);
+	snprintf(other, sizeof(other), "%s/other", fs_tmp);
+	snprintf(sym, sizeof(sym), "%s/sym", dir);
+	assert_int_equal(mkdir(made, 0700), 0);
+	int fd = open(other, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(link(other, linked), 0);
+	assert_int_equal(symlink(other, sym), 0);
+	unsetenv("SUDO_UID");
+	fsafe_sudo_adopt(made); /* not under sudo: nothing */
+	assert_int_equal(stat(made, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+	fsafe_sudo_adopt(made);
+	fsafe_sudo_adopt(linked);
+	fsafe_sudo_adopt(sym);
+	assert_int_equal(stat(made, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(st.st_gid, 65534);
+	assert_int_equal(stat(other, &st), 0); /* through neither link */
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(lstat(sym, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fs_tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_fsafe_problem),
 		cmocka_unit_test(test_fsafe_check_path),
 		cmocka_unit_test(test_fsafe_open_stream),
+		cmocka_unit_test(test_fsafe_sudo_adopt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
