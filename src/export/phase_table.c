@@ -1,53 +1,27 @@
-/* phase_table: the rows of phase tables and the nesting of phase names, by
- * sorted sweeps.
+/* phase_table: the rows of phase tables and the nesting of phase names.
  *
- * A pairwise search (each name against each candidate, each instance against
- * each instance) grows as P^3 and took minutes at a few thousand phases. Here
- * the phases sorted by start (the longer first) pass once through a stack of
- * those still open, which gives each phase the nearest enclosing phase of
- * another name; a name's parent is then looked for only among the names
- * around its first instance, each checked against every instance of the name
- * by a binary search over the candidate's instances sorted by start (with the
- * longest reach so far): O(P log P) in all.
+ * The nesting is stats/nesting's sorted sweep over the record's phases (the
+ * names interned once by a sort), so a table of thousands of nested phases
+ * costs O(P log P), not the P^3 of a pairwise search. The rows are the names
+ * with the most time, up to a bound, their parents found by binary search.
  */
 #include "export/phase_table.h"
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/nesting.h"
 #include "util/xalloc.h"
-
-#define NONE SIZE_MAX
-/* Names tried around a name's first instance, and enclosing phases walked
- * to find them: past these a name is shown at the top level. */
-#define CANDIDATES_MAX 32
-#define STEPS_MAX 256
-
-struct inst {
-	const char *name;
-	double start_ms, end_ms;
-	size_t index;        /* in the record's array: the last tie-break */
-	size_t name_id;
-	size_t up;           /* the nearest enclosing phase of another name, or NONE */
-};
 
 struct nest_name {
 	const char *name;
-	size_t from, n;      /* its instances: by_name[from .. from + n), by start */
 	const char *parent;
 };
 
 struct phase_nest {
-	struct inst *in;
-	size_t n;
-	struct nest_name *names;
+	struct nest_name *names;  /* sorted by name */
 	size_t n_names;
-	size_t *by_name;
-	/* over by_name, within each name: the farthest end of the instances
-	 * started so far, and the earliest start among those reaching it */
-	double *reach_end_ms, *reach_start_ms;
 };
 
 static int cmp_num(double a, double b)
@@ -55,143 +29,50 @@ static int cmp_num(double a, double b)
 	return (a > b) - (a < b);
 }
 
-static int cmp_by_name(const void *a, const void *b, void *ctx)
+static int cmp_str(const void *a, const void *b)
 {
-	const struct inst *in = ctx, *x = &in[*(const size_t *)a], *y = &in[*(const size_t *)b];
-	int c = strcmp(x->name, y->name);
-	if (!c)
-		c = cmp_num(x->start_ms, y->start_ms);
-	return c ? c : cmp_num((double)x->index, (double)y->index);
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Start ascending, the longer first at one start, then the record's order. */
-static int cmp_by_start(const void *a, const void *b, void *ctx)
+static int cmp_name_key(const void *key, const void *elem)
 {
-	const struct inst *in = ctx, *x = &in[*(const size_t *)a], *y = &in[*(const size_t *)b];
-	int c = cmp_num(x->start_ms, y->start_ms);
-	if (!c)
-		c = cmp_num(y->end_ms, x->end_ms);
-	return c ? c : cmp_num((double)x->index, (double)y->index);
-}
-
-static void gather(struct phase_nest *t, const json_t *phases)
-{
-	size_t i;
-	const json_t *ph;
-	t->in = xcalloc(json_array_size(phases) + 1, sizeof(*t->in));
-	json_array_foreach(phases, i, ph) {
-		const char *name = json_string_value(json_object_get(ph, "name"));
-		if (!json_is_object(ph) || !name)
-			continue;
-		t->in[t->n++] = (struct inst){ .name = name, .index = i, .up = NONE,
-					       .start_ms = json_number_value(json_object_get(ph, "start_ms")),
-					       .end_ms = json_number_value(json_object_get(ph, "end_ms")) };
-	}
-}
-
-/* Names in strcmp order, each with its instances by start and their reach. */
-static void group_names(struct phase_nest *t)
-{
-	t->by_name = xcalloc(t->n + 1, sizeof(*t->by_name));
-	t->reach_end_ms = xcalloc(t->n + 1, sizeof(*t->reach_end_ms));
-	t->reach_start_ms = xcalloc(t->n + 1, sizeof(*t->reach_start_ms));
-	t->names = xcalloc(t->n + 1, sizeof(*t->names));
-	for (size_t i = 0; i < t->n; i++)
-		t->by_name[i] = i;
-	qsort_r(t->by_name, t->n, sizeof(*t->by_name), cmp_by_name, t->in);
-	for (size_t i = 0; i < t->n; i++) {
-		struct inst *a = &t->in[t->by_name[i]];
-		struct nest_name *nm = t->n_names ? &t->names[t->n_names - 1] : NULL;
-		if (!nm || strcmp(nm->name, a->name)) {
-			nm = &t->names[t->n_names++];
-			*nm = (struct nest_name){ .name = a->name, .from = i };
-			t->reach_end_ms[i] = a->end_ms;
-			t->reach_start_ms[i] = a->start_ms;
-		} else if (a->end_ms > t->reach_end_ms[i - 1] ||
-			   (a->end_ms == t->reach_end_ms[i - 1] && a->start_ms < t->reach_start_ms[i - 1])) {
-			t->reach_end_ms[i] = a->end_ms;
-			t->reach_start_ms[i] = a->start_ms;
-		} else {
-			t->reach_end_ms[i] = t->reach_end_ms[i - 1];
-			t->reach_start_ms[i] = t->reach_start_ms[i - 1];
-		}
-		nm->n++;
-		a->name_id = (size_t)(nm - t->names);
-	}
-}
-
-/* One pass by start through a stack of the phases still open: the top, once
- * those ending before this one are popped, holds it (for phases that nest,
- * the innermost that does). */
-static void sweep(struct phase_nest *t)
-{
-	size_t *order = xcalloc(t->n + 1, sizeof(*order)), *stack = xcalloc(t->n + 1, sizeof(*stack));
-	size_t depth = 0;
-	for (size_t i = 0; i < t->n; i++)
-		order[i] = i;
-	qsort_r(order, t->n, sizeof(*order), cmp_by_start, t->in);
-	for (size_t i = 0; i < t->n; i++) {
-		struct inst *a = &t->in[order[i]];
-		while (depth && t->in[stack[depth - 1]].end_ms < a->end_ms)
-			depth--;
-		if (depth) {
-			const struct inst *p = &t->in[stack[depth - 1]];
-			a->up = p->name_id != a->name_id ? stack[depth - 1] : p->up;
-		}
-		stack[depth++] = order[i];
-	}
-	free(order);
-	free(stack);
-}
-
-/* Whether each instance of name n lies inside a strictly longer one of m. */
-static bool holds_all(const struct phase_nest *t, const struct nest_name *m, const struct nest_name *n)
-{
-	for (size_t k = 0; k < n->n; k++) {
-		const struct inst *a = &t->in[t->by_name[n->from + k]];
-		size_t lo = 0, hi = m->n; /* m's instances started by a's start: [0, lo) */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (t->in[t->by_name[m->from + mid]].start_ms <= a->start_ms)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (!lo)
-			return false;
-		double end = t->reach_end_ms[m->from + lo - 1], start = t->reach_start_ms[m->from + lo - 1];
-		if (!(end > a->end_ms || (end == a->end_ms && start < a->start_ms)))
-			return false;
-	}
-	return true;
-}
-
-static const char *find_parent(const struct phase_nest *t, const struct nest_name *n)
-{
-	size_t tried[CANDIDATES_MAX], n_tried = 0, steps = 0;
-	for (size_t c = t->in[t->by_name[n->from]].up; c != NONE && n_tried < CANDIDATES_MAX && steps < STEPS_MAX;
-	     c = t->in[c].up, steps++) {
-		size_t m = t->in[c].name_id;
-		bool seen = &t->names[m] == n;
-		for (size_t k = 0; k < n_tried && !seen; k++)
-			seen = tried[k] == m;
-		if (seen)
-			continue;
-		tried[n_tried++] = m;
-		if (holds_all(t, &t->names[m], n))
-			return t->names[m].name;
-	}
-	return NULL;
+	return strcmp(key, ((const struct nest_name *)elem)->name);
 }
 
 struct phase_nest *phase_nest_new(const json_t *phases)
 {
 	struct phase_nest *t = xcalloc(1, sizeof(*t));
-	gather(t, phases);
-	group_names(t);
-	sweep(t);
-	for (size_t i = 0; i < t->n_names; i++)
-		t->names[i].parent = find_parent(t, &t->names[i]);
+	size_t n = 0, i;
+	const json_t *ph;
+	const char **names = xcalloc(json_array_size(phases) + 1, sizeof(*names));
+	struct nesting_span *spans = xcalloc(json_array_size(phases) + 1, sizeof(*spans));
+	json_array_foreach(phases, i, ph) {
+		const char *name = json_string_value(json_object_get(ph, "name"));
+		if (!json_is_object(ph) || !name)
+			continue;
+		names[n] = name;
+		spans[n++] = (struct nesting_span){ .start_ms = json_number_value(json_object_get(ph, "start_ms")),
+						    .end_ms = json_number_value(json_object_get(ph, "end_ms")) };
+	}
+	/* each name once, sorted; each span's name by binary search */
+	const char **sorted = xcalloc(n + 1, sizeof(*sorted));
+	memcpy(sorted, names, n * sizeof(*names));
+	qsort(sorted, n, sizeof(*sorted), cmp_str);
+	t->names = xcalloc(n + 1, sizeof(*t->names));
+	for (i = 0; i < n; i++)
+		if (!t->n_names || strcmp(t->names[t->n_names - 1].name, sorted[i]))
+			t->names[t->n_names++].name = sorted[i];
+	for (i = 0; i < n; i++)
+		spans[i].name = (size_t)((const struct nest_name *)bsearch(names[i], t->names, t->n_names,
+									  sizeof(*t->names), cmp_name_key) - t->names);
+	size_t *parent = xcalloc(t->n_names + 1, sizeof(*parent));
+	nesting_parents(spans, n, t->n_names, parent);
+	for (i = 0; i < t->n_names; i++)
+		t->names[i].parent = parent[i] == NESTING_NONE ? NULL : t->names[parent[i]].name;
+	free(parent);
+	free(sorted);
+	free(spans);
+	free(names);
 	return t;
 }
 
@@ -199,17 +80,8 @@ void phase_nest_free(struct phase_nest *t)
 {
 	if (!t)
 		return;
-	free(t->in);
 	free(t->names);
-	free(t->by_name);
-	free(t->reach_end_ms);
-	free(t->reach_start_ms);
 	free(t);
-}
-
-static int cmp_name_key(const void *key, const void *elem)
-{
-	return strcmp(key, ((const struct nest_name *)elem)->name);
 }
 
 const char *phase_nest_parent(const struct phase_nest *t, const char *name)

@@ -98,6 +98,7 @@ struct comparison {
 	double threshold, alpha;
 	struct comparison_metric *metrics; /* primary family first, then secondary */
 	size_t n_metrics;
+	size_t *by_name;        /* metrics[] indices in name order, for lookups by name */
 	size_t family_tests[COMPARISON_FAMILIES]; /* metrics with a p-value, per family */
 	struct comparison_phase *phases; /* top level by |delta_ms|, largest first, each
 					  * followed by the phases it encloses */

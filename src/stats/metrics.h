@@ -39,6 +39,7 @@ struct metrics_span {
 struct metrics_set {
 	struct metrics_series *items;
 	size_t n, cap;
+	size_t *index, index_cap; /* items by name hash (open addressing, item + 1; 0 empty) */
 	size_t runs; /* run records added */
 	json_t *command;     /* the first run's "command" (a reference), or NULL */
 	json_t *profiles;    /* one entry per run: its "profile" object or null (NULL: no run yet) */
@@ -62,11 +63,11 @@ int metrics_from_records(json_t *const *records, size_t n, struct metrics_set *o
 int metrics_runs_of(json_t *root, const char *command, json_t ***runs, size_t *n, struct err *e);
 
 
-/* Sets each phase series' parent: the innermost other phase whose
- * instances enclose every instance of it in the same run (nesting), so
- * shares are counted over phases that do not overlap. Called by
- * metrics_add_records; phases with more than a few thousand instances are
- * left top-level. */
+/* Sets each phase series' parent: the other phase whose instances enclose
+ * every instance of it in the same run, the nearest around its first
+ * (stats/nesting), so shares are counted over phases that do not overlap.
+ * Called by metrics_add_records; phases with more than a few thousand
+ * instances are left top-level. */
 void metrics_find_parents(struct metrics_set *s);
 
 /* The resource key of a per-phase resource metric ("phase:pin.minflt" ->
