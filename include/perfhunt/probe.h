@@ -33,7 +33,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #define PH_NAME_MAX 128
@@ -47,7 +46,9 @@ static int ph__fd __attribute__((unused)) = -1;
 static int ph__ack_fd __attribute__((unused)) = -1;
 /* The process that may wait: a forked child would take its parent's acks. */
 static pid_t ph__ack_pid __attribute__((unused));
-/* One marker waits at a time, across every file that includes this header. */
+/* One marker waits at a time, across every file that includes this header
+ * (a weak definition: the linker keeps one). */
+extern pthread_mutex_t ph__ack_lock;
 __attribute__((weak)) pthread_mutex_t ph__ack_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The descriptor named by the variable, or -1. */
@@ -73,33 +74,21 @@ __attribute__((constructor, unused)) static void ph__init(void)
 	errno = saved;
 }
 
-static inline long ph__ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 /* Waits for one "ack\n" (perfhunt writes each whole, so a read of 4 takes
- * exactly one); a timeout or EOF ends the waiting for good. */
+ * exactly one); a timeout or EOF ends the waiting for good. A signal
+ * restarts the wait, at most three times. */
 static inline void ph__wait_ack(void)
 {
-	struct timespec t0;
 	char buf[4];
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int again = 3;
 	for (;;) {
 		struct pollfd p = { ph__ack_fd, POLLIN, 0 };
-		long left = PH_ACK_TIMEOUT_MS - ph__ms_since(&t0);
-		int r = left > 0 ? poll(&p, 1, (int)left) : 0;
-		if (r < 0 && errno == EINTR)
+		int r = poll(&p, 1, PH_ACK_TIMEOUT_MS);
+		ssize_t n = r > 0 ? read(ph__ack_fd, buf, sizeof(buf)) : -1;
+		if (n > 0)
+			return;
+		if ((r < 0 || (r > 0 && n < 0)) && (errno == EINTR || errno == EAGAIN) && again-- > 0)
 			continue;
-		if (r > 0) {
-			ssize_t n = read(ph__ack_fd, buf, sizeof(buf));
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (n > 0)
-				return;
-		}
 		ph__ack_fd = -1;
 		return;
 	}
