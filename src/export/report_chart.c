@@ -127,13 +127,15 @@ double report_chart_step(enum report_unit unit, double span, int target)
 			scale *= 1024;
 		return report_chart_nice_step(span / scale, target) * scale;
 	}
+	if (unit == REPORT_UNIT_COUNT) /* no tick between two whole counts */
+		return fmax(1, report_chart_nice_step(span, target));
 	return report_chart_nice_step(span, target);
 }
 
 char *report_chart_tick_label(enum report_unit unit, double v, double max, char *buf, size_t n)
 {
 	static const char *kb[] = { "KiB", "MiB", "GiB", "TiB" };
-	static const char *cnt[] = { "/s", " k/s", " M/s", " G/s" };
+	static const char *rate[] = { "/s", " k/s", " M/s", " G/s" }, *cnt[] = { "", " k", " M", " G" };
 	double a = fabs(max);
 	int i = 0;
 	switch (unit) {
@@ -156,12 +158,13 @@ char *report_chart_tick_label(enum report_unit unit, double v, double max, char 
 			snprintf(buf, n, "%.4g h", v / 36e5);
 		break;
 	case REPORT_UNIT_RATE:
+	case REPORT_UNIT_COUNT:
 		while (a >= 1000 && i < 3) {
 			a /= 1000;
 			v /= 1000;
 			i++;
 		}
-		snprintf(buf, n, "%.4g%s", v, cnt[i]);
+		snprintf(buf, n, "%.4g%s", v, unit == REPORT_UNIT_RATE ? rate[i] : cnt[i]);
 		break;
 	case REPORT_UNIT_PCT:
 		snprintf(buf, n, "%.4g %%", v);

@@ -18,26 +18,35 @@
 #include "export/compare_text.h"
 #include "export/detect_text.h"
 #include "export/report_chart.h"
+#include "stats/metrics.h"
 #include "stats/stats.h"
 
-/* The chart unit of a metric and the factor from its stored unit. */
+/* The chart unit of a metric (metrics_unit: the unit compare and detect
+ * print it in) and the factor from its stored unit. */
 static enum report_unit report_site_unit(const char *metric, double *scale)
 {
-	size_t n = strlen(metric);
 	*scale = 1;
-	if (!strncmp(metric, "phase:", 6) && !strchr(metric, '.'))
+	switch (metrics_unit(metric)) {
+	case METRICS_MS:
 		return REPORT_UNIT_MS;
-	if (n > 3 && !strcmp(metric + n - 3, "_ms"))
-		return REPORT_UNIT_MS;
-	if (n > 2 && !strcmp(metric + n - 2, "_s")) {
+	case METRICS_S:
 		*scale = 1000;
 		return REPORT_UNIT_MS;
-	}
-	if (n > 3 && !strcmp(metric + n - 3, "_kb"))
+	case METRICS_NS:
+		*scale = 1e-6;
+		return REPORT_UNIT_MS;
+	case METRICS_KB:
 		return REPORT_UNIT_KB;
-	if (n > 4 && !strcmp(metric + n - 4, "_mib")) {
+	case METRICS_MIB:
 		*scale = 1024;
 		return REPORT_UNIT_KB;
+	case METRICS_BYTES:
+		*scale = 1.0 / 1024;
+		return REPORT_UNIT_KB;
+	case METRICS_PCT:
+		return REPORT_UNIT_PCT;
+	case METRICS_COUNT:
+		break;
 	}
 	return REPORT_UNIT_COUNT;
 }

@@ -136,4 +136,32 @@ expect_status 0 $st && (cd "$R" && "$P" history detect --phase work >"$TMP/out" 
 # HEAD is slower than the baseline: bad (1), never a usage abort (128)
 expect_status 1 $st && expect_grep '^bisect-check: bad \(1\): phase:work' "$TMP/bisect.out" && ok
 
+t "the trend site's axes: bytes in IEC units, counts on whole ticks, task-clock as time"
+/usr/bin/python3 - "$TMP/units.jsonl" <<'PY'
+import sys
+sys.path.insert(0, "../reference")
+import histgen as h
+recs = []
+for i in range(12):
+    rec = h.run_record(["./writer"], i, 1.0, commit=h.fake_commit(i),
+                       metrics={"write_bytes": 16777216 * (1 if i < 6 else 2), "majflt": i % 3})
+    rec["counters"] = {"task-clock": {"value": 2.9e9 if i < 6 else 3.9e9}}
+    recs.append(rec)
+h.write_jsonl(sys.argv[1], recs)
+PY
+PERFHUNT_DB="$TMP/units.db" "$P" history import "$TMP/units.jsonl" >/dev/null &&
+	PERFHUNT_DB="$TMP/units.db" "$P" history site "$TMP/site" >/dev/null 2>&1 &&
+	/usr/bin/python3 - "$TMP/site" <<'PY' >"$TMP/py.err" 2>&1 && ok || fail "$(cat "$TMP/py.err")"
+import glob, re, sys
+ticks = {}
+for page in glob.glob(sys.argv[1] + "/bench-*.html"):
+    html = open(page).read()
+    for fig in re.findall(r'<figure id="m\d+">(.*?)</figure>', html, re.S):
+        title = re.search(r'class="ctitle"[^>]*>([^<]*)<', fig).group(1)
+        ticks[title] = re.findall(r'class="ytick"[^>]*>([^<]*)<', fig)
+assert all(t.endswith("MiB") or t == "0" for t in ticks["write_bytes"]), ticks["write_bytes"]
+assert all(re.fullmatch(r"\d+", t) for t in ticks["majflt"]), ticks["majflt"]
+assert all(t.endswith(" s") or t == "0" for t in ticks["task-clock"]), ticks["task-clock"]
+PY
+
 done_testing

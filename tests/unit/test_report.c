@@ -170,6 +170,10 @@ static void test_ticks(void **state)
 	assert_string_equal(report_chart_tick_label(REPORT_UNIT_MS, 600000, 3600000, b, sizeof(b)), "10 min");
 	assert_string_equal(report_chart_tick_label(REPORT_UNIT_RATE, 2e6, 4e6, b, sizeof(b)), "2 M/s");
 	assert_string_equal(report_chart_tick_label(REPORT_UNIT_MS, 0, 4e6, b, sizeof(b)), "0");
+	/* counts: whole ticks, never 0.5 of a fault; thousands as k */
+	assert_true(report_chart_step(REPORT_UNIT_COUNT, 3, 5) == 1);
+	assert_true(report_chart_step(REPORT_UNIT_COUNT, 40, 5) == 10);
+	assert_string_equal(report_chart_tick_label(REPORT_UNIT_COUNT, 20000, 40000, b, sizeof(b)), "20 k");
 }
 
 static void test_memory_svg_golden(void **state)
