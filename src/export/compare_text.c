@@ -39,7 +39,8 @@ static const char *reason_label(const char *key)
 		{ "minflt", "minor faults" }, { "majflt", "major faults" }, { "user_s", "user" },
 		{ "sys_s", "sys" }, { "vcsw", "voluntary switches" }, { "ivcsw", "involuntary switches" },
 		{ "read_bytes", "read" }, { "write_bytes", "written" }, { "rss_growth_kb", "RSS growth" },
-		{ "gpu_growth_mib", "GPU growth" },
+		{ "gpu_growth_mib", "GPU growth" }, { "parallelism", "parallelism" },
+		{ "blocked_ms", "blocked" }, { "runnable_ms", "waiting for a CPU" },
 	};
 	for (size_t i = 0; i < sizeof(labels) / sizeof(*labels); i++)
 		if (!strcmp(labels[i].key, key))
@@ -58,6 +59,11 @@ char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n
 		if (!strcmp(r->key, "user_s") || !strcmp(r->key, "sys_s")) {
 			w = snprintf(buf + len, n - len, "%s%s %s", i ? ", " : "", reason_label(r->key),
 				     compare_text_delta_ms(1000 * (r->nw - r->base), a, sizeof(a)));
+		} else if (!strcmp(r->key, "blocked_ms") || !strcmp(r->key, "runnable_ms")) {
+			w = snprintf(buf + len, n - len, "%s%s %s (thread time)", i ? ", " : "", reason_label(r->key),
+				     compare_text_delta_ms(r->nw - r->base, a, sizeof(a)));
+		} else if (!strcmp(r->key, "parallelism")) {
+			w = snprintf(buf + len, n - len, "%sparallelism %.2g \u2192 %.2g", i ? ", " : "", r->base, r->nw);
 		} else {
 			snprintf(metric, sizeof(metric), "phase:.%s", r->key);
 			compare_text_value_pair(metric, r->base, r->nw, a, b, sizeof(a));

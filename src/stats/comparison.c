@@ -177,11 +177,18 @@ static double reason_score(const char *key, const struct comparison_metric *m, d
 	if (!loose && !isnan(m->ci_low) && m->ci_low <= 1 && m->ci_high >= 1 && isfinite(m->ci_low) &&
 	    isfinite(m->ci_high))
 		return 0; /* the interval holds no change */
-	if (!strcmp(key, "user_s") || !strcmp(key, "sys_s")) {
-		double ms = fabs(d) * 1000, of = fabs(phase_delta_ms);
-		if (ms < 5 || (of > 0 && ms < 0.1 * of))
+	bool thread_time = !strcmp(key, "blocked_ms") || !strcmp(key, "runnable_ms");
+	if (!strcmp(key, "user_s") || !strcmp(key, "sys_s") || thread_time) {
+		/* thread time sums threads: 4 of them blocked 1 s more is 4 s, so
+		 * it may exceed the phase's delta and still be its whole story */
+		double ms = fabs(d) * (thread_time ? 1 : 1000), of = fabs(phase_delta_ms);
+		if (ms < 5 || (of > 0 && ms < (thread_time ? 0.5 : 0.1) * of))
 			return 0;
 		return of > 0 ? 10 * fmin(ms / of, 1) : 1;
+	}
+	if (!strcmp(key, "parallelism")) { /* a pool that lost its parallelism: 1.6 -> 1.0 */
+		double big = fmax(fabs(b), fabs(n));
+		return fabs(d) >= 0.2 && big > 0 && fabs(d) / big >= 0.25 ? 10 * fabs(d) / big : 0;
 	}
 	double floor = !strcmp(key, "read_bytes") || !strcmp(key, "write_bytes") ? 1 << 20
 		: !strcmp(key, "rss_growth_kb") ? 1024 : !strcmp(key, "gpu_growth_mib") ? 16 : 100;
@@ -201,7 +208,8 @@ static void find_reasons(const struct comparison *c, struct comparison_phase *p,
 {
 	p->n_reasons = 0;
 	static const char *const keys[] = { "minflt", "majflt", "sys_s", "user_s", "rss_growth_kb",
-					    "gpu_growth_mib", "vcsw", "ivcsw", "read_bytes", "write_bytes" };
+					    "gpu_growth_mib", "parallelism", "blocked_ms", "runnable_ms", "vcsw",
+					    "ivcsw", "read_bytes", "write_bytes" };
 	double score[COMPARISON_MAX_REASONS] = { 0 };
 	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
 		char name[512];

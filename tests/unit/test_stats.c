@@ -18,6 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "export/compare_text.h"
 #include "stats/comparison.h"
 #include "stats/metrics.h"
 #include "stats/stats.h"
@@ -389,6 +390,51 @@ static void test_comparison_reasons(void **state)
 	comparison_release(&c);
 }
 
+/* A lock held across the work of 4 threads: msm 600 ms at parallelism 1.6
+ * against 1 000 ms at 1.0, the same CPU, blocked 1.45 s -> 3.05 s. The phase
+ * says it waited: parallelism and blocked thread time lead its reasons. */
+static void test_comparison_reasons_thread_states(void **state)
+{
+	(void)state;
+	struct metrics_set side[2];
+	struct err e = { 0 };
+	for (int k = 0; k < 2; k++) {
+		json_t *runs[6];
+		for (int i = 0; i < 6; i++) {
+			double ms = (k ? 1000 : 600) + i, oncpu = 960 + i;
+			char buf[1024];
+			snprintf(buf, sizeof(buf),
+				 "{\"schema\": \"perfhunt.run/1\", \"summary\": {\"wall_s\": %.17g},"
+				 " \"phases\": [{\"name\": \"msm\", \"start_ms\": 10, \"end_ms\": %.17g,"
+				 " \"resources\": {\"user_ms\": %.17g, \"sys_ms\": 0, \"oncpu_ms\": %.17g,"
+				 " \"runnable_ms\": 0, \"blocked_ms\": %.17g, \"parallelism\": %.17g}}]}",
+				 ms / 1000 + 0.1, 10 + ms, oncpu, oncpu, 4 * ms - oncpu, oncpu / ms);
+			json_error_t je;
+			runs[i] = json_loads(buf, 0, &je);
+			assert_non_null(runs[i]);
+		}
+		assert_int_equal(metrics_from_records(runs, 6, &side[k], &e), 0);
+		for (int i = 0; i < 6; i++)
+			json_decref(runs[i]);
+	}
+	struct comparison_opts o;
+	comparison_opts_init(&o);
+	o.resamples = 200;
+	struct comparison c;
+	assert_int_equal(comparison_run(&side[0], &side[1], &o, &c, &e), 0);
+	assert_string_equal(c.phases[0].name, "msm");
+	assert_true(c.phases[0].changed);
+	assert_int_equal(c.phases[0].n_reasons, 2);
+	assert_string_equal(c.phases[0].reasons[0].key, "blocked_ms");
+	assert_string_equal(c.phases[0].reasons[1].key, "parallelism");
+	char why[256];
+	compare_text_reasons(&c.phases[0], why, sizeof(why));
+	assert_string_equal(why, "blocked +1.600 s (thread time), parallelism 1.6 \u2192 0.96");
+	comparison_release(&c);
+	metrics_set_release(&side[0]);
+	metrics_set_release(&side[1]);
+}
+
 static void test_metrics_extract(void **state)
 {
 	(void)state;
@@ -720,6 +766,7 @@ int main(void)
 		cmocka_unit_test(test_runs_of_bench),
 		cmocka_unit_test(test_comparison),
 		cmocka_unit_test(test_comparison_reasons),
+		cmocka_unit_test(test_comparison_reasons_thread_states),
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_comparison_small_n),
 		cmocka_unit_test(test_metric_units),

@@ -8,6 +8,8 @@
  * clocks (ready) and after every thread read them again (done). Each step:
  *   sleeps:N:MS   N sleeps of MS ms spread over the 4 threads (N voluntary switches at least)
  *   lock:MS       each thread spins MS ms holding one mutex: they serialize (parallelism ~1)
+ *   work:MS:LOCK  each thread spins MS ms, holding the mutex if LOCK is 1: one phase
+ *                 name for a good build (0: in parallel) and a bad one (1: serialized)
  *   pipe:MS       every thread blocks reading a pipe a child writes after MS ms
  *   starve:MS:EXTRA  every thread and EXTRA more spin MS ms: more runnable threads than cores
  *   churn:N       N children forked and reaped one after another
@@ -88,10 +90,12 @@ static void work(int id)
 	if (!strcmp(step.kind, "sleeps")) {
 		for (long i = id; i < step.a; i += POOL)
 			sleep_ms(step.b);
-	} else if (!strcmp(step.kind, "lock")) {
+	} else if (!strcmp(step.kind, "lock") || (!strcmp(step.kind, "work") && step.b)) {
 		pthread_mutex_lock(&lock);
 		spin_ms((double)step.a);
 		pthread_mutex_unlock(&lock);
+	} else if (!strcmp(step.kind, "work")) {
+		spin_ms((double)step.a);
 	} else if (!strcmp(step.kind, "pipe")) {
 		char c;
 		if (read(pipe_fd[0], &c, 1) != 1)
