@@ -490,8 +490,15 @@ int openmetrics_live(const struct sample *s, double interval_ms, const char *com
 		return err_sys(e, "cannot build the OpenMetrics text");
 	}
 	double per_s = 1000.0 / interval_ms;
+	fputs("# TYPE perfhunt_live_memory_bytes gauge\n# UNIT perfhunt_live_memory_bytes bytes\n"
+	      "# HELP perfhunt_live_memory_bytes Memory of the whole watched tree, a page its processes share counted once.\n", f);
+	static const char *const mem_methods[] = {
+		[SAMPLE_MEM_RSS] = "method=\"rss_sum\"", [SAMPLE_MEM_CGROUP] = "method=\"cgroup\"",
+		[SAMPLE_MEM_PSS] = "method=\"pss\"",
+	};
+	om_sample(f, "perfhunt_live_memory_bytes", mem_methods[s->mem_method], labels, (double)s->mem_kb * 1024.0);
 	fputs("# TYPE perfhunt_live_rss_bytes gauge\n# UNIT perfhunt_live_rss_bytes bytes\n"
-	      "# HELP perfhunt_live_rss_bytes Resident memory of the whole watched tree.\n", f);
+	      "# HELP perfhunt_live_rss_bytes Resident memory of the watched tree's processes summed, a shared page once per process.\n", f);
 	om_sample(f, "perfhunt_live_rss_bytes", NULL, labels, (double)s->rss_kb * 1024.0);
 	fputs("# TYPE perfhunt_live_cpu_ratio gauge\n# UNIT perfhunt_live_cpu_ratio ratio\n"
 	      "# HELP perfhunt_live_cpu_ratio CPU seconds per second of the tree over the last interval.\n", f);

@@ -248,7 +248,7 @@ static void test_bad_records(void **state)
 static void test_live(void **state)
 {
 	(void)state;
-	struct sample s = { .rss_kb = 2048, .user_ms = 150, .sys_ms = 50, .minflt = 30,
+	struct sample s = { .rss_kb = 2048, .mem_kb = 1024, .mem_method = SAMPLE_MEM_PSS, .user_ms = 150, .sys_ms = 50, .minflt = 30,
 			    .majflt = 1, .procs = 3, .threads = 7, .gpu_valid = true,
 			    .gpu_mib = 1.5 };
 	snprintf(s.phase, sizeof(s.phase), "load+pin_abc");
@@ -257,6 +257,7 @@ static void test_live(void **state)
 	struct err e = { 0 };
 	assert_int_equal(openmetrics_live(&s, 500, "prover", "gpu-01", &text, &len, &e), 0);
 	assert_non_null(strstr(text, "perfhunt_live_rss_bytes{command=\"prover\",host=\"gpu-01\"} 2097152\n"));
+	assert_non_null(strstr(text, "perfhunt_live_memory_bytes{method=\"pss\",command=\"prover\",host=\"gpu-01\"} 1048576\n"));
 	assert_non_null(strstr(text, "perfhunt_live_cpu_ratio{command=\"prover\",host=\"gpu-01\"} 0.4\n"));
 	assert_non_null(strstr(text, "perfhunt_live_page_faults_per_second{kind=\"minor\",command=\"prover\",host=\"gpu-01\"} 60\n"));
 	assert_non_null(strstr(text, "perfhunt_live_page_faults_per_second{kind=\"major\",command=\"prover\",host=\"gpu-01\"} 2\n"));
