@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kcmp.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -678,11 +680,27 @@ bool proctree_was_member(const struct proctree *t, pid_t pid)
 #define PSS_MIN_READS 8
 
 /* One member's smaps_rollup. */
+/* A member whose memory is its parent's (a vfork child before its exec, a
+ * CLONE_VM task such as LeakSanitizer's tracer at exit): smaps_rollup would
+ * read that one mm for both, counting it twice. kcmp says (a few µs); where
+ * it cannot (no CONFIG_KCMP), the member counts. */
+static bool shares_parent_mm(const struct proctree *t, const struct proctree_proc *p)
+{
+	pid_t parent = p->st.ppid;
+	return parent > 0 && index_find(t, parent) >= 0 &&
+	       syscall(SYS_kcmp, (pid_t)p->pid, parent, KCMP_VM, 0UL, 0UL) == 0;
+}
+
 static void read_pss(struct proctree *t, struct proctree_proc *p)
 {
 	char buf[2048];
-	ssize_t r = read_file(t, p, F_SMAPS, buf, sizeof(buf));
-	if (r > 0 && procfs_parse_smaps_rollup(buf, (size_t)r, &p->pss_kb) == 0) {
+	ssize_t r = 0;
+	bool shared = shares_parent_mm(t, p);
+	if (shared) /* its parent's PSS holds it */
+		p->pss_kb = 0;
+	else
+		r = read_file(t, p, F_SMAPS, buf, sizeof(buf));
+	if (shared || (r > 0 && procfs_parse_smaps_rollup(buf, (size_t)r, &p->pss_kb) == 0)) {
 		p->pss_read = true;
 		p->pss_unreadable = false;
 		p->pss_changes = t->mem_changes;

@@ -18,21 +18,26 @@ fork_run() { # fork_run OUT.json [OPTION...]
 }
 
 # check_fork FILE METHOD-PATTERN: while the children live the tree holds the
-# parent's 32 MiB and what the children add (their own pages: well under 8
-# MiB), not 3 x 32 MiB; the sampled peak is in the phase that allocated 8 MiB
-# more, and about 40 MiB. (A marker's sample may be read late on a loaded
-# machine: the fork phase may end after grow's 8 MiB, and begin while the
-# first child is being forked; neither moves a figure past these bounds.)
+# parent's 32 MiB and what the children add (their own pages: under 2 MiB),
+# not 3 x 32 MiB: the fork phase's largest figure stays below where grow
+# ends, 8 MiB more than the parent held; the sampled peak is that last level,
+# never in fork. Figures relative to grow's end hold under a sanitizer too
+# (ASan adds ~20 MiB to each process; LeakSanitizer's tracer, a CLONE_VM
+# task, shares its process's memory at exit: it must not count twice). A
+# marker's sample may be read late on a loaded machine (fork may end after
+# grow's 8 MiB, or begin while the first child is being forked): neither
+# moves a figure past these bounds.
 check_fork() {
 	/usr/bin/python3 - "$1" "$2" <<'PY'
 import json, re, sys
 r = json.load(open(sys.argv[1]))
 s = r["summary"]
 assert re.match(sys.argv[2], s["tree_mem_method"]), s["tree_mem_method"]
-fork = [p for p in r["phases"] if p["name"] == "fork"][0]["resources"]
-assert 30 * 1024 < fork["rss_max_kb"] < 48 * 1024, fork
-assert "grow" in s["peak_phase"].split("+"), (s["peak_phase"], s["peak_tree_rss_kb"], fork)
-assert 38 * 1024 < s["peak_tree_rss_kb"] < 48 * 1024, s
+res = {p["name"]: p["resources"] for p in r["phases"]}
+fork, end = res["fork"], res["grow"]["rss_end_kb"]
+assert 30 * 1024 < fork["rss_max_kb"] < end + 2048, (fork, end)
+assert end - 1024 <= s["peak_tree_rss_kb"] <= end + 2048, (s["peak_tree_rss_kb"], end)
+assert "fork" not in s["peak_phase"].split("+"), (s["peak_phase"], s["peak_tree_rss_kb"], end)
 sampled = [p for p in r["peaks"] if p["scope"] == "tree" and not p["exact"]][0]
 assert sampled["method"] == "sampled: " + s["tree_mem_method"], sampled
 PY
@@ -60,8 +65,9 @@ expect_status 0 $st && check_fork "$TMP/pss.json" '^PSS sum \(smaps_rollup\)$' &
 t "the CSV names the tree's column by its method; rss_kb stays the per-process sum; peak reads the tree's"
 "$P" run -q --no-save --interval 20 --cgroup off --csv "$TMP/f.csv" -- "$W" alloc:16 children:2:0:200
 head -1 "$TMP/f.csv" | grep -q ',phase,tree_pss_kb$' &&
-	awk -F, 'NR > 1 && $20 == 3 && $2 > 40000 && $25 < 24000 {both = 1} END {exit !both}' "$TMP/f.csv" &&
-	"$P" peak "$TMP/f.csv" >"$TMP/peak" && expect_grep '^[^ ]*f\.csv: tree_pss_kb 1[5-9][0-9]{3} ' "$TMP/peak" &&
+	awk -F, 'NR > 1 && $20 == 3 && $25 * 2 < $2 {both = 1} END {exit !both}' "$TMP/f.csv" &&
+	top=$(awk -F, 'NR > 1 && $25 > top {top = $25} END {print top}' "$TMP/f.csv") &&
+	"$P" peak "$TMP/f.csv" >"$TMP/peak" && expect_grep "^[^ ]*f\.csv: tree_pss_kb $top " "$TMP/peak" &&
 	ok || fail "$(head -3 "$TMP/f.csv"; cat "$TMP/peak")"
 
 t "as a user (no cgroup, no exit records): the forking tree counted once"
@@ -103,7 +109,8 @@ fi
 
 t "as a user, children read only while alive: their peak is 'at least', not exact"
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
-	as_nobody "$P" run --no-save --interval 20 -o "$TMP/nobody/kids.json" -- "$W" children:2:8:200 2>"$TMP/err"; st=$?
+	# the children hold 48 MiB each: each is the tree's largest process, a sanitizer's runtime or not
+	as_nobody "$P" run --no-save --interval 20 -o "$TMP/nobody/kids.json" -- "$W" children:2:48:200 2>"$TMP/err"; st=$?
 	expect_status 0 $st && expect_grep '^  peak RSS .*a bound, not exact: VmHWM \(at least: ' "$TMP/err" &&
 		check "bound" [ "$(jget "$TMP/nobody/kids.json" peaks.0.bound)" = "at least" ] && ok
 else
