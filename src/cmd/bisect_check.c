@@ -65,6 +65,10 @@ static int run_new(struct record_opts *ro, const struct launch_opts *lo, char *c
 			 * (git bisect run aborts on a status above 127) */
 			printf("bisect-check: cancelled (%d): SIG%s received during run %lld of %lld\n", 128 + sig,
 			       sigabbrev_np(sig), (long long)have + 1, (long long)n);
+			/* out now: a second signal (`timeout` sends one to the
+			 * process and one to its group) ends perfhunt as the
+			 * signal does, with the same 128+N, the line said */
+			fflush(stdout);
 			json_decref(runs[have]);
 			status = 128 + sig;
 			break;
