@@ -45,3 +45,6 @@ $py "$here/detect/run.py" --perfhunt "$ph"
 echo
 echo "## phases: per-phase attribution against ground truth, by phase length / interval"
 $py "$here/phases/run.py" --perfhunt "$ph" --phpin "$build/tests/workloads/phpin"
+echo
+echo "## scale: the reading side by phases (10^2 -> 10^4: nested, overlapping, flat)"
+$py "$here/scale/run.py" --perfhunt "$ph" --phgen "$build/tests/workloads/phgen"
