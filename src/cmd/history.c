@@ -709,6 +709,10 @@ static int history_detect(int argc, char **argv)
 		goto out;
 	}
 	history_detect_args_finish(&a);
+	const char *files[] = { json_path, md_path };
+	const struct session_outputs outputs = { .files = files, .nfiles = 2 };
+	if ((status = cmd_check_outputs(&outputs)) != 0)
+		goto out;
 	if (store_open_existing(&st, NULL, &e)) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;

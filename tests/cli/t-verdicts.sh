@@ -36,14 +36,16 @@ mkdir -p "$TMP/good"
 "$P" run -q --no-save -o "$TMP/good/r.json" -- true &&
 	[ "$(ls -A "$TMP/good")" = r.json ] && ok || fail "$(ls -A "$TMP/good")"
 
-t "watch, bench, compare and report refuse a missing directory before doing anything"
+t "watch, bench, compare, report and history detect refuse a missing directory before doing anything"
 rm -f "$TMP/mark"
 "$P" bench -q --no-save -n 1 --export-markdown "$TMP/missing/b.md" -- touch "$TMP/mark" 2>"$TMP/err"; st=$?
 expect_status 2 $st && [ ! -e "$TMP/mark" ] && expect_grep "no directory" "$TMP/err" &&
 	{ "$P" watch -q --no-save --duration 5 -o "$TMP/missing/w.json" $$ 2>"$TMP/err"; expect_status 2 $?; } &&
 	{ "$P" compare --export-json "$TMP/missing/c.json" "$TMP/good/r.json" "$TMP/good/r.json" 2>"$TMP/err";
 	  expect_status 2 $?; } &&
-	{ "$P" report -o "$TMP/missing/r.html" "$TMP/good/r.json" 2>"$TMP/err"; expect_status 2 $?; } && ok
+	{ "$P" report -o "$TMP/missing/r.html" "$TMP/good/r.json" 2>"$TMP/err"; expect_status 2 $?; } &&
+	{ "$P" history detect --export-markdown "$TMP/missing/d.md" 2>"$TMP/err"; expect_status 2 $?; } &&
+	expect_grep "^perfhunt: cannot write '$TMP/missing/d.md': no directory" "$TMP/err" && ok
 
 t "a record -o cannot take at the end is written to \$TMPDIR, and said where"
 mkdir -p "$TMP/fallback"
