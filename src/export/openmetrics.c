@@ -489,7 +489,9 @@ int openmetrics_live(const struct sample *s, double interval_ms, const char *com
 		free(labels);
 		return err_sys(e, "cannot build the OpenMetrics text");
 	}
-	double per_s = 1000.0 / interval_ms;
+	/* rates over the time the sample's deltas cover (a late or a marker's
+	 * sample is not one nominal interval) */
+	double per_s = 1000.0 / (s->span_ms > 0 ? s->span_ms : interval_ms);
 	fputs("# TYPE perfhunt_live_memory_bytes gauge\n# UNIT perfhunt_live_memory_bytes bytes\n"
 	      "# HELP perfhunt_live_memory_bytes Memory of the whole watched tree, a page its processes share counted once.\n", f);
 	static const char *const mem_methods[] = {
@@ -502,7 +504,7 @@ int openmetrics_live(const struct sample *s, double interval_ms, const char *com
 	om_sample(f, "perfhunt_live_rss_bytes", NULL, labels, (double)s->rss_kb * 1024.0);
 	fputs("# TYPE perfhunt_live_cpu_ratio gauge\n# UNIT perfhunt_live_cpu_ratio ratio\n"
 	      "# HELP perfhunt_live_cpu_ratio CPU seconds per second of the tree over the last interval.\n", f);
-	om_sample(f, "perfhunt_live_cpu_ratio", NULL, labels, (s->user_ms + s->sys_ms) / interval_ms);
+	om_sample(f, "perfhunt_live_cpu_ratio", NULL, labels, (s->user_ms + s->sys_ms) * per_s / 1000.0);
 	fputs("# TYPE perfhunt_live_page_faults_per_second gauge\n"
 	      "# HELP perfhunt_live_page_faults_per_second Page faults per second of the tree over the last interval.\n", f);
 	om_sample(f, "perfhunt_live_page_faults_per_second", "kind=\"minor\"", labels,

@@ -266,6 +266,12 @@ static void test_live(void **state)
 	assert_non_null(strstr(text, "perfhunt_live_phase_active{phase=\"pin_abc\",command=\"prover\",host=\"gpu-01\"} 1\n"));
 	check_valid(text);
 	free(text);
+	/* a sample that covers 250 ms (a marker's came 250 ms after the last one) */
+	s.span_ms = 250;
+	assert_int_equal(openmetrics_live(&s, 500, "prover", "gpu-01", &text, &len, &e), 0);
+	assert_non_null(strstr(text, "perfhunt_live_cpu_ratio{command=\"prover\",host=\"gpu-01\"} 0.8\n"));
+	assert_non_null(strstr(text, "perfhunt_live_page_faults_per_second{kind=\"minor\",command=\"prover\",host=\"gpu-01\"} 120\n"));
+	free(text);
 	assert_int_equal(openmetrics_live(&s, 0, NULL, NULL, &text, &len, &e), -1);
 	assert_non_null(strstr(e.msg, "positive interval"));
 }
