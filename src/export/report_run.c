@@ -195,6 +195,23 @@ static void report_run_add(struct report_chart *c, const char *name, const char 
 	c->series[c->nseries++] = (struct report_series){ name, key, color, v };
 }
 
+/* A phase's parallelism and the split of its threads' time, in shares. */
+static void report_run_thread_cells(struct svg *s, const json_t *t)
+{
+	char a[96];
+	double on = report_page_num(t, "oncpu_ms"), wait = report_page_num(t, "runnable_ms");
+	double blocked = report_page_num(t, "blocked_ms"), all = on + wait + blocked;
+	double par = report_page_num(t, "parallelism");
+	snprintf(a, sizeof(a), isnan(par) ? "-" : "%.2f", par);
+	report_page_cell(s, a, 0);
+	if (all > 0)
+		snprintf(a, sizeof(a), "%.0f %% / %.0f %% / %.0f %%", 100 * on / all, 100 * wait / all,
+			 100 * blocked / all);
+	else
+		snprintf(a, sizeof(a), "-");
+	report_page_cell(s, a, 0);
+}
+
 /* The tree a record's timeline is of: every chart says which it shows. */
 static const char *report_run_tree(const json_t *rec)
 {
@@ -428,17 +445,20 @@ static void report_run_tables(const json_t *rec, const struct report_run_flames 
 	const json_t *stats = json_object_get(rec, "phase_stats");
 	const json_t *phases = json_object_get(rec, "phases");
 	if (json_array_size(stats)) {
-		bool res = false, gpu = false;
+		bool res = false, gpu = false, threads = false;
 		json_array_foreach(stats, i, p) {
 			const json_t *t = json_object_get(json_object_get(p, "resources"), "total");
 			res |= t != NULL;
 			gpu |= json_object_get(t, "gpu_growth_mib") != NULL;
+			threads |= json_object_get(t, "parallelism") != NULL;
 		}
 		svg_raw(s, "<h2>Phases</h2>\n<table><tr><th class=\"l\">phase</th><th>count</th><th>total</th>"
 			   "<th>median</th><th>min</th><th>max</th>");
 		if (res)
-			svg_printf(s, "<th>CPU</th><th>sys</th><th>minor faults</th><th>RSS growth</th>%s",
-				   gpu ? "<th>GPU growth</th>" : "");
+			svg_printf(s, "<th>CPU</th><th>sys</th><th>minor faults</th><th>RSS growth</th>%s%s",
+				   gpu ? "<th>GPU growth</th>" : "",
+				   threads ? "<th>parallelism</th><th>thread time: on a CPU / waiting for one / blocked</th>"
+					   : "");
 		svg_raw(s, "</tr>\n");
 		struct phase_rows pr;
 		phase_rows_init(&pr, stats, phases, PHASE_TABLE_ROWS_MAX);
@@ -478,6 +498,8 @@ static void report_run_tables(const json_t *rec, const struct report_run_flames 
 					g = report_page_num(t, "gpu_growth_mib");
 					report_page_cell(s, phases_text_growth(isnan(g) ? 0 : g * 1024, a, sizeof(a)), 0);
 				}
+				if (threads)
+					report_run_thread_cells(s, t);
 			}
 			svg_raw(s, "</tr>\n");
 		}
