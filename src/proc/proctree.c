@@ -49,7 +49,7 @@ struct proctree_proc {
 	uint64_t cpu_ns, cpu_base_ns; /* its process CPU clock (every thread, exited ones too); its history */
 	int64_t born_ns;           /* the leader's start (CLOCK_MONOTONIC) */
 	int64_t read_ns;           /* its latest thread reading (0: none) */
-	int64_t exit_ns;           /* the leader's exit event (0: none heard) */
+	int64_t exit_ns;           /* the leader's end, from its exit record (0: none heard) */
 	uint64_t alive_ns;         /* the leader's alive time since measured */
 	int64_t slow_ns, prev_slow_ns; /* the latest two status readings (CLOCK_MONOTONIC) */
 	uint64_t first_hwm_kb;     /* VmHWM at its first status reading */
@@ -448,7 +448,7 @@ static bool hwm_before(const struct proctree *t, const struct proctree_proc *p)
 
 static void read_threads(struct proctree *t, struct proctree_proc *p, bool status_due, bool gone, int64_t now_ns);
 
-/* A member gone: its threads alive until its exit event, else until now (the
+/* A member gone: its threads alive until its exit record's end, else until now (the
  * reading that found it gone); its last counters move into the exited ones. */
 static void retire(struct proctree *t, size_t k, int64_t now_ns)
 {

@@ -3,8 +3,8 @@
  * A thread's alive time runs from its start (stat's starttime, once, when it
  * is first listed) or its previous reading to this one; run-queue wait and
  * on-CPU time come from schedstat in nanoseconds. A thread that vanished is
- * alive until its exit event when one was heard, else until the reading that
- * found it gone (at most one interval too long).
+ * alive until the end its taskstats exit record gives (root), else until the
+ * reading that found it gone (at most one interval too long).
  */
 #include "proc/tasks.h"
 
@@ -34,9 +34,8 @@ struct task {
 	uint64_t status_runs;      /* schedstat's runs at its latest status reading */
 	int64_t born_ns;           /* alive from (CLOCK_MONOTONIC) */
 	int64_t read_ns;           /* its latest reading (0: none) */
-	int64_t exit_ns;           /* its exit event (0: none heard) */
+	int64_t exit_ns;           /* its end, from its exit record (0: none heard) */
 	uint64_t alive_ns;         /* since measured */
-	bool listed;               /* scratch of a listing */
 };
 
 int tasks_delayacct(int procfs_fd)
@@ -177,7 +176,7 @@ static void task_time(const struct task *k, struct tasks_time *out)
 	out->ivcsw += since(k->ivcsw, k->base_ivcsw);
 }
 
-/* A thread gone: alive until its exit event, else until now; its last figures stay. */
+/* A thread gone: alive until its exit record's end, else until now; its last figures stay. */
 static void task_retire(struct tasks *ts, size_t i, int64_t alive_from_ns, int64_t now_ns, struct tasks_fds *fds)
 {
 	struct task *k = &ts->v[i];

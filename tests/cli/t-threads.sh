@@ -87,6 +87,14 @@ EOF
 
 # (the begin marker's sample is taken when perfhunt reads the line: on a
 # loaded machine the threads may have slept a few times before it)
+t "the phase table and the report show parallelism and where the thread time went"
+"$P" show "$TMP/s10.json" >"$TMP/show.txt" 2>&1
+"$P" report "$TMP/s10.json" -o "$TMP/r.html" >/dev/null 2>&1
+expect_grep 'RSS growth +par off-CPU$' "$TMP/show.txt" &&
+	expect_grep '^pipe .* 0\.0[0-9] +(9[0-9]|100)%$' "$TMP/show.txt" &&
+	expect_grep '<th>parallelism</th><th>thread time: on a CPU / waiting for one / blocked</th>' "$TMP/r.html" &&
+	expect_grep '<td>0\.0[0-9]</td><td>[0-9]+ % / [0-9]+ % / (9[0-9]|100) %</td>' "$TMP/r.html" && ok
+
 t "every thread's context switches: 100 sleeps over 4 threads are about 100 voluntary switches or more"
 v=$(/usr/bin/python3 -c 'import json, sys
 print([p for p in json.load(open(sys.argv[1]))["phases"] if p["name"] == "sleeps"][0]["resources"]["vcsw"])' "$TMP/s100.json")
