@@ -446,8 +446,16 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (bench_text_write(rec, cmd_use_color(STDOUT_FILENO), stdout) < 0)
 		status = PH_EXIT_FAIL;
-	if (b.json_path && jsonio_write(b.json_path, rec, &e) < 0)
+	if (b.json_path && jsonio_write(b.json_path, rec, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
+		/* a long bench's record is not lost to a full disk */
+		char *elsewhere = jsonio_write_elsewhere(rec, "bench", &e);
+		if (elsewhere)
+			fprintf(stderr, "perfhunt: the bench record was written to '%s' instead\n", elsewhere);
+		else
+			cmd_fail(status, &e);
+		free(elsewhere);
+	}
 	const struct cmd_export ex[] = { { b.csv_path, bench_csv_write }, { b.md_path, markdown_fn },
 					 { b.go_path, bench_gobench_write } };
 	status = cmd_write_exports(ex, sizeof(ex) / sizeof(ex[0]), rec, status);

@@ -285,6 +285,25 @@ static void reader_close(struct jsonio_reader *r)
 	free(r->buf);
 }
 
+char *jsonio_write_elsewhere(const json_t *v, const char *name, struct err *e)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char *path = xasprintf("%s/perfhunt-%s-XXXXXX.json", tmpdir && *tmpdir ? tmpdir : "/tmp", name);
+	int fd = mkostemps(path, 5, O_CLOEXEC);
+	if (fd < 0) {
+		err_sys(e, "cannot create '%s'", path);
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	if (jsonio_write(path, v, e) < 0) {
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 int jsonio_read(const char *path, const char *schema_prefix, json_t **out, struct err *e)
 {
 	struct jsonio_reader r;

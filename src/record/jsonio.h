@@ -35,5 +35,10 @@ int jsonio_read_many(const char *path, json_t ***out, size_t *n, struct err *e);
 void jsonio_values_free(json_t **v, size_t n);
 /* Writes bytes to path atomically (temp file + rename); "-" means stdout. */
 int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *e);
+/* A record its own path could not take at the end (a full disk, what no
+ * check before the run foresees) written to a new file in $TMPDIR (or
+ * /tmp), "perfhunt-NAME-XXXXXX.json". Returns that path (caller frees), or
+ * NULL with e filled. */
+char *jsonio_write_elsewhere(const json_t *v, const char *name, struct err *e);
 
 #endif

@@ -8,7 +8,6 @@
 #include "session/session.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -28,7 +27,6 @@
 #include "record/profile_json.h"
 #include "record/runrec.h"
 #include "store/store.h"
-#include "util/xalloc.h"
 
 /* Points kept per tree for per-phase resources (~100 bytes each): past it
  * the track halves its resolution, keeping totals and maxima. */
@@ -583,21 +581,12 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
  * /tmp, named in a warning, so a long run's record is not lost. */
 static void write_fallback(struct session *s, const json_t *rec)
 {
-	const char *tmpdir = getenv("TMPDIR");
-	char *path = xasprintf("%s/perfhunt-record-XXXXXX.json", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	struct err e;
-	int fd = mkostemps(path, 5, O_CLOEXEC);
-	if (fd < 0) {
-		warn(s, "the record was not kept: cannot create '%s': %s", path, strerror(errno));
-	} else {
-		close(fd);
-		if (jsonio_write(path, rec, &e) < 0) {
-			unlink(path);
-			warn(s, "the record was not kept: %s", e.msg);
-		} else {
-			warn(s, "the record was written to '%s' instead", path);
-		}
-	}
+	char *path = jsonio_write_elsewhere(rec, "record", &e);
+	if (path)
+		warn(s, "the record was written to '%s' instead", path);
+	else
+		warn(s, "the record was not kept: %s", e.msg);
 	free(path);
 }
 

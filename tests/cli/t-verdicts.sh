@@ -55,6 +55,14 @@ expect_status 1 $st && expect_grep "cannot write '/dev/full'" "$TMP/err" &&
 	expect_grep "written to '$TMP/fallback/$f' instead" "$TMP/err" &&
 	[ "$(jget "$TMP/fallback/$f" schema)" = perfhunt.run/1 ] && ok
 
+t "a bench record --export-json cannot take at the end is written to \$TMPDIR, and said where"
+mkdir -p "$TMP/benchfb"
+TMPDIR="$TMP/benchfb" "$P" bench -q --no-save -n 2 --export-json /dev/full -- true >/dev/null 2>"$TMP/err"; st=$?
+f=$(ls "$TMP/benchfb")
+expect_status 1 $st && expect_grep "^perfhunt: cannot write '/dev/full'" "$TMP/err" &&
+	expect_grep "^perfhunt: the bench record was written to '$TMP/benchfb/perfhunt-bench-.*\.json' instead$" "$TMP/err" &&
+	[ "$(jget "$TMP/benchfb/$f" schema)" = perfhunt.bench/1 ] && ok
+
 # ---- measurements, not identifiers or perfhunt's own costs ----
 
 t "a history whose only change is perfhunt's --interval: detect finds no change"
