@@ -41,6 +41,8 @@ rm -f "$TMP/mark"
 "$P" bench -q --no-save -n 1 --export-markdown "$TMP/missing/b.md" -- touch "$TMP/mark" 2>"$TMP/err"; st=$?
 expect_status 2 $st && [ ! -e "$TMP/mark" ] && expect_grep "no directory" "$TMP/err" &&
 	{ "$P" watch -q --no-save --duration 5 -o "$TMP/missing/w.json" $$ 2>"$TMP/err"; expect_status 2 $?; } &&
+	{ PERFHUNT_STATE_DIR="$TMP/state" "$P" watch --detach --no-save -o "$TMP/missing/w.json" $$ 2>"$TMP/err";
+	  expect_status 2 $?; } && check "a detached monitor registered" [ ! -e "$TMP/state" ] &&
 	{ "$P" compare --export-json "$TMP/missing/c.json" "$TMP/good/r.json" "$TMP/good/r.json" 2>"$TMP/err";
 	  expect_status 2 $?; } &&
 	{ "$P" report -o "$TMP/missing/r.html" "$TMP/good/r.json" 2>"$TMP/err"; expect_status 2 $?; } &&
