@@ -45,12 +45,20 @@ static bool jsonio_fd_link(const char *path)
 	return false;
 }
 
-static int write_in_place(const char *path, const char *buf, size_t n, struct err *e)
+/* What goes into the file: bytes at hand, or a JSON value encoded as it is
+ * written (a record of 10 000 phases is ~7 MB of text: encoding it into one
+ * string first doubled perfhunt's peak for it). Returns 0 or -1 (errno). */
+struct emitter {
+	int (*emit)(int fd, const void *ctx);
+	const void *ctx;
+};
+
+static int write_in_place(const char *path, const struct emitter *em, struct err *e)
 {
 	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return err_sys(e, "cannot open '%s'", path);
-	int rc = fdio_write_all(fd, buf, n);
+	int rc = em->emit(fd, em->ctx);
 	if (rc < 0)
 		err_sys(e, "cannot write '%s'", path);
 	if (close(fd) != 0 && rc == 0)
@@ -58,10 +66,10 @@ static int write_in_place(const char *path, const char *buf, size_t n, struct er
 	return rc;
 }
 
-int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *e)
+static int write_atomic(const char *path, const struct emitter *em, struct err *e)
 {
 	if (!strcmp(path, "-"))
-		return fdio_write_all(STDOUT_FILENO, buf, n) < 0 ? err_sys(e, "cannot write to stdout") : 0;
+		return em->emit(STDOUT_FILENO, em->ctx) < 0 ? err_sys(e, "cannot write to stdout") : 0;
 	/* Never through another user's link or into a directory another user
 	 * can change: the temporary file is O_EXCL and random (mkostemp), but
 	 * the rename and a device written in place go where the path leads. */
@@ -69,7 +77,7 @@ int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *
 		return -1;
 	struct stat st;
 	if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || jsonio_fd_link(path)))
-		return write_in_place(path, buf, n, e);
+		return write_in_place(path, em, e);
 	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
@@ -78,7 +86,7 @@ int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *
 		return -1;
 	}
 	fchmod(fd, 0644);
-	if (fdio_write_all(fd, buf, n) < 0)
+	if (em->emit(fd, em->ctx) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;
@@ -98,18 +106,76 @@ fail:
 	return -1;
 }
 
+struct bytes {
+	const char *buf;
+	size_t n;
+};
+
+static int emit_bytes(int fd, const void *ctx)
+{
+	const struct bytes *b = ctx;
+	return fdio_write_all(fd, b->buf, b->n);
+}
+
+int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *e)
+{
+	struct bytes b = { buf, n };
+	struct emitter em = { emit_bytes, &b };
+	return write_atomic(path, &em, e);
+}
+
+/* json_dump_callback's sink: 64 KiB at a time to the file */
+struct json_sink {
+	int fd;
+	int failed;
+	size_t n;
+	char buf[65536];
+};
+
+static int sink_flush(struct json_sink *k)
+{
+	if (k->n && !k->failed && fdio_write_all(k->fd, k->buf, k->n) < 0)
+		k->failed = errno ? errno : EIO;
+	k->n = 0;
+	return k->failed ? -1 : 0;
+}
+
+static int sink_put(const char *text, size_t size, void *data)
+{
+	struct json_sink *k = data;
+	while (size) {
+		if (k->n == sizeof(k->buf) && sink_flush(k) < 0)
+			return -1;
+		size_t take = sizeof(k->buf) - k->n < size ? sizeof(k->buf) - k->n : size;
+		memcpy(k->buf + k->n, text, take);
+		k->n += take;
+		text += take;
+		size -= take;
+	}
+	return 0;
+}
+
+static int emit_json(int fd, const void *ctx)
+{
+	struct json_sink *k = xcalloc(1, sizeof(*k));
+	k->fd = fd;
+	int rc = json_dump_callback(ctx, sink_put, k, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	if (rc == 0)
+		rc = sink_put("\n", 1, k);
+	if (sink_flush(k) < 0)
+		rc = -1;
+	else if (rc < 0)
+		errno = EINVAL; /* jansson could not encode the value */
+	if (k->failed)
+		errno = k->failed;
+	free(k);
+	return rc < 0 ? -1 : 0;
+}
+
 int jsonio_write(const char *path, const json_t *v, struct err *e)
 {
-	char *s = json_dumps(v, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
-	if (!s)
-		return err_set(e, "cannot encode the record for '%s'", path);
-	size_t n = strlen(s);
-	s = xrealloc(s, n + 2);
-	s[n++] = '\n';
-	s[n] = 0;
-	int rc = jsonio_write_bytes(path, s, n, e);
-	free(s);
-	return rc;
+	struct emitter em = { emit_json, v };
+	return write_atomic(path, &em, e);
 }
 
 /* ---- reading: one reader for every command ---- */
