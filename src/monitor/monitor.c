@@ -138,6 +138,12 @@ static void sample_gpu(struct loop *l, const struct proctree *tree, struct sampl
 	s->gpu_util_pct = g.util_pct < 0 ? 0 : g.util_pct;
 }
 
+/* ms rounded to a whole microsecond */
+static double ms_whole_us(double ms)
+{
+	return round(ms * 1000.0) / 1000.0;
+}
+
 /* The interval's CPU time: the tree's on-CPU nanoseconds (every process's
  * CPU clock, exact at any interval; stat's utime and stime move in whole
  * 10 ms ticks: 10 ms of them in a 6 ms interval drew 330 % on 2 cores).
@@ -161,17 +167,23 @@ static void cpu_split(const struct loop *l, struct side *sd, const struct proctr
 		sd->cpu_carry_ms = oncpu_ms - (cap_ms > 0 ? cap_ms : 0);
 		oncpu_ms -= sd->cpu_carry_ms;
 	}
+	/* whole microseconds, the rest carried: a figure of k/1000 ms reads back
+	 * from the record's 10 digits as the same double, and a split leaves no
+	 * 1e-16 residue where there was no time */
+	double kept_ms = ms_whole_us(oncpu_ms);
+	sd->cpu_carry_ms += oncpu_ms - kept_ms;
+	oncpu_ms = kept_ms;
 	s->oncpu_ms = oncpu_ms;
-	s->runnable_ms = (double)delta(t->runnable_ns, p->runnable_ns) / 1e6;
-	s->alive_ms = (double)delta(t->alive_ns, p->alive_ns) / 1e6;
+	s->runnable_ms = ms_whole_us((double)delta(t->runnable_ns, p->runnable_ns) / 1e6);
+	s->alive_ms = ms_whole_us((double)delta(t->alive_ns, p->alive_ns) / 1e6);
 	uint64_t ut = t->utime_ticks, st = t->stime_ticks;
 	double share = ut + st ? (double)ut / (double)(ut + st) : 1.0;
-	double user = (sd->cpu_given_ms + oncpu_ms) * share - sd->user_given_ms;
+	double user = ms_whole_us((sd->cpu_given_ms + oncpu_ms) * share - sd->user_given_ms);
 	user = user < 0 ? 0 : user > oncpu_ms ? oncpu_ms : user;
 	sd->cpu_given_ms += oncpu_ms;
 	sd->user_given_ms += user;
 	s->user_ms = user;
-	s->sys_ms = oncpu_ms - user;
+	s->sys_ms = ms_whole_us(oncpu_ms - user);
 }
 
 /* Reads one tree into s: sums now, deltas since its previous sample. */
