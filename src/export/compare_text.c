@@ -132,6 +132,31 @@ static void append(char *buf, size_t n, size_t *len, const char *fmt, ...)
 		*len = *len + (size_t)w < n ? *len + (size_t)w : n - 1;
 }
 
+/* A frame perf could not name: "libcuda.so+0x48bc07". */
+static bool unnamed(const char *frame)
+{
+	return strstr(frame, "+0x") != NULL;
+}
+
+/* Under a hot frame in a library without symbols, the hot path's nearest
+ * named user frames (the program's own code that called it): "; in
+ * cudaHostRegister ← main" — unless the line named one already (the frames
+ * from top on were printed). */
+static void nearest_named(const struct profdiff *d, size_t top, size_t floor, char *buf, size_t n, size_t *len)
+{
+	char label[PROFDIFF_LABEL];
+	size_t k = 0;
+	for (size_t i = d->n_hot - 1; i > floor && k < 2; i--) {
+		const char *nm = d->nodes[d->hot[i - 1]].name;
+		if (unnamed(nm) || profdiff_frame_kernel(nm) || nm[0] == '[')
+			continue;
+		if (!k && i - 1 >= top)
+			return;
+		profdiff_frame_label(nm, label, sizeof(label), NULL);
+		append(buf, n, len, "%s%s", k++ ? " \u2190 " : "; in ", label);
+	}
+}
+
 char *compare_text_code(const struct profdiff *d, char *buf, size_t n)
 {
 	size_t len = 0;
@@ -178,7 +203,11 @@ char *compare_text_code(const struct profdiff *d, char *buf, size_t n)
 		profdiff_frame_label(d->nodes[d->hot[top - 1]].name, label, sizeof(label), NULL);
 		append(buf, n, &len, "%s%s", k ? " \u2190 " : ", called from ", label);
 	}
-	if (floor)
+	if (unnamed(hot->name))
+		nearest_named(d, top, floor, buf, n, &len);
+	if (floor && d->hot_threads > 1)
+		append(buf, n, &len, " (%s, %zu threads)", d->nodes[d->hot[0]].name, d->hot_threads);
+	else if (floor)
 		append(buf, n, &len, " (%s)", d->nodes[d->hot[0]].name);
 	if (d->hot_state == PROFDIFF_NOISE)
 		append(buf, n, &len, " (within noise)");

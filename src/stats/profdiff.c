@@ -13,8 +13,10 @@
  * which the permutation null fixes, so the bound holds. */
 #include "stats/profdiff.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +47,155 @@ void profdiff_frame_label(const char *name, char *buf, size_t n, bool *kernel)
 	if (kernel)
 		*kernel = k;
 	snprintf(buf, n, "%.*s", (int)(k ? len - 4 : len), name);
+}
+
+/* Whether s is, to its end, a chain of clone suffixes (each ".NAME" or
+ * ".NAME.N"). */
+static bool clone_chain(const char *s)
+{
+	static const char *const names[] = { "constprop", "isra", "part", "cold", "lto_priv", "llvm" };
+	if (!*s)
+		return false;
+	while (*s) {
+		if (*s != '.')
+			return false;
+		s++;
+		size_t k = 0, nn = sizeof(names) / sizeof(names[0]);
+		for (; k < nn; k++) {
+			size_t l = strlen(names[k]);
+			if (!strncmp(s, names[k], l) && (s[l] == '.' || s[l] == '\0')) {
+				s += l;
+				break;
+			}
+		}
+		if (k == nn)
+			return false;
+		if (s[0] == '.' && isdigit((unsigned char)s[1])) /* its number */
+			for (s++; isdigit((unsigned char)*s); s++)
+				;
+	}
+	return true;
+}
+
+/* Cuts the clone suffixes off a frame name, in place. */
+static void strip_clone(char *f)
+{
+	size_t len = strlen(f);
+	bool k = profdiff_frame_kernel(f);
+	if (k)
+		f[len -= 4] = '\0';
+	for (char *dot = strchr(f, '.'); dot; dot = strchr(dot + 1, '.'))
+		if (dot > f && clone_chain(dot)) {
+			*dot = '\0';
+			len = (size_t)(dot - f);
+			break;
+		}
+	if (k)
+		memcpy(f + len, "_[k]", 5);
+}
+
+void profdiff_function_name(const char *frame, char *buf, size_t n)
+{
+	if (!n)
+		return;
+	char *copy = xstrdup(frame);
+	strip_clone(copy);
+	snprintf(buf, n, "%s", copy);
+	free(copy);
+}
+
+void profdiff_thread_pattern(const char *name, char *buf, size_t n)
+{
+	size_t len = strlen(name), cut = len;
+	while (cut > 0 && isdigit((unsigned char)name[cut - 1]))
+		cut--;
+	if (cut == len || cut == 0)
+		snprintf(buf, n, "%s", name);
+	else
+		snprintf(buf, n, "%.*s*", (int)cut, name);
+}
+
+/* The roots of stacks rooted at their thread's name: names that share a
+ * pattern with another ("provd-w0" .. "provd-w3") are compared as the
+ * pattern, so a frame summed over a pool's threads is neither split by them
+ * nor labelled with one of them. */
+struct root_fold {
+	char *name, *as;
+	size_t names;  /* distinct names folded into as */
+};
+
+struct root_folds {
+	struct root_fold *v;
+	size_t n;
+};
+
+static struct root_fold *fold_find(const struct root_folds *rf, const char *name)
+{
+	for (size_t i = 0; i < rf->n; i++)
+		if (!strcmp(rf->v[i].name, name))
+			return &rf->v[i];
+	return NULL;
+}
+
+/* The root frame of a stored stack: its first frame, past the run's phase root. */
+static size_t root_span(const char *stack, bool run, const char **root)
+{
+	if (run && stack[0] == '[' && (!strncmp(stack, "[phase:", 7) || !strncmp(stack, "[no phase]", 10))) {
+		const char *semi = strchr(stack, ';');
+		if (!semi)
+			return 0;
+		stack = semi + 1;
+	}
+	*root = stack;
+	return strcspn(stack, ";");
+}
+
+static void folds_build(struct root_folds *rf, const json_t *const *runs, size_t nr, const char *phase)
+{
+	memset(rf, 0, sizeof(*rf));
+	size_t cap = 0;
+	for (size_t r = 0; r < nr; r++) {
+		const json_t *stacks = phase ? json_object_get(json_object_get(json_object_get(runs[r], "phases"), phase),
+							       "stacks")
+					     : json_object_get(json_object_get(runs[r], "run"), "stacks");
+		size_t i;
+		const json_t *st;
+		json_array_foreach(stacks, i, st) {
+			const char *stack = json_string_value(json_object_get(st, "stack")), *root;
+			size_t len = stack ? root_span(stack, !phase, &root) : 0;
+			if (!len || stack[0] == '[')
+				continue;
+			char *name = xstrndup(root, len);
+			if (fold_find(rf, name)) {
+				free(name);
+				continue;
+			}
+			if (rf->n == cap) {
+				cap = cap ? 2 * cap : 16;
+				rf->v = xrealloc(rf->v, cap * sizeof(*rf->v));
+			}
+			char pat[PROFDIFF_LABEL];
+			profdiff_thread_pattern(name, pat, sizeof(pat));
+			rf->v[rf->n++] = (struct root_fold){ .name = name, .as = xstrdup(pat) };
+		}
+	}
+	for (size_t i = 0; i < rf->n; i++)
+		for (size_t j = 0; j < rf->n; j++)
+			rf->v[i].names += !strcmp(rf->v[i].as, rf->v[j].as);
+	for (size_t i = 0; i < rf->n; i++)
+		if (rf->v[i].names < 2) {
+			free(rf->v[i].as);
+			rf->v[i].as = xstrdup(rf->v[i].name);
+		}
+}
+
+static void folds_release(struct root_folds *rf)
+{
+	for (size_t i = 0; i < rf->n; i++) {
+		free(rf->v[i].name);
+		free(rf->v[i].as);
+	}
+	free(rf->v);
 }
 
 /* One frame (parent SIZE_MAX) or call-tree node (parent its node), with its
@@ -144,7 +295,7 @@ static double leaf_distance(const struct entry *x)
 
 /* Adds one run's stacks to both tables. */
 static void add_run(struct table *frames, struct table *nodes, const json_t *prof, const char *phase, size_t r,
-		    uint64_t *serial, size_t **pos, size_t *cap)
+		    const struct root_folds *rf, uint64_t *serial, size_t **pos, size_t *cap)
 {
 	double ms = run_ms_per_sample(prof);
 	size_t i;
@@ -161,6 +312,11 @@ static void add_run(struct table *frames, struct table *nodes, const json_t *pro
 			if (!phase && !n && parent == SIZE_MAX && f[0] == '[' &&
 			    (!strncmp(f, "[phase:", 7) || !strcmp(f, "[no phase]")))
 				continue;
+			const struct root_fold *fold = !n && rf ? fold_find(rf, f) : NULL;
+			if (fold)
+				f = fold->as;
+			else
+				strip_clone(f);
 			parent = table_get(nodes, parent, f);
 			nodes->e[parent].v[r] += w;
 			if (n == *cap) {
@@ -549,8 +705,16 @@ struct profdiff *profdiff_phase(const json_t *base, const json_t *nw, const char
 	double floor_ms = 0;
 	double *cpu = xcalloc(nb + nn, sizeof(*cpu));
 	size_t *pos = NULL, npos = 0;
+	bool process_root = true;
 	for (size_t r = 0; r < nb + nn; r++) {
-		add_run(&frames, &nodes, runs[r], phase, r, &serial, &pos, &npos);
+		const char *root = json_string_value(json_object_get(runs[r], "stacks_root"));
+		process_root &= root && !strcmp(root, "process");
+	}
+	struct root_folds rf = { 0 };
+	if (process_root)
+		folds_build(&rf, runs, nb + nn, phase);
+	for (size_t r = 0; r < nb + nn; r++) {
+		add_run(&frames, &nodes, runs[r], phase, r, process_root ? &rf : NULL, &serial, &pos, &npos);
 		double ms = run_ms_per_sample(runs[r]);
 		if (ms > floor_ms)
 			floor_ms = ms; /* at least one sample a run */
@@ -565,11 +729,7 @@ struct profdiff *profdiff_phase(const json_t *base, const json_t *nw, const char
 	d->phase = xstrdup(phase ? phase : "");
 	d->base_runs = nb;
 	d->new_runs = nn;
-	d->process_root = true;
-	for (size_t r = 0; r < nb + nn; r++) {
-		const char *root = json_string_value(json_object_get(runs[r], "stacks_root"));
-		d->process_root &= root && !strcmp(root, "process");
-	}
+	d->process_root = process_root;
 	d->base_ms = side_median(cpu, nb);
 	d->new_ms = side_median(cpu + nb, nn);
 
@@ -577,6 +737,10 @@ struct profdiff *profdiff_phase(const json_t *base, const json_t *nw, const char
 	build_nodes(d, &nodes, nb, nn, floor_ms, alpha);
 	double dir = side_mean(cpu + nb, nn) - side_mean(cpu, nb);
 	find_hot(d, &frames, nb, nn, dir > 0 ? 1 : dir < 0 ? -1 : 0);
+	for (size_t i = 0; process_root && d->n_hot && i < rf.n; i++)
+		if (!strcmp(rf.v[i].as, d->nodes[d->hot[0]].name))
+			d->hot_threads = rf.v[i].names;
+	folds_release(&rf);
 	table_release(&frames);
 	table_release(&nodes);
 	free(pos);

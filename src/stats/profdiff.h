@@ -66,6 +66,7 @@ struct profdiff {
 	size_t *hot;
 	size_t n_hot;
 	double hot_delta_ms;        /* median delta of the hot frame's inclusive time */
+	size_t hot_threads;         /* thread names folded into the hot path's root (process_root), 0 or 1: one */
 	enum profdiff_state hot_state;
 };
 
@@ -80,6 +81,14 @@ struct profdiff *profdiff_phase(const json_t *base, const json_t *nw, const char
 void profdiff_free(struct profdiff *d);
 
 #define PROFDIFF_LABEL 200
+/* A frame as compare counts it: the function, without the clone suffixes a
+ * compiler adds to a copy of it (".constprop.N", ".isra.N", ".part.N",
+ * ".cold", ".lto_priv.N", ".llvm.N", in any chain); "_[k]" kept. The record
+ * keeps the exact name. */
+void profdiff_function_name(const char *frame, char *buf, size_t n);
+/* A thread name's pattern: its trailing digits as '*' ("provd-w3" ->
+ * "provd-w*"); the name itself where it ends in none. */
+void profdiff_thread_pattern(const char *name, char *buf, size_t n);
 /* Whether a folded frame name is a kernel frame (FlameGraph's "_[k]" suffix). */
 bool profdiff_frame_kernel(const char *name);
 /* The frame named in a profdiff: "_[k]" removed, *kernel set (may be NULL). */

@@ -235,6 +235,109 @@ static void test_process_root(void **state)
 	json_decref(nw);
 }
 
+/* 5 + 5 runs of stacks rooted at their thread (the record's "stacks_root"),
+ * base[i] and nw[i] counted b[i] and n[i] + r times in run r. */
+static struct profdiff *rooted_diff(const char *const *base_stacks, const char *const *new_stacks, const int *b,
+				    const int *n, size_t k)
+{
+	json_t *base = json_array(), *nw = json_array();
+	for (int r = 0; r < 5; r++) {
+		int nr[8];
+		for (size_t i = 0; i < k; i++)
+			nr[i] = n[i] + r;
+		json_t *pb = profile(base_stacks, b, k), *pn = profile(new_stacks, nr, k);
+		json_object_set_new(pb, "stacks_root", json_string("process"));
+		json_object_set_new(pn, "stacks_root", json_string("process"));
+		json_array_append_new(base, pb);
+		json_array_append_new(nw, pn);
+	}
+	struct profdiff *d = profdiff_phase(base, nw, "pin", 100, 0.02, 0.05);
+	json_decref(base);
+	json_decref(nw);
+	return d;
+}
+
+/* gcc's clones of a function are the function: the bad build's
+ * bucket_accumulate.constprop.0 is compared with the good build's
+ * bucket_accumulate, and the line names the function. */
+static void test_clone_suffix(void **state)
+{
+	(void)state;
+	static const char *const cases[][2] = {
+		{ "f.isra.0", "f" }, { "f.constprop.0.isra.0", "f" }, { "f.cold", "f" }, { "f.part.3.cold", "f" },
+		{ "f.lto_priv.0", "f" }, { "f.llvm.12345678901", "f" }, { "f.constprop", "f" },
+		{ "g.isra.0_[k]", "g_[k]" }, { "libcuda.so.1+0x48bc07", "libcuda.so.1+0x48bc07" },
+		{ "a.b", "a.b" }, { "f.coldx", "f.coldx" }, { ".isra.0", ".isra.0" }, { "f.isra.x", "f.isra.x" },
+		{ "std::vector<int>::push_back(int const&) [clone .isra.0]", "std::vector<int>::push_back(int const&) [clone .isra.0]" },
+	};
+	char buf[PROFDIFF_LABEL];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		profdiff_function_name(cases[i][0], buf, sizeof(buf));
+		assert_string_equal(buf, cases[i][1]);
+	}
+	const char *base[] = { "prover;main;msm;bucket_accumulate", "prover;main;spin" };
+	const char *nw[] = { "prover;main;msm;bucket_accumulate.constprop.0", "prover;main;spin" };
+	int b[] = { 10, 10 }, n[] = { 40, 10 };
+	struct profdiff *d = rooted_diff(base, nw, b, n, 2);
+	assert_non_null(frame(d, "bucket_accumulate"));
+	assert_null(frame(d, "bucket_accumulate.constprop.0"));
+	assert_int_equal(frame(d, "bucket_accumulate")->state, PROFDIFF_GROWN);
+	char line[512];
+	compare_text_code(d, line, sizeof(line));
+	assert_string_equal(line, "+320 ms CPU in bucket_accumulate \u2190 msm \u2190 main (prover)");
+	profdiff_free(d);
+}
+
+/* A frame summed over a pool's threads is labelled by their pattern and
+ * count, never by one thread's name; a name no other shares stays itself. */
+static void test_thread_pattern(void **state)
+{
+	(void)state;
+	char buf[64];
+	profdiff_thread_pattern("provd-w3", buf, sizeof(buf));
+	assert_string_equal(buf, "provd-w*");
+	profdiff_thread_pattern("provd", buf, sizeof(buf));
+	assert_string_equal(buf, "provd");
+	profdiff_thread_pattern("1234", buf, sizeof(buf));
+	assert_string_equal(buf, "1234");
+	const char *stacks[] = { "provd-w0;worker_main;msm_chunk", "provd-w1;worker_main;msm_chunk",
+				 "provd-w2;worker_main;msm_chunk", "provd-w3;worker_main;msm_chunk",
+				 "python3;main;spin" };
+	int b[] = { 10, 10, 10, 10, 10 }, n[] = { 20, 10, 15, 12, 10 };
+	struct profdiff *d = rooted_diff(stacks, stacks, b, n, 5);
+	char line[512];
+	compare_text_code(d, line, sizeof(line));
+	assert_non_null(strstr(line, "msm_chunk \u2190 worker_main (provd-w*, 4 threads)"));
+	for (size_t i = 0; i < d->n_nodes; i++) {
+		assert_null(strstr(d->nodes[i].name, "provd-w0"));
+		assert_string_not_equal(d->nodes[i].name, "python*");
+	}
+	profdiff_free(d);
+}
+
+/* A hot frame in a library without symbols: the line also names the
+ * nearest frames of the program's own code on its path. */
+static void test_unnamed_library(void **state)
+{
+	(void)state;
+	const char *stacks[] = { "prover;main;cudaHostRegister;libcuda.so.1+0x4;libcuda.so.1+0x8;libcuda.so.1+0x10;"
+				 "libcuda.so.1+0x20;libcuda.so.1+0x48bc07",
+				 "prover;main;spin" };
+	int b[] = { 1, 10 }, n[] = { 20, 10 };
+	struct profdiff *d = rooted_diff(stacks, stacks, b, n, 2);
+	char line[512];
+	compare_text_code(d, line, sizeof(line));
+	assert_string_equal(line, "+210 ms CPU in libcuda.so.1+0x48bc07 \u2190 libcuda.so.1+0x20 \u2190 libcuda.so.1+0x10, "
+			    "called from libcuda.so.1+0x8 \u2190 libcuda.so.1+0x4; in cudaHostRegister \u2190 main (prover)");
+	profdiff_free(d);
+	/* a named caller already on the line is not named twice */
+	const char *near[] = { "prover;main;cudaHostRegister;libcuda.so.1+0x48bc07", "prover;main;spin" };
+	d = rooted_diff(near, near, b, n, 2);
+	compare_text_code(d, line, sizeof(line));
+	assert_string_equal(line, "+210 ms CPU in libcuda.so.1+0x48bc07 \u2190 cudaHostRegister \u2190 main (prover)");
+	profdiff_free(d);
+}
+
 /* One run a side: deltas, never a verdict; no profile on a side: NULL. */
 static void test_one_run_and_none(void **state)
 {
@@ -272,6 +375,9 @@ int main(void)
 		cmocka_unit_test(test_unknown_root),
 		cmocka_unit_test(test_process_root),
 		cmocka_unit_test(test_one_run_and_none),
+		cmocka_unit_test(test_clone_suffix),
+		cmocka_unit_test(test_thread_pattern),
+		cmocka_unit_test(test_unnamed_library),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
