@@ -151,6 +151,17 @@ else
 	between 2001 "$n" "$most" && [ "$c" = True ] && ok || fail "procs_seen $n (complete: $c), expected 2001"
 fi
 
+t "every process of a fork tree is counted: 2 048 shells, each forking while its parent forks"
+"$P" run -q --no-save --interval 10 -o "$TMP/ft.json" -- sh -c \
+	'f() { if [ "$1" -gt 0 ]; then f $(($1 - 1)) & f $(($1 - 1)); wait; fi; }; f 11' >/dev/null 2>&1
+if [ "$(jget "$TMP/ft.json" monitor.discovery)" != "process events connector" ]; then
+	skip "no process-events connector here (needs root)"
+else
+	n=$(jget "$TMP/ft.json" summary.procs_seen)
+	[ "$n" = 2048 ] && [ "$(jget "$TMP/ft.json" summary.procs_seen_complete)" = True ] && ok ||
+		fail "procs_seen $n, expected 2048"
+fi
+
 t "without process events the count is a lower bound and says so"
 PERFHUNT_NO_PROC_EVENTS=1 "$P" run --no-save --interval 10 -o "$TMP/cp.json" -- "$W" churn:300 \
 	>"$TMP/cp.out" 2>&1
