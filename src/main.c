@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "ps", cmd_ps, "list background monitors" },
 	{ "bench", cmd_bench, "repeated, interleaved runs of commands: statistics, outliers, exports" },
 	{ "compare", cmd_compare, "compare runs: medians, CI, p-value, verdict, phase attribution" },
+	{ "bisect", cmd_bisect, "every culprit between a good and a bad commit, each built in a worktree" },
 	{ "bisect-check", cmd_bisect_check, "for git bisect run: exit 0 good, 1 regressed, 125 skip" },
 	{ "show", cmd_show, "a recorded run on the terminal: summary, phases, RSS sparkline; its exports" },
 	{ "peak", cmd_peak, "peak row of a timeline CSV, in one pass" },

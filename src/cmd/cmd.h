@@ -96,5 +96,6 @@ int cmd_history(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bisect_check(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 #endif

@@ -174,9 +174,12 @@ static int record_opt(struct parseopt_state *st, const struct parseopt *row, con
 void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct parseopt rows[RECORD_OPTS_NROWS])
 {
 	const bool bench = cmd == RECORD_OPTS_FOR_BENCH, bisect = cmd == RECORD_OPTS_FOR_BISECT;
-	/* -o and --csv are per run: bench and bisect-check refuse them after parsing */
-	const unsigned per_run = bench || bisect ? PARSEOPT_HIDDEN : 0;
-	const unsigned not_bisect = bisect ? PARSEOPT_HIDDEN : 0; /* quiet already, saved only with --save, no push */
+	const bool hunt = cmd == RECORD_OPTS_FOR_HUNT;
+	/* -o and --csv are per run: bench, bisect-check and bisect refuse them after parsing */
+	const unsigned per_run = bench || bisect || hunt ? PARSEOPT_HIDDEN : 0;
+	/* quiet already, saved only with --save (bisect: always), no push */
+	const unsigned not_bisect = bisect || hunt ? PARSEOPT_HIDDEN : 0;
+	const unsigned no_profile = bisect ? PARSEOPT_HIDDEN : 0; /* bisect's culprits name the code */
 	/* a cgroup and counters need a command perfhunt starts: watch accepts and ignores them */
 	const unsigned launched = cmd == RECORD_OPTS_FOR_WATCH ? PARSEOPT_HIDDEN : 0;
 	o->rows_for = (int)cmd;
@@ -205,7 +208,7 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		    OPT_PROBE_LOG, PARSEOPT_NONEMPTY),
 		ROW(0, "probe-time", "MODE", "auto (default): a log line's leading timestamp dates\n"
 		    "its probe; arrival: when it was read", OPT_PROBE_TIME, 0),
-		ROW(0, "tag", "NAME", bench || bisect ? "tag the runs in the history (repeatable)"
+		ROW(0, "tag", "NAME", bench || bisect || hunt ? "tag the runs in the history (repeatable)"
 					    : "tag the run in the history (repeatable)", OPT_TAG, PARSEOPT_NONEMPTY),
 		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "no-save", .value = &o->save,
 		  .help = bench ? "do not store the bench in the history" : "do not store the run in the history",
@@ -225,15 +228,15 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		ROW(0, "push-label", "K=V", "a grouping label of the push (repeatable)", OPT_PUSH_LABEL, not_bisect),
 		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "profile", .value = &o->profile, .defval = 1,
 		  .help = "sample on-CPU stacks (user and kernel) of the tree\nwith perf, per phase, into the record",
-		  .flags = not_bisect },
+		  .flags = no_profile },
 		{ .type = PARSEOPT_TYPE_INT, .long_name = "profile-hz", .value = &o->profile_hz, .argh = "HZ",
-		  .help = "samples per second of --profile (default 99)", .min = 1, .max = 10000, .flags = not_bisect },
+		  .help = "samples per second of --profile (default 99)", .min = 1, .max = 10000, .flags = no_profile },
 		PARSEOPT_END(), /* the export rows from here */
 	};
 	_Static_assert(sizeof(r) / sizeof(r[0]) == RECORD_OPTS_NROWS - RECORD_OPTS_EXPORT_NROWS + 1,
 		       "RECORD_OPTS_NROWS counts the rows and the export rows");
 	memcpy(rows, r, sizeof(r));
-	o->exports.refused = bench || bisect;
+	o->exports.refused = bench || bisect || hunt;
 	record_opts_export_rows(&o->exports, per_run, rows + RECORD_OPTS_NROWS - RECORD_OPTS_EXPORT_NROWS);
 }
 

@@ -78,7 +78,11 @@ struct record_opts {
  * bench and bisect-check accept but hide the per-run files (-o, --csv,
  * refused after parsing); bisect-check also hides what it has no use for,
  * watch the options that need a command perfhunt starts (--cgroup, counters). */
-enum record_opts_for { RECORD_OPTS_FOR_RUN, RECORD_OPTS_FOR_WATCH, RECORD_OPTS_FOR_BENCH, RECORD_OPTS_FOR_BISECT };
+/* bisect (HUNT) stores every run and pushes none: it hides what bisect-check
+ * hides but --profile. */
+enum record_opts_for {
+	RECORD_OPTS_FOR_RUN, RECORD_OPTS_FOR_WATCH, RECORD_OPTS_FOR_BENCH, RECORD_OPTS_FOR_BISECT, RECORD_OPTS_FOR_HUNT
+};
 #define RECORD_OPTS_NROWS 27
 
 void record_opts_init(struct record_opts *o);

@@ -129,6 +129,18 @@ static int git_dirty(const char *top)
 	return n > 0;
 }
 
+/* Splits git's output into full commit IDs, one a line. */
+static void commit_lines(char *text, char ***commits, size_t *n)
+{
+	size_t cap = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!*line || strlen(line) >= 64 || strspn(line, "0123456789abcdef") != strlen(line))
+			continue;
+		xgrow((void **)commits, &cap, *n + 1, sizeof(**commits));
+		(*commits)[(*n)++] = xstrdup(line);
+	}
+}
+
 int git_first_parent(const char *top, char ***commits, size_t *n)
 {
 	*commits = NULL;
@@ -139,13 +151,7 @@ int git_first_parent(const char *top, char ***commits, size_t *n)
 		free(text);
 		return -1;
 	}
-	size_t cap = 0;
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		if (!*line || strlen(line) >= 64 || strspn(line, "0123456789abcdef") != strlen(line))
-			continue;
-		xgrow((void **)commits, &cap, *n + 1, sizeof(**commits));
-		(*commits)[(*n)++] = xstrdup(line);
-	}
+	commit_lines(text, commits, n);
 	free(text);
 	return 0;
 }
@@ -207,4 +213,53 @@ void git_info_read(struct git_info *g)
 			snprintf(g->commit, sizeof(g->commit), "%.63s", head);
 	}
 	g->dirty = git_dirty(g->toplevel);
+}
+
+int git_range(const char *top, const char *good, const char *bad, char ***commits, size_t *n)
+{
+	*commits = NULL;
+	*n = 0;
+	char *range = xasprintf("%s..%s", good, bad);
+	char *argv[] = { "git", "-C", (char *)top, "rev-list", "--first-parent", "--reverse", range, "--", NULL };
+	char *text;
+	int st = git_capture(argv, &text, NULL);
+	free(range);
+	if (st == 0)
+		commit_lines(text, commits, n);
+	free(text);
+	return st == 0 ? 0 : -1;
+}
+
+void git_commit_about(const char *top, const char *commit, char *subject, size_t subject_n, char *author,
+		      size_t author_n)
+{
+	char *argv[] = { "git", "-C", (char *)top, "log", "-1", "--format=%an%n%s", (char *)commit, "--", NULL };
+	char *text;
+	*subject = *author = 0;
+	if (git_capture(argv, &text, NULL) == 0) {
+		char *nl = strchr(text, '\n');
+		if (nl) {
+			*nl = 0;
+			snprintf(author, author_n, "%s", text);
+			nl[1 + strcspn(nl + 1, "\n")] = 0;
+			snprintf(subject, subject_n, "%s", nl + 1);
+		}
+	}
+	free(text);
+}
+
+int git_worktree_add(const char *top, const char *path, const char *commit)
+{
+	char *argv[] = { "git", "-C", (char *)top, "worktree", "add", "--detach", "--quiet", (char *)path,
+			 (char *)commit, NULL };
+	return git_capture(argv, NULL, NULL) == 0 ? 0 : -1;
+}
+
+int git_worktree_remove(const char *top, const char *path)
+{
+	char *rm[] = { "git", "-C", (char *)top, "worktree", "remove", "--force", (char *)path, NULL };
+	char *prune[] = { "git", "-C", (char *)top, "worktree", "prune", NULL };
+	int st = git_capture(rm, NULL, NULL);
+	git_capture(prune, NULL, NULL);
+	return st == 0 ? 0 : -1;
 }

@@ -25,4 +25,16 @@ int git_first_parent(const char *top, char ***commits, size_t *n);
  * repository at top, into out. -1 when git cannot resolve it to a commit. */
 int git_resolve_commit(const char *top, const char *ref, char *out, size_t n);
 
+/* The first-parent commits after good up to bad, oldest first
+ * (`git rev-list --first-parent --reverse good..bad`, full IDs). Caller frees
+ * each string and the array. -1 when git cannot list them. */
+int git_range(const char *top, const char *good, const char *bad, char ***commits, size_t *n);
+/* A commit's subject line and author name ("" when git cannot say). */
+void git_commit_about(const char *top, const char *commit, char *subject, size_t subject_n, char *author,
+		      size_t author_n);
+/* `git worktree add --detach path commit` in the repository at top: 0, or -1. */
+int git_worktree_add(const char *top, const char *path, const char *commit);
+/* `git worktree remove --force path`, then `git worktree prune`: 0, or -1. */
+int git_worktree_remove(const char *top, const char *path);
+
 #endif

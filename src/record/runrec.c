@@ -1,8 +1,10 @@
 /* runrec: assembling the run record — meta, summary, peaks, samples. */
 #include "record/runrec.h"
 
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -87,14 +89,24 @@ static json_t *host_json(void)
 }
 
 /* Asking git whether the tree is dirty spawns `git status` (~14 ms): once per
- * process is enough (a bench asks for every run), and never when the record
- * goes nowhere that keeps it. */
+ * working directory is enough (a bench asks for every run; bisect runs each
+ * commit in its own work tree), and never when the record goes nowhere that
+ * keeps it. */
 static json_t *git_json(bool wanted)
 {
 	static json_t *cached;
+	static char cached_dir[PATH_MAX];
+	char dir[PATH_MAX];
 	if (!wanted)
 		return json_null();
+	if (!getcwd(dir, sizeof(dir)))
+		dir[0] = 0;
+	if (cached && strcmp(dir, cached_dir)) {
+		json_decref(cached);
+		cached = NULL;
+	}
 	if (!cached) {
+		snprintf(cached_dir, sizeof(cached_dir), "%s", dir);
 		struct git_info g;
 		git_info_read(&g);
 		cached = g.present ? json_pack("{s:s, s:o}", "commit", g.commit, "dirty",

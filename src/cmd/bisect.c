@@ -1,0 +1,1032 @@
+/* bisect: perfhunt bisect --good REF --bad REF [--build CMD] -- CMD [ARG...]
+ *
+ * Every culprit between two commits, with as many runs as each decision
+ * needs. Each tested commit gets a git worktree of its own under the
+ * history's directory (never the user's tree), is built there, and CMD runs
+ * in it as full run records stored in the history with that commit, so a
+ * second invocation finds them and only adds runs. Adjacent tested commits
+ * are judged by stats/bisectrule.c; intervals whose ends differ are split
+ * until each difference sits between two adjacent buildable commits. The
+ * result is a perfhunt.bisect/1 record, rendered by export/bisect_text.c.
+ */
+#include "cmd/cmd.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/record_opts.h"
+#include "export/bisect_text.h"
+#include "export/compare_text.h"
+#include "monitor/monitor.h"
+#include "record/command.h"
+#include "record/git.h"
+#include "record/jsonio.h"
+#include "stats/bisectrule.h"
+#include "stats/comparison.h"
+#include "stats/metrics.h"
+#include "store/store.h"
+#include "util/clock.h"
+#include "util/xalloc.h"
+
+static const char usage_text[] =
+	"usage: perfhunt bisect --good REF --bad REF [options] [--] CMD [ARG...]\n"
+	"       perfhunt bisect --clean\n"
+	"\n"
+	"Finds every commit between GOOD and BAD that changed CMD's wall time or a\n"
+	"phase's duration. Each tested commit is checked out in a git worktree of\n"
+	"its own under the history's directory (your work tree is never touched),\n"
+	"built there with --build, and CMD runs there, each run a full record\n"
+	"stored in the history with that commit: running the same bisect again\n"
+	"reuses them and only adds runs. Adjacent tested commits are compared\n"
+	"(Mann–Whitney): different when p < 0.01 and the medians differ by the\n"
+	"threshold; same when p rises above a bar that falls as runs accumulate,\n"
+	"or the CI of the ratio lies within the threshold; else more runs, up to\n"
+	"--max-runs, and a pair still open is reported undecided.\n"
+	"\n"
+	"options:\n";
+
+static const char usage_footer[] =
+	"Exit status: 0 when the hunt finished (culprits or none); 1 when GOOD and\n"
+	"BAD are not different (same or undecided), or a commit end cannot be\n"
+	"built or run; 2 on a usage error; 128+N when signal N stopped it (the runs\n"
+	"taken are stored: run it again to resume).\n";
+
+enum { ID_SHORT = 12 };
+
+enum build_state { BUILD_UNKNOWN, BUILD_OK, BUILD_BROKEN };
+
+struct commit {
+	char id[64];
+	char subject[256], author[128];
+	enum build_state build;
+	char *why;          /* a broken commit: why it was skipped */
+	char path[PATH_MAX + 32]; /* its worktree */
+	json_t **runs;      /* records, oldest first (owned) */
+	size_t nruns, cap;
+	size_t reused;      /* found in the history */
+	size_t want;        /* runs it should have */
+	bool tested;
+};
+
+struct bisect_cli {
+	struct record_opts ro;
+	const char *good, *bad, *build, *json_path;
+	struct parseopt_list metrics;
+	int64_t max_runs, min_runs;
+	double threshold;
+	bool clean, shell;
+};
+
+struct hunt {
+	const struct bisect_cli *cli;
+	char top[PATH_MAX];   /* the user's repository */
+	char dir[PATH_MAX];   /* <history's directory>/bisect */
+	int home_fd;          /* the directory perfhunt was started in */
+	struct store *store;
+	struct commit *c;     /* good, then the first-parent commits up to bad */
+	size_t n;
+	char *const *argv;    /* CMD as recorded */
+	char *command;        /* CMD as the history's command column holds it */
+	size_t added;
+	int64_t last_batch;   /* the ID of the latest batch of runs */
+	int signal;
+	int64_t start_ns;
+};
+
+/* Where the worktrees live: beside the history database; a PostgreSQL
+ * history has no directory here, so the repository's .perfhunt/ is used. */
+static int hunt_dir(char *out, size_t n, const char *top, struct err *e)
+{
+	char db[PATH_MAX];
+	int len;
+	if (store_default_path(NULL, db, sizeof(db), e) < 0)
+		return -1;
+	if (store_is_url(db) || !strcmp(db, ":memory:")) {
+		len = snprintf(out, n, "%s/.perfhunt/bisect", top);
+	} else {
+		char *slash = strrchr(db, '/');
+		if (slash)
+			*slash = 0;
+		len = snprintf(out, n, "%s/bisect", slash ? (*db ? db : "/") : ".");
+	}
+	return len < 0 || (size_t)len >= n ? err_set(e, "the history's directory is too long a path") : 0;
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* --clean: every worktree under dir removed (git worktree remove), with its
+ * build log and marker. */
+static int clean(const struct hunt *h)
+{
+	DIR *d = opendir(h->dir);
+	if (!d) {
+		printf("bisect: nothing to clean in %s\n", h->dir);
+		return PH_EXIT_OK;
+	}
+	size_t removed = 0;
+	int status = PH_EXIT_OK;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[PATH_MAX + 256];
+		snprintf(path, sizeof(path), "%s/%s", h->dir, de->d_name);
+		struct stat st;
+		if (lstat(path, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if (git_worktree_remove(h->top, path) < 0) {
+				fprintf(stderr, "perfhunt bisect: cannot remove the worktree %s\n", path);
+				status = PH_EXIT_FAIL;
+				continue;
+			}
+			removed++;
+		} else {
+			unlink(path);
+		}
+	}
+	closedir(d);
+	rmdir(h->dir);
+	printf("bisect: %zu worktree%s removed from %s\n", removed, removed == 1 ? "" : "s", h->dir);
+	return status;
+}
+
+static void commit_add_run(struct commit *c, json_t *rec)
+{
+	xgrow((void **)&c->runs, &c->cap, c->nruns + 1, sizeof(*c->runs));
+	c->runs[c->nruns++] = rec;
+}
+
+/* The runs of CMD the history holds at this commit: the same command line,
+ * exit status 0, recorded at this commit. */
+static int load_stored(struct hunt *h, struct commit *c, struct err *e)
+{
+	struct store_filter f = { .command = h->command, .commit = c->id };
+	struct store_row *rows;
+	size_t n;
+	if (store_list(h->store, &f, &rows, &n, e) < 0)
+		return -1;
+	for (size_t i = n; i-- > 0;) { /* oldest first */
+		if (strcmp(rows[i].command, h->command) || strcmp(rows[i].kind, "run") || rows[i].exit_status != 0 ||
+		    !rows[i].git_commit || strcmp(rows[i].git_commit, c->id))
+			continue;
+		json_t *rec;
+		if (store_get_run(h->store, rows[i].id, &rec, e) < 0) {
+			store_rows_free(rows, n);
+			return -1;
+		}
+		commit_add_run(c, rec);
+		c->reused++;
+	}
+	store_rows_free(rows, n);
+	return 0;
+}
+
+/* Runs the --build command in the worktree, its output into log; returns its
+ * exit status (128+N when killed), or -1 when it could not start. */
+static int run_build(const char *script, const char *cwd, const char *log)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || in < 0 || chdir(cwd) < 0)
+			_exit(126);
+		dup2(in, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The build's outcome kept beside its log ("STATUS\tCMD"), so a second
+ * invocation with the same --build does not build again. */
+static bool build_known(const char *marker, const char *script, int *status)
+{
+	FILE *f = fopen(marker, "r");
+	if (!f)
+		return false;
+	char line[8192];
+	bool known = false;
+	if (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *tab = strchr(line, '\t');
+		if (tab && !strcmp(tab + 1, script)) {
+			*status = atoi(line);
+			known = true;
+		}
+	}
+	fclose(f);
+	return known;
+}
+
+static void build_remember(const char *marker, const char *script, int status)
+{
+	FILE *f = fopen(marker, "w");
+	if (f) {
+		fprintf(f, "%d\t%s\n", status, script);
+		fclose(f);
+	}
+}
+
+/* Checks a commit out (or finds its worktree), builds it and loads its
+ * stored runs; c->build says how it went. -1 only when perfhunt failed. */
+static int prepare(struct hunt *h, struct commit *c, struct err *e)
+{
+	if (c->build != BUILD_UNKNOWN)
+		return 0;
+	char name[ID_SHORT + 1];
+	snprintf(name, sizeof(name), "%.*s", ID_SHORT, c->id);
+	snprintf(c->path, sizeof(c->path), "%s/%s", h->dir, name);
+	struct stat st;
+	char gitfile[sizeof(c->path) + 8];
+	snprintf(gitfile, sizeof(gitfile), "%s/.git", c->path);
+	if (stat(gitfile, &st) < 0 && git_worktree_add(h->top, c->path, c->id) < 0)
+		return err_set(e, "cannot check %s out into %s (git worktree add)", name, c->path);
+	c->build = BUILD_OK;
+	if (h->cli->build) {
+		char log[PATH_MAX + 32], marker[PATH_MAX + 32];
+		snprintf(log, sizeof(log), "%s/%s.build.log", h->dir, name);
+		snprintf(marker, sizeof(marker), "%s/%s.build", h->dir, name);
+		int bst;
+		bool reused = build_known(marker, h->cli->build, &bst);
+		if (!reused) {
+			fprintf(stderr, "bisect: %s building ...\n", name);
+			bst = run_build(h->cli->build, c->path, log);
+			if (bst >= 0 && bst < 128)
+				build_remember(marker, h->cli->build, bst);
+		}
+		if (bst != 0) {
+			c->build = BUILD_BROKEN;
+			c->why = xasprintf("the build failed (status %d), log: %s", bst, log);
+			fprintf(stderr, "bisect: %s skipped: %s\n", name, c->why);
+			return 0;
+		}
+	}
+	if (load_stored(h, c, e) < 0)
+		return -1;
+	return 0;
+}
+
+/* One run of CMD in c's worktree, stored in the history. 0, or -1 with the
+ * hunt stopped (h->signal) or the commit marked broken (CMD failed there). */
+static int run_once(struct hunt *h, struct commit *c, int64_t batch, struct err *e)
+{
+	struct launch_opts lo = { .argv = h->argv, .shell = h->cli->shell, .capture = true,
+				  .probe_fd = h->cli->ro.probes };
+	json_t *rec = NULL;
+	int sig = 0;
+	if (chdir(c->path) < 0)
+		return err_set(e, "cannot enter %s: %s", c->path, strerror(errno));
+	int st = record_opts_capture(&h->cli->ro, &lo, h->argv, false, &rec, &sig);
+	if (fchdir(h->home_fd) < 0)
+		return err_set(e, "cannot return to the starting directory: %s", strerror(errno));
+	if (sig) {
+		h->signal = sig;
+		json_decref(rec);
+		return -1;
+	}
+	if (!rec || st != 0) {
+		json_decref(rec);
+		c->build = BUILD_BROKEN;
+		c->why = xasprintf("CMD %s (status %d) in %s", rec ? "exited non-zero" : "could not run", st, c->path);
+		fprintf(stderr, "bisect: %.*s skipped: %s\n", ID_SHORT, c->id, c->why);
+		return 0;
+	}
+	const char *rc = json_string_value(json_object_get(json_object_get(rec, "git"), "commit"));
+	if (!rc || strcmp(rc, c->id)) {
+		json_decref(rec);
+		return err_set(e, "a run in %s was recorded at commit %s, not %s", c->path, rc ? rc : "(none)", c->id);
+	}
+	json_object_set_new(rec, "bisect_batch", json_integer((json_int_t)batch));
+	if (store_add_run(h->store, rec, h->cli->ro.tags, 0, NULL, e) < 0) {
+		json_decref(rec);
+		return -1;
+	}
+	commit_add_run(c, rec);
+	h->added++;
+	return 0;
+}
+
+/* Runs every tested commit up to what it wants, one run each in turn, so
+ * drift hits every commit alike. -1 when stopped or perfhunt failed. */
+static int run_rounds(struct hunt *h, struct err *e)
+{
+	/* the batch's ID: when it started, so batches of later invocations differ */
+	int64_t batch = clock_epoch_ms();
+	if (batch <= h->last_batch)
+		batch = h->last_batch + 1;
+	h->last_batch = batch;
+	for (;;) {
+		bool any = false;
+		for (size_t i = 0; i < h->n; i++) {
+			struct commit *c = &h->c[i];
+			if (!c->tested || c->build != BUILD_OK || c->nruns >= c->want)
+				continue;
+			any = true;
+			if (run_once(h, c, batch, e) < 0)
+				return -1;
+			if (c->build == BUILD_OK)
+				fprintf(stderr, "bisect: %.*s run %zu of %zu%s  [%zu runs added, %.0f s]\n", ID_SHORT, c->id,
+					c->nruns, c->want, c->reused ? " (some stored)" : "", h->added,
+					(double)(clock_mono_ns() - h->start_ns) / 1e9);
+		}
+		if (!any)
+			return 0;
+	}
+}
+
+/* The metrics a pair is judged on: --metric, else wall_s and every phase's
+ * duration either side has. */
+static bool chosen(const struct bisect_cli *cli, const struct metrics_series *s)
+{
+	if (cli->metrics.n) {
+		for (size_t i = 0; i < cli->metrics.n; i++)
+			if (!strcmp(cli->metrics.items[i], s->name))
+				return true;
+		return false;
+	}
+	return !strcmp(s->name, "wall_s") || (s->is_phase && !metrics_phase_resource(s->name));
+}
+
+/* The smallest change worth a culprit, in a metric's own unit: 1 ms of time. */
+static double floor_of(const char *name)
+{
+	switch (metrics_unit(name)) {
+	case METRICS_MS:
+		return 1;
+	case METRICS_S:
+		return 0.001;
+	case METRICS_NS:
+		return 1e6;
+	default:
+		return 0;
+	}
+}
+
+/* A pair's decision: its verdict and each chosen metric's. */
+struct pair {
+	enum bisectrule_verdict verdict;
+	size_t n;
+	char **names;
+	struct bisectrule_result *res;
+};
+
+static void pair_release(struct pair *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->names[i]);
+	free(p->names);
+	free(p->res);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The batch a run was taken in (its "bisect_batch"); 0 for a run taken
+ * outside a bisect. */
+static int64_t batch_of(const json_t *rec)
+{
+	return (int64_t)json_integer_value(json_object_get(rec, "bisect_batch"));
+}
+
+static bool ran_in(const struct commit *c, int64_t batch)
+{
+	for (size_t i = 0; i < c->nruns; i++)
+		if (batch_of(c->runs[i]) == batch)
+			return true;
+	return false;
+}
+
+/* The runs of c taken in a batch where other also ran, into out (borrowed). */
+static size_t shared_runs(const struct commit *c, const struct commit *other, json_t **out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->nruns; i++)
+		if (ran_in(other, batch_of(c->runs[i])))
+			out[n++] = c->runs[i];
+	return n;
+}
+
+/* A pair is judged on its contemporaneous runs: those taken in the batches
+ * (rounds of interleaved runs) where both commits ran. Runs of one commit
+ * taken minutes apart, under another load, would otherwise read as a change
+ * between commits; so a new middle commit is run interleaved with fresh runs
+ * of both ends of its interval. */
+static int pair_sets(const struct commit *a, const struct commit *b, struct metrics_set *sa, struct metrics_set *sb,
+		     struct err *e)
+{
+	json_t **ra = xcalloc(a->nruns + 1, sizeof(*ra)), **rb = xcalloc(b->nruns + 1, sizeof(*rb));
+	size_t na = shared_runs(a, b, ra), nb = shared_runs(b, a, rb);
+	int rc = metrics_from_records(ra, na, sa, e);
+	if (rc == 0 && (rc = metrics_from_records(rb, nb, sb, e)) < 0)
+		metrics_set_release(sa);
+	free(ra);
+	free(rb);
+	return rc;
+}
+
+static int decide(const struct hunt *h, const struct commit *a, const struct commit *b, struct pair *p,
+		  struct err *e)
+{
+	struct metrics_set sa, sb;
+	memset(p, 0, sizeof(*p));
+	if (pair_sets(a, b, &sa, &sb, e) < 0)
+		return -1;
+	metrics_align_phases(&sa, &sb);
+	enum bisectrule_verdict *v = xcalloc(sa.n + 1, sizeof(*v));
+	p->names = xcalloc(sa.n + 1, sizeof(*p->names));
+	p->res = xcalloc(sa.n + 1, sizeof(*p->res));
+	struct bisectrule r;
+	bisectrule_init(&r);
+	r.threshold = h->cli->threshold;
+	r.min_runs = (size_t)h->cli->min_runs;
+	for (size_t i = 0; i < sa.n; i++) {
+		const struct metrics_series *x = &sa.items[i], *y = metrics_find(&sb, x->name);
+		if (!y || !chosen(h->cli, x))
+			continue;
+		r.floor = floor_of(x->name);
+		v[p->n] = bisectrule_decide(&r, x->values, x->n, y->values, y->n, &p->res[p->n]);
+		p->names[p->n++] = xstrdup(x->name);
+	}
+	p->verdict = bisectrule_combine(v, p->n);
+	free(v);
+	metrics_set_release(&sa);
+	metrics_set_release(&sb);
+	return 0;
+}
+
+/* "wall_s p 0.003" of the metric that decided the pair, for the progress line. */
+static void pair_why(const struct pair *p, char *buf, size_t n)
+{
+	*buf = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->res[i].verdict == p->verdict || (p->verdict == BISECTRULE_NOT_YET && !*buf)) {
+			snprintf(buf, n, " (%s: p %.3g, %zu runs a side)", p->names[i], p->res[i].p, p->res[i].n);
+			if (p->verdict != BISECTRULE_SAME)
+				return;
+		}
+}
+
+/* The next tested, buildable commit after i, or n. */
+static size_t next_tested(const struct hunt *h, size_t i)
+{
+	for (size_t j = i + 1; j < h->n; j++)
+		if (h->c[j].tested && h->c[j].build == BUILD_OK)
+			return j;
+	return h->n;
+}
+
+/* An untested commit strictly between a and b not known to be broken,
+ * nearest the middle; or h->n. */
+static size_t pick_middle(const struct hunt *h, size_t a, size_t b)
+{
+	size_t mid = a + (b - a) / 2, best = h->n;
+	for (size_t j = a + 1; j < b; j++) {
+		if (h->c[j].tested || h->c[j].build == BUILD_BROKEN)
+			continue;
+		size_t d = j > mid ? j - mid : mid - j;
+		size_t bd = best == h->n ? SIZE_MAX : (best > mid ? best - mid : mid - best);
+		if (d < bd)
+			best = j;
+	}
+	return best;
+}
+
+/* Adds runs to both commits of a pair not yet decided, in the next batch;
+ * false when the pair already has --max-runs contemporaneous runs a side. */
+static bool more_runs(struct hunt *h, struct commit *a, struct commit *b)
+{
+	json_t **scratch = xcalloc(a->nruns + b->nruns + 1, sizeof(*scratch));
+	size_t na = shared_runs(a, b, scratch), nb = shared_runs(b, a, scratch);
+	free(scratch);
+	size_t have = na < nb ? na : nb, max = (size_t)h->cli->max_runs;
+	if (have >= max)
+		return false;
+	size_t step = have / 2 > 3 ? have / 2 : 3;
+	if (step > max - have)
+		step = max - have;
+	if (a->want < a->nruns + step)
+		a->want = a->nruns + step;
+	if (b->want < b->nruns + step)
+		b->want = b->nruns + step;
+	return true;
+}
+
+static int start_testing(struct hunt *h, struct commit *c, struct err *e)
+{
+	if (prepare(h, c, e) < 0)
+		return -1;
+	c->tested = true;
+	if (c->build == BUILD_OK) {
+		c->want = (size_t)h->cli->min_runs > c->nruns ? (size_t)h->cli->min_runs : c->nruns;
+		fprintf(stderr, "bisect: testing %.*s %s (%zu stored run%s)\n", ID_SHORT, c->id, c->subject, c->nruns,
+			c->nruns == 1 ? "" : "s");
+	}
+	return 0;
+}
+
+/* One pass over the adjacent tested pairs: splits the different ones, adds
+ * runs to the undecided ones. Returns 1 when something is left to do, 0 when
+ * the hunt is over, -1 on failure. */
+static int step(struct hunt *h, struct err *e)
+{
+	bool work = false;
+	for (size_t a = next_tested(h, (size_t)-1); a < h->n;) {
+		size_t b = next_tested(h, a);
+		if (b >= h->n)
+			break;
+		struct pair p;
+		if (decide(h, &h->c[a], &h->c[b], &p, e) < 0)
+			return -1;
+		char why[160];
+		pair_why(&p, why, sizeof(why));
+		if (p.verdict == BISECTRULE_DIFFERENT) {
+			size_t m = pick_middle(h, a, b);
+			if (m < h->n) {
+				fprintf(stderr, "bisect: %.*s..%.*s different%s: splitting\n", ID_SHORT, h->c[a].id, ID_SHORT,
+					h->c[b].id, why);
+				pair_release(&p);
+				if (start_testing(h, &h->c[m], e) < 0)
+					return -1;
+				/* both ends run again beside it: its comparisons are contemporaneous */
+				if (h->c[m].build == BUILD_OK && h->c[m].want > h->c[m].nruns) {
+					size_t k = h->c[m].want - h->c[m].nruns;
+					h->c[a].want = h->c[a].nruns + k;
+					h->c[b].want = h->c[b].nruns + k;
+				}
+				return 1;
+			}
+		} else if (p.verdict == BISECTRULE_NOT_YET && more_runs(h, &h->c[a], &h->c[b])) {
+			work = true;
+		}
+		pair_release(&p);
+		a = b;
+	}
+	return work ? 1 : 0;
+}
+
+/* --- the perfhunt.bisect/1 record --- */
+
+static json_t *pair_json(const struct pair *p)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < p->n; i++) {
+		const struct bisectrule_result *r = &p->res[i];
+		json_t *m = json_pack("{s:s, s:s, s:I}", "name", p->names[i], "verdict", bisectrule_name(r->verdict),
+				      "runs", (json_int_t)r->n);
+		if (isfinite(r->p))
+			json_object_set_new(m, "p", json_real(r->p));
+		json_array_append_new(arr, m);
+	}
+	return arr;
+}
+
+static double median_of(const struct commit *c, const char *metric)
+{
+	struct metrics_set s;
+	struct err e;
+	double v = NAN;
+	if (metrics_from_records(c->runs, c->nruns, &s, &e) < 0)
+		return NAN;
+	const struct metrics_series *x = metrics_find(&s, metric);
+	if (x && x->n)
+		v = stats_median(x->values, x->n);
+	else if (!strncmp(metric, "phase:", 6))
+		v = 0;
+	metrics_set_release(&s);
+	return v;
+}
+
+/* The comparison of a culprit's two sides, for its phases' reasons. */
+static const struct comparison_phase *find_phase(const struct comparison *c, const char *metric)
+{
+	if (strncmp(metric, "phase:", 6))
+		return NULL;
+	for (size_t i = 0; i < c->n_phases; i++)
+		if (!strcmp(c->phases[i].name, metric + 6))
+			return &c->phases[i];
+	return NULL;
+}
+
+/* The metric whose change names a culprit: its largest moved phase, else
+ * the first moved metric; -1 when none moved. */
+static ssize_t leading_metric(const struct pair *p)
+{
+	ssize_t best = -1;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct bisectrule_result *r = &p->res[i];
+		if (r->verdict != BISECTRULE_DIFFERENT)
+			continue;
+		bool phase = !strncmp(p->names[i], "phase:", 6);
+		bool best_phase = best >= 0 && !strncmp(p->names[best], "phase:", 6);
+		if (best < 0 || (phase && !best_phase) ||
+		    (phase == best_phase && fabs(r->new_median - r->base_median) >
+						    fabs(p->res[best].new_median - p->res[best].base_median)))
+			best = (ssize_t)i;
+	}
+	return best;
+}
+
+static json_t *culprit_json(const struct hunt *h, size_t a, size_t b, const struct pair *p, const char *headline,
+			    double total)
+{
+	const struct commit *ca = &h->c[a], *cb = &h->c[b];
+	json_t *cj = json_pack("{s:s, s:s, s:s, s:s}", "commit", cb->id, "subject", cb->subject, "author", cb->author,
+			       "after", ca->id);
+	json_t *range = json_array();
+	for (size_t j = a + 1; j <= b; j++)
+		json_array_append_new(range, json_string(h->c[j].id));
+	json_object_set_new(cj, "range", range);
+	struct metrics_set sa, sb;
+	struct comparison cmp;
+	struct comparison_opts co;
+	struct err e;
+	comparison_opts_init(&co);
+	memset(&cmp, 0, sizeof(cmp));
+	bool have_cmp = metrics_from_records(ca->runs, ca->nruns, &sa, &e) == 0;
+	if (have_cmp) {
+		if (metrics_from_records(cb->runs, cb->nruns, &sb, &e) == 0) {
+			have_cmp = comparison_run(&sa, &sb, &co, &cmp, &e) == 0;
+			metrics_set_release(&sb);
+		} else {
+			have_cmp = false;
+		}
+		metrics_set_release(&sa);
+	}
+	json_t *phases = json_array();
+	for (size_t i = 0; i < p->n; i++) {
+		const struct bisectrule_result *r = &p->res[i];
+		if (r->verdict != BISECTRULE_DIFFERENT)
+			continue;
+		json_t *ph = json_pack("{s:s, s:[f,f], s:f, s:[f,f], s:f}", "name", p->names[i], "medians", r->base_median,
+				       r->new_median, "delta", r->new_median - r->base_median, "interval",
+				       isfinite(r->ci_low) ? r->ci_low : 0.0, isfinite(r->ci_high) ? r->ci_high : 0.0, "p",
+				       r->p);
+		const struct comparison_phase *cp = have_cmp ? find_phase(&cmp, p->names[i]) : NULL;
+		char why[512] = "";
+		if (cp)
+			compare_text_reasons(cp, why, sizeof(why));
+		json_object_set_new(ph, "reason", json_string(why));
+		double whole = median_of(&h->c[h->n - 1], p->names[i]) - median_of(&h->c[0], p->names[i]);
+		if (isfinite(whole) && whole != 0) /* of this metric's whole good→bad change */
+			json_object_set_new(ph, "share_pct", json_real(100 * (r->new_median - r->base_median) / whole));
+		if (cp && cp->profile) {
+			char code[512];
+			compare_text_code(cp->profile, code, sizeof(code));
+			if (*code)
+				json_object_set_new(ph, "code", json_string(code));
+		}
+		json_array_append_new(phases, ph);
+	}
+	if (have_cmp)
+		comparison_release(&cmp);
+	json_object_set_new(cj, "phases", phases);
+	/* what it explains of the headline's change: its leading phase's time
+	 * (a phase runs within the wall time), else its own headline change */
+	ssize_t lead = leading_metric(p);
+	double d = median_of(cb, headline) - median_of(ca, headline);
+	if (lead >= 0 && strcmp(p->names[lead], headline) && metrics_unit(p->names[lead]) == METRICS_MS &&
+	    metrics_unit(headline) == METRICS_S)
+		d = (p->res[lead].new_median - p->res[lead].base_median) / 1000;
+	if (lead >= 0)
+		json_object_set_new(cj, "leading", json_string(p->names[lead]));
+	json_object_set_new(cj, "headline_delta", json_real(isfinite(d) ? d : 0));
+	if (isfinite(d) && isfinite(total) && total != 0)
+		json_object_set_new(cj, "share_pct", json_real(100 * d / total));
+	return cj;
+}
+
+static json_t *commit_json(const struct commit *c)
+{
+	return json_pack("{s:s, s:s, s:s, s:I, s:I}", "commit", c->id, "subject", c->subject, "author", c->author,
+			 "runs", (json_int_t)c->nruns, "reused", (json_int_t)c->reused);
+}
+
+/* The record of the hunt as it stands (finished or stopped). */
+static int build_record(const struct hunt *h, enum bisectrule_verdict ends, json_t **out, struct err *e)
+{
+	const struct bisect_cli *cli = h->cli;
+	json_t *rec = json_object();
+	json_t *argv = json_array();
+	for (char *const *a = h->argv; *a; a++)
+		json_array_append_new(argv, json_string(*a));
+	json_object_set_new(rec, "schema", json_string("perfhunt.bisect/1"));
+	json_object_set_new(rec, "command", argv);
+	json_object_set_new(rec, "good", json_string(h->c[0].id));
+	json_object_set_new(rec, "bad", json_string(h->c[h->n - 1].id));
+	json_object_set_new(rec, "build", cli->build ? json_string(cli->build) : json_null());
+	json_object_set_new(rec, "rule", json_pack("{s:f, s:f, s:I, s:I}", "p_different", 0.01, "threshold_pct",
+						     cli->threshold * 100, "min_runs", (json_int_t)cli->min_runs,
+						     "max_runs", (json_int_t)cli->max_runs));
+	json_object_set_new(rec, "ends", json_string(bisectrule_name(ends)));
+	json_object_set_new(rec, "finished", json_boolean(h->signal == 0));
+	/* wall time is what a user waits for, and every record has it */
+	const char *headline = "wall_s";
+	double total = median_of(&h->c[h->n - 1], headline) - median_of(&h->c[0], headline);
+	json_object_set_new(rec, "headline", json_pack("{s:s, s:f}", "metric", headline, "delta",
+						       isfinite(total) ? total : 0.0));
+	json_t *tested = json_array(), *skipped = json_array(), *culprits = json_array(), *undecided = json_array();
+	size_t runs = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct commit *c = &h->c[i];
+		runs += c->nruns;
+		if (c->tested && c->build == BUILD_BROKEN)
+			json_array_append_new(skipped, json_pack("{s:s, s:s, s:s}", "commit", c->id, "subject", c->subject,
+								 "why", c->why ? c->why : ""));
+		if (!c->tested || c->build != BUILD_OK)
+			continue;
+		json_t *cj = commit_json(c);
+		size_t b = next_tested(h, i);
+		if (b < h->n && ends == BISECTRULE_DIFFERENT) {
+			struct pair p;
+			if (decide(h, c, &h->c[b], &p, e) < 0) {
+				json_decref(cj);
+				json_decref(rec);
+				json_decref(tested);
+				json_decref(skipped);
+				json_decref(culprits);
+				json_decref(undecided);
+				return -1;
+			}
+			json_object_set_new(cj, "next", json_string(h->c[b].id));
+			json_object_set_new(cj, "verdict", json_string(bisectrule_name(p.verdict)));
+			json_object_set_new(cj, "metrics", pair_json(&p));
+			if (p.verdict == BISECTRULE_DIFFERENT && pick_middle(h, i, b) == h->n)
+				json_array_append_new(culprits, culprit_json(h, i, b, &p, headline, total));
+			else if (p.verdict == BISECTRULE_NOT_YET)
+				json_array_append_new(undecided, json_pack("{s:s, s:s}", "from", c->id, "to", h->c[b].id));
+			pair_release(&p);
+		}
+		json_array_append_new(tested, cj);
+	}
+	json_object_set_new(rec, "tested", tested);
+	json_object_set_new(rec, "skipped", skipped);
+	json_object_set_new(rec, "culprits", culprits);
+	json_object_set_new(rec, "undecided", undecided);
+	json_object_set_new(rec, "runs", json_integer((json_int_t)runs));
+	json_object_set_new(rec, "runs_added", json_integer((json_int_t)h->added));
+	*out = rec;
+	return 0;
+}
+
+static int json_fn(const json_t *rec, FILE *f, struct err *e)
+{
+	if (json_dumpf(rec, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) < 0 || fputc('\n', f) == EOF)
+		return err_set(e, "write error");
+	return 0;
+}
+
+/* Good, then every first-parent commit up to bad, with subject and author. */
+static int list_commits(struct hunt *h, struct err *e)
+{
+	char good[64], bad[64];
+	if (git_resolve_commit(h->top, h->cli->good, good, sizeof(good)) < 0)
+		return err_set(e, "--good %s: not a commit of %s", h->cli->good, h->top);
+	if (git_resolve_commit(h->top, h->cli->bad, bad, sizeof(bad)) < 0)
+		return err_set(e, "--bad %s: not a commit of %s", h->cli->bad, h->top);
+	char **ids;
+	size_t n;
+	if (git_range(h->top, good, bad, &ids, &n) < 0 || n == 0) {
+		for (size_t i = 0; i < n; i++)
+			free(ids[i]);
+		free(ids);
+		return err_set(e, "no commits from %s to %s (is the good commit an ancestor of the bad one?)",
+			       h->cli->good, h->cli->bad);
+	}
+	h->n = n + 1;
+	h->c = xcalloc(h->n, sizeof(*h->c));
+	snprintf(h->c[0].id, sizeof(h->c[0].id), "%s", good);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(h->c[i + 1].id, sizeof(h->c[i + 1].id), "%s", ids[i]);
+		free(ids[i]);
+	}
+	free(ids);
+	for (size_t i = 0; i < h->n; i++)
+		git_commit_about(h->top, h->c[i].id, h->c[i].subject, sizeof(h->c[i].subject), h->c[i].author,
+				 sizeof(h->c[i].author));
+	return 0;
+}
+
+/* Runs the ends until they are decided; the verdict. */
+static int decide_ends(struct hunt *h, enum bisectrule_verdict *ends, struct err *e)
+{
+	struct commit *g = &h->c[0], *b = &h->c[h->n - 1];
+	for (;;) {
+		if (run_rounds(h, e) < 0)
+			return -1;
+		if (g->build != BUILD_OK || b->build != BUILD_OK)
+			return err_set(e, "the %s commit %.*s cannot be used: %s", g->build != BUILD_OK ? "good" : "bad",
+				       ID_SHORT, (g->build != BUILD_OK ? g : b)->id, (g->build != BUILD_OK ? g : b)->why);
+		struct pair p;
+		if (decide(h, g, b, &p, e) < 0)
+			return -1;
+		char why[160];
+		pair_why(&p, why, sizeof(why));
+		*ends = p.verdict;
+		pair_release(&p);
+		fprintf(stderr, "bisect: good..bad %s%s\n", bisectrule_name(*ends), why);
+		if (*ends != BISECTRULE_NOT_YET || !more_runs(h, g, b))
+			return 0;
+	}
+}
+
+static int hunt(struct hunt *h, json_t **rec, struct err *e)
+{
+	enum bisectrule_verdict ends = BISECTRULE_NOT_YET;
+	if (start_testing(h, &h->c[0], e) < 0 || start_testing(h, &h->c[h->n - 1], e) < 0)
+		return -1;
+	if (h->c[0].build != BUILD_OK || h->c[h->n - 1].build != BUILD_OK)
+		return err_set(e, "the %s commit cannot be built: %s", h->c[0].build != BUILD_OK ? "good" : "bad",
+			       h->c[0].build != BUILD_OK ? h->c[0].why : h->c[h->n - 1].why);
+	if (decide_ends(h, &ends, e) < 0)
+		return h->signal ? build_record(h, ends, rec, e) : -1;
+	if (ends == BISECTRULE_DIFFERENT)
+		for (;;) {
+			int more = step(h, e);
+			if (more < 0)
+				return -1;
+			if (!more)
+				break;
+			if (run_rounds(h, e) < 0) {
+				if (!h->signal)
+					return -1;
+				break;
+			}
+		}
+	return build_record(h, ends, rec, e);
+}
+
+static int parse(struct bisect_cli *b, int argc, char **argv, int *status)
+{
+	struct parseopt shared[RECORD_OPTS_NROWS];
+	record_opts_rows(&b->ro, RECORD_OPTS_FOR_HUNT, shared);
+	const struct parseopt table[] = {
+		PARSEOPT_STRING(0, "good", &b->good, "REF", "a commit CMD was fast at (required)"),
+		PARSEOPT_STRING(0, "bad", &b->bad, "REF", "a later commit it was slow at (required)"),
+		PARSEOPT_STRING(0, "build", &b->build, "CMD", "shell command that builds a commit, run in its\n"
+				"worktree (output in a log per commit); a commit\nwhose build fails is skipped"),
+		PARSEOPT_LIST(0, "metric", &b->metrics, "NAME", "judge on this metric (repeatable; default: wall_s\n"
+			      "and every phase's duration, phase:NAME)"),
+		PARSEOPT_CALLBACK(0, "threshold", &b->threshold, "PCT",
+				  "smallest change that counts, in percent (default 10)", cmd_opt_threshold),
+		PARSEOPT_I64(0, "min-runs", &b->min_runs, "N", "runs of a commit before any decision (default 5)", 2,
+			     1000),
+		PARSEOPT_I64(0, "max-runs", &b->max_runs, "N", "runs of a commit at most (default 30); a pair still\n"
+			     "open there is reported undecided", 2, 100000),
+		PARSEOPT_FLAG(0, "shell", &b->shell, "CMD is a shell command: sh -c \"CMD ARG...\""),
+		PARSEOPT_STRING(0, "export-json", &b->json_path, "FILE", "the perfhunt.bisect/1 record of the hunt"),
+		PARSEOPT_FLAG(0, "clean", &b->clean, "remove the worktrees bisect made, and exit"),
+		PARSEOPT_GROUP("recording options, as for 'perfhunt run':"),
+		PARSEOPT_INCLUDE(shared),
+		PARSEOPT_END(),
+	};
+	const struct cmd_options opts = { .name = "bisect", .usage = usage_text, .footer = usage_footer,
+					  .table = table, .flags = PARSEOPT_STOP_AT_OPERAND };
+	int n = cmd_parse_options(&opts, argc, argv, status);
+	if (n < 0)
+		return -1;
+	if (b->clean)
+		return n;
+	if (!b->good || !b->bad) {
+		*status = cmd_usage_error("bisect", "--good REF and --bad REF are required");
+		return -1;
+	}
+	if (n == 0) {
+		*status = cmd_usage_error("bisect", "no command given");
+		return -1;
+	}
+	if (b->ro.json_path || b->ro.csv_path) {
+		*status = cmd_usage_error("bisect", "%s is per run; use --export-json",
+					  b->ro.json_path ? "--output" : "--csv");
+		return -1;
+	}
+	if (b->min_runs > b->max_runs) {
+		*status = cmd_usage_error("bisect", "--min-runs %lld is above --max-runs %lld", (long long)b->min_runs,
+					  (long long)b->max_runs);
+		return -1;
+	}
+	return n;
+}
+
+int cmd_bisect(int argc, char **argv)
+{
+	struct bisect_cli cli = { .max_runs = 30, .min_runs = 5, .threshold = 0.10 };
+	struct hunt h = { .cli = &cli, .home_fd = -1 };
+	struct err e;
+	json_t *rec = NULL;
+	char *script = NULL;
+	int status = PH_EXIT_USAGE;
+	record_opts_init(&cli.ro);
+	cli.ro.discard_output = true;
+	cli.ro.quiet = true;
+	int n = parse(&cli, argc, argv, &status);
+	if (n < 0)
+		goto out;
+	status = PH_EXIT_FAIL;
+	if (git_toplevel(h.top, sizeof(h.top)) < 0) {
+		fprintf(stderr, "perfhunt bisect: not inside a git work tree\n");
+		goto out;
+	}
+	if (hunt_dir(h.dir, sizeof(h.dir), h.top, &e) < 0) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	if (cli.clean) {
+		status = cmd_finish_stdout(clean(&h));
+		goto out;
+	}
+	const char *more[] = { cli.json_path };
+	if ((status = record_opts_check_outputs(&cli.ro, more, 1)) != 0)
+		goto out;
+	status = PH_EXIT_FAIL;
+	char *shell_argv[2] = { NULL, NULL };
+	if (cli.shell)
+		shell_argv[0] = script = xjoin(argv, (size_t)n, " ");
+	h.argv = cli.shell ? shell_argv : argv;
+	json_t *jargv = json_array();
+	for (char *const *a = h.argv; *a; a++)
+		json_array_append_new(jargv, json_string(*a));
+	if (cli.shell) {
+		json_decref(jargv);
+		jargv = json_string(script);
+	}
+	h.command = command_text(jargv);
+	json_decref(jargv);
+	h.home_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!h.command || h.home_fd < 0 || mkdir_p(h.dir) < 0) {
+		fprintf(stderr, "perfhunt bisect: cannot use %s: %s\n", h.dir, strerror(errno));
+		goto out;
+	}
+	if (list_commits(&h, &e) < 0 || store_open(&h.store, NULL, &e) < 0) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	fprintf(stderr, "bisect: %zu commits from %.*s to %.*s; worktrees in %s\n", h.n, ID_SHORT, h.c[0].id, ID_SHORT,
+		h.c[h.n - 1].id, h.dir);
+	h.start_ns = clock_mono_ns();
+	monitor_keep_sockets(true);
+	int rc = hunt(&h, &rec, &e);
+	monitor_keep_sockets(false);
+	if (rc < 0) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	status = h.signal ? 128 + h.signal : PH_EXIT_OK;
+	const char *ends = json_string_value(json_object_get(rec, "ends"));
+	if (!h.signal && strcmp(ends, "different"))
+		status = PH_EXIT_FAIL;
+	bisect_text_write(rec, stdout);
+	if (h.signal)
+		printf("bisect: stopped by SIG%s: %zu runs added and stored; run the same command again to resume\n",
+		       sigabbrev_np(h.signal), h.added);
+	struct cmd_export ex[] = { { cli.json_path, json_fn } };
+	status = cmd_write_exports(ex, 1, rec, status);
+	status = cmd_finish_stdout(status);
+out:
+	if (h.store)
+		store_close_detached(h.store);
+	for (size_t i = 0; i < h.n; i++) {
+		for (size_t j = 0; j < h.c[i].nruns; j++)
+			json_decref(h.c[i].runs[j]);
+		free(h.c[i].runs);
+		free(h.c[i].why);
+	}
+	free(h.c);
+	free(h.command);
+	if (h.home_fd >= 0)
+		close(h.home_fd);
+	json_decref(rec);
+	free(script);
+	parseopt_list_release(&cli.metrics);
+	record_opts_release(&cli.ro);
+	return status;
+}
