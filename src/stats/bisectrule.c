@@ -62,10 +62,12 @@ enum bisectrule_verdict bisectrule_decide(const struct bisectrule *r, const doub
 		bool big = rel_change(res.base_median, res.new_median) >= r->threshold && delta >= r->floor;
 		bool within = isfinite(res.ci_low) && isfinite(res.ci_high) && res.ci_low >= 1 - r->threshold &&
 			      res.ci_high <= 1 + r->threshold;
-		if (res.p < r->p_different)
-			/* established, but smaller than what counts: the same for a hunt */
-			res.verdict = big ? BISECTRULE_DIFFERENT : BISECTRULE_SAME;
-		else if (res.p >= bisectrule_same_p(res.n) || within || delta < r->floor)
+		/* a change established but whose medians lie under the threshold is
+		 * same only once its CI does: a true change just past the threshold
+		 * often shows medians just under it */
+		if (res.p < r->p_different && big)
+			res.verdict = BISECTRULE_DIFFERENT;
+		else if ((res.p >= bisectrule_same_p(res.n) && res.p >= r->p_different) || within || delta < r->floor)
 			res.verdict = BISECTRULE_SAME;
 	}
 	if (out)

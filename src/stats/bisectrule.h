@@ -3,9 +3,10 @@
  *
  * The rule of Chromium's Pinpoint, with perfhunt's smallest effect of
  * interest: different when the Mann–Whitney p falls below a low threshold and
- * the medians differ by at least that effect; same when p rises above a high
- * threshold that falls as runs accumulate, or when the bootstrap CI of the
- * ratio lies within ± the effect; else not yet. Pure functions, no I/O:
+ * the medians differ by at least that effect (and the floor); same when p
+ * rises above a high threshold that falls as runs accumulate, when the
+ * bootstrap CI of the ratio lies within ± the effect, or when the medians
+ * differ by less than the floor; else not yet. Pure functions, no I/O:
  * `perfhunt bisect` and the simulation in bench/bisect/ run the same code.
  */
 #ifndef PERFHUNT_BISECTRULE_H

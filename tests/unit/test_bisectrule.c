@@ -55,11 +55,16 @@ static void test_established_but_small(void **state)
 {
 	(void)state;
 	struct bisectrule r = rule();
-	/* separated (p < 0.01), but 3 % apart against a 10 % effect: same */
+	/* separated (p < 0.01), but 3 % apart against a 10 % effect, the CI
+	 * within it: same */
 	const double a[] = { 100, 100.2, 100.4, 100.6, 100.8 }, b[] = { 103, 103.2, 103.4, 103.6, 103.8 };
 	struct bisectrule_result res;
 	assert_int_equal(bisectrule_decide(&r, a, 5, b, 5, &res), BISECTRULE_SAME);
 	assert_true(res.p < 0.01);
+	/* separated, medians 8 % apart, but the CI reaches past 10 %: not yet */
+	const double g[] = { 96, 100, 102, 104, 106 }, h[] = { 107, 108, 110, 112, 118 };
+	assert_int_equal(bisectrule_decide(&r, g, 5, h, 5, &res), BISECTRULE_NOT_YET);
+	assert_true(res.p < 0.01 && res.ci_high > 1.1);
 	/* and 20 % apart but under the absolute floor */
 	const double c[] = { 1, 1.01, 1.02, 1.03, 1.04 }, d[] = { 1.2, 1.21, 1.22, 1.23, 1.24 };
 	r.floor = 1;
