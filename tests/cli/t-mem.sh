@@ -62,6 +62,18 @@ t "--cgroup off: the members' PSS counts a shared page once"
 fork_run "$TMP/pss.json" --cgroup off 2>"$TMP/err"; st=$?
 expect_status 0 $st && check_fork "$TMP/pss.json" '^PSS sum \(smaps_rollup\)$' && ok
 
+t "--cgroup off: a process sharing its parent's memory (CLONE_VM, as vfork) adds nothing"
+"$P" run -q --no-save --interval 20 --cgroup off -o "$TMP/vm.json" -- "$W" alloc:32 \
+	fd:begin=share vmshare:300 fd:end=share fd:begin=after sleep:100 fd:end=after 2>"$TMP/err"; st=$?
+# smaps_rollup reads the one mm from both processes: counted twice, the share phase would be 64 MiB
+expect_status 0 $st && /usr/bin/python3 - "$TMP/vm.json" <<'PY' && ok || fail "$(cat "$TMP/err")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+res = {p["name"]: p["resources"] for p in r["phases"]}
+assert r["summary"]["max_procs"] == 2, r["summary"]
+assert res["share"]["rss_max_kb"] < res["after"]["rss_end_kb"] + 2048, res
+PY
+
 t "the CSV names the tree's column by its method; rss_kb stays the per-process sum; peak reads the tree's"
 "$P" run -q --no-save --interval 20 --cgroup off --csv "$TMP/f.csv" -- "$W" alloc:16 children:2:0:200
 head -1 "$TMP/f.csv" | grep -q ',phase,tree_pss_kb$' &&

@@ -14,6 +14,8 @@
  *   children:N:MIB:MS   fork N children, each allocates MIB and holds it MS; wait for them
  *   grandchild:MIB:MS   fork a child that forks a grandchild holding MIB for MS; wait
  *   daemon:MIB:MS    double-fork an orphan that holds MIB for MS (parent does not wait)
+ *   vmshare:MS       clone a process that shares our memory (CLONE_VM, as a vfork child
+ *                    before its exec or LeakSanitizer's tracer), sleeping MS; wait for it
  *   threads:N:MS     start N threads that sleep MS; join them
  *   churn:N          fork and reap N short-lived children, one after another
  *   write:MIB        write MIB MiB to /dev/null
@@ -25,12 +27,14 @@
  */
 #include <perfhunt/probe.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,6 +71,17 @@ static void hold(long mib, long ms)
 	sleep_ms(ms);
 	if (p)
 		munmap(p, (size_t)mib << 20);
+}
+
+/* A CLONE_VM child: only a system call on its own small stack, no library
+ * state it would share with us. */
+__attribute__((no_sanitize("address"))) static int vm_child(void *arg)
+{
+	long ms = (long)(intptr_t)arg;
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (syscall(SYS_nanosleep, &ts, &ts) != 0)
+		;
+	return 0;
 }
 
 static void *thread_main(void *arg)
@@ -162,6 +177,15 @@ int main(int argc, char **argv)
 				_exit(0);
 			}
 			wait(NULL);
+		} else if (sscanf(s, "vmshare:%ld", &a) == 1) {
+			size_t n = 64 << 10;
+			char *st = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (st == MAP_FAILED || clone(vm_child, st + n, CLONE_VM | SIGCHLD, (void *)(intptr_t)a) < 0) {
+				perror("phwork: clone");
+				exit(3);
+			}
+			wait(NULL);
+			munmap(st, n);
 		} else if (sscanf(s, "threads:%ld:%ld", &a, &b) == 2) {
 			pthread_t *t = calloc((size_t)a, sizeof(*t));
 			long started = 0;
