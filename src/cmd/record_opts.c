@@ -219,6 +219,9 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		  .help = "count perf events over the tree (software always,\nhardware where present)",
 		  .flags = launched },
 		ROW('e', "events", "LIST", "perf event names to count (implies --counters)", OPT_EVENTS, launched),
+		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "gpu-trace", .value = &o->gpu_trace, .defval = 1,
+		  .help = "record the CUDA processes' kernels, copies, GPU memory\nand NVTX ranges (CUPTI), per phase",
+		  .flags = launched },
 		{ .type = PARSEOPT_TYPE_STRING, .long_name = "export-openmetrics", .value = &o->fleet.openmetrics_path,
 		  .argh = "FILE", .help = "the summary as OpenMetrics text\n(node_exporter textfile)",
 		  .flags = not_bisect },
@@ -296,6 +299,8 @@ char **record_opts_words(const struct record_opts *o)
 		word(&w, &n, "--events=%s", o->events);
 	else if (o->counters)
 		word(&w, &n, "--counters");
+	if (o->gpu_trace)
+		word(&w, &n, "--gpu-trace");
 	if (o->profile)
 		word(&w, &n, "--profile");
 	if (o->profile && o->profile_hz != defaults.profile_hz)
@@ -343,6 +348,7 @@ void record_opts_session(const struct record_opts *o, const struct launch_opts *
 		.counters = o->counters,
 		.events = o->events,
 		.profile = o->profile,
+		.gpu_trace = o->gpu_trace,
 		.profile_hz = o->profile_hz,
 		.discard_output = o->discard_output,
 		.attach_pid = o->attach_pid,

@@ -67,6 +67,7 @@ struct record_opts {
 	size_t npush_labels;
 	double push_every_ms;    /* watch --push-every: live samples to the gateway */
 	bool profile;            /* --profile: on-CPU stacks through perf */
+	bool gpu_trace;          /* --gpu-trace: CUDA activity through the collector */
 	int profile_hz;          /* --profile-hz (default 99) */
 	struct record_opts_exports exports; /* --export-folded/-speedscope/-trace */
 	int rows_for;            /* the enum record_opts_for the rows were made for */
@@ -83,7 +84,7 @@ struct record_opts {
 enum record_opts_for {
 	RECORD_OPTS_FOR_RUN, RECORD_OPTS_FOR_WATCH, RECORD_OPTS_FOR_BENCH, RECORD_OPTS_FOR_BISECT, RECORD_OPTS_FOR_HUNT
 };
-#define RECORD_OPTS_NROWS 27
+#define RECORD_OPTS_NROWS 28
 
 void record_opts_init(struct record_opts *o);
 void record_opts_release(struct record_opts *o);

@@ -75,25 +75,45 @@ static int above_nine(int fd)
 	return hi;
 }
 
-/* The environment of the command: perfhunt's, with PERFHUNT_FD and
- * PERFHUNT_ACK_FD. Only the pointer array is allocated; it points into
- * environ and into buf. */
-static char **probe_env(const struct launch_pipes *p, char (*buf)[32])
+/* Whether env entry e sets a variable that one of extra sets too. */
+static bool overridden(const char *e, char *const *extra)
 {
-	size_t count = 0;
+	size_t len = strcspn(e, "=");
+	for (; extra && *extra; extra++)
+		if (!strncmp(*extra, e, len) && (*extra)[len] == '=')
+			return true;
+	return false;
+}
+
+/* The environment of the command: perfhunt's, with PERFHUNT_FD and
+ * PERFHUNT_ACK_FD (with probe_fd) and the extra variables. Only the pointer
+ * array is allocated; it points into environ, buf and o->extra_env. */
+static char **child_env(const struct launch_opts *o, const struct launch_pipes *p, char (*buf)[32])
+{
+	size_t count = 0, extra = 0;
 	while (environ[count])
 		count++;
-	char **env = malloc((count + 3) * sizeof(*env));
+	while (o->extra_env && o->extra_env[extra])
+		extra++;
+	char **env = malloc((count + extra + 3) * sizeof(*env));
 	if (!env)
 		return NULL;
 	size_t k = 0;
-	for (size_t i = 0; i < count; i++)
-		if (strncmp(environ[i], "PERFHUNT_FD=", 12) && strncmp(environ[i], "PERFHUNT_ACK_FD=", 16))
+	for (size_t i = 0; i < count; i++) {
+		if (o->probe_fd && (!strncmp(environ[i], "PERFHUNT_FD=", 12) ||
+				    !strncmp(environ[i], "PERFHUNT_ACK_FD=", 16)))
+			continue;
+		if (!overridden(environ[i], o->extra_env))
 			env[k++] = environ[i];
-	snprintf(buf[0], sizeof(buf[0]), "PERFHUNT_FD=%d", p->probe_at);
-	snprintf(buf[1], sizeof(buf[1]), "PERFHUNT_ACK_FD=%d", p->ack_at);
-	env[k++] = buf[0];
-	env[k++] = buf[1];
+	}
+	for (size_t i = 0; i < extra; i++)
+		env[k++] = o->extra_env[i];
+	if (o->probe_fd) {
+		snprintf(buf[0], sizeof(buf[0]), "PERFHUNT_FD=%d", p->probe_at);
+		snprintf(buf[1], sizeof(buf[1]), "PERFHUNT_ACK_FD=%d", p->ack_at);
+		env[k++] = buf[0];
+		env[k++] = buf[1];
+	}
 	env[k] = NULL;
 	return env;
 }
@@ -264,7 +284,7 @@ static int spawn(const struct launch_opts *o, struct launch_child *c, int join_f
 		p.probe_at = probe_at(&p, join_fd, -1, p.probe[1]);
 		p.ack_at = probe_at(&p, join_fd, p.probe_at, p.ack[0]);
 	}
-	env = o->probe_fd ? probe_env(&p, envbuf) : environ;
+	env = o->probe_fd || o->extra_env ? child_env(o, &p, envbuf) : environ;
 	if (!env)
 		goto fail;
 	pid_t pid = -1;

@@ -26,6 +26,7 @@ struct launch_opts {
 	bool keep_stdout, keep_stderr;
 	bool probe_fd;         /* open a pipe whose write end the child finds in $PERFHUNT_FD,
 	                        * and one whose read end is in $PERFHUNT_ACK_FD */
+	char *const *extra_env; /* "NAME=VALUE" set for the command (replacing perfhunt's), NULL-terminated, or NULL */
 };
 
 struct launch_child {

@@ -290,6 +290,30 @@ static int close_phase(struct phase_set *s, const struct probe *p, const char *n
 	return 0;
 }
 
+int phase_set_add_range(struct phase_set *s, const char *name, const char *lane_key, const char *lane_value,
+			double start_ms, double end_ms, enum phase_source source)
+{
+	if (!isfinite(start_ms) || !isfinite(end_ms))
+		return 0;
+	struct phase ph;
+	memset(&ph, 0, sizeof(ph));
+	ph.lane = -1;
+	if (lane_key) {
+		struct probe_field f = { .key = lane_key, .text = lane_value ? lane_value : "" };
+		if ((ph.lane = lane_intern(s, &f)) < 0) {
+			s->phases_dropped++;
+			return 0;
+		}
+	}
+	ph.values.lane = -1;
+	ph.name = phase_name(name, strlen(name));
+	ph.start_ms = start_ms;
+	ph.end_ms = end_ms < start_ms ? start_ms : end_ms;
+	ph.duration_ms = ph.end_ms - ph.start_ms;
+	ph.source = source;
+	return finish_phase(s, &ph);
+}
+
 int phase_set_add_probe(struct phase_set *s, const struct probe *p, double t_ms, const char *stream)
 {
 	if (!isfinite(t_ms))

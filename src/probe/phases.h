@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include "probe/probe.h"
 
-enum phase_source { PHASE_DURATION, PHASE_MARKER };
+enum phase_source { PHASE_DURATION, PHASE_MARKER, PHASE_NVTX };
 
 struct phase {
 	char *name;
@@ -127,6 +127,12 @@ void phase_set_release(struct phase_set *s);
  * derives its phases. Returns the number of phases the line completed, or -1
  * when t_ms is not a finite number (nothing recorded). */
 int phase_set_add_probe(struct phase_set *s, const struct probe *p, double t_ms, const char *stream);
+/* Records a finished phase that came from no probe line (an NVTX range of
+ * the GPU trace): name, lane "lane_key=lane_value" (lane_key NULL: no lane),
+ * times in ms since the run's start. Returns 1 when it is listed, 0 when it
+ * was aggregated or dropped like any phase past the caps. */
+int phase_set_add_range(struct phase_set *s, const char *name, const char *lane_key, const char *lane_value,
+			double start_ms, double end_ms, enum phase_source source);
 /* Counts a line of stream that named a prefix but held no usable pair
  * (PROBE_UNPARSED); the first PHASE_UNPARSED_KEEP are kept, quoted, with
  * their line numbers. */

@@ -14,12 +14,14 @@
 #include "stats/stats.h"
 #include "util/xalloc.h"
 
-static json_t *number(double v)
+json_t *phases_json_number(double v)
 {
 	if (v == floor(v) && fabs(v) < 9007199254740992.0)
 		return json_integer((json_int_t)v);
 	return json_real(round(v * 1000) / 1000);
 }
+
+#define number phases_json_number
 
 /* Numbers as numbers, words as strings. */
 static json_t *fields_json(const struct probe *p)
@@ -57,7 +59,7 @@ static json_t *phases_json(const struct phase_set *s)
 			"start_ms", number(ph->start_ms),
 			"end_ms", number(ph->end_ms),
 			"duration_ms", number(ph->duration_ms),
-			"source", ph->source == PHASE_DURATION ? "duration" : "marker",
+			"source", ph->source == PHASE_DURATION ? "duration" : ph->source == PHASE_NVTX ? "nvtx" : "marker",
 			"clamped", ph->clamped,
 			"unfinished", ph->unfinished,
 			"values", fields_json(&ph->values)));

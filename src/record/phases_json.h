@@ -8,6 +8,8 @@
 #include "monitor/track.h"
 #include "probe/phases.h"
 
+/* A record number: whole numbers as integers, others rounded to 1e-3. */
+json_t *phases_json_number(double v);
 /* A new object (caller owns the reference) holding the five members; call
  * phase_set_finish first so that open phases and statistics are included.
  * The caller merges it into the record with json_object_update. */

@@ -7,6 +7,7 @@
  */
 #include "session/session.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,7 +23,10 @@
 #include "monitor/probefeed.h"
 #include "monitor/track.h"
 #include "profile/profiler.h"
+#include "gputrace/gputrace.h"
+#include "record/gputrace_json.h"
 #include "record/jsonio.h"
+#include "util/xalloc.h"
 #include "record/phases_json.h"
 #include "record/profile_json.h"
 #include "record/runrec.h"
@@ -169,6 +173,12 @@ struct session {
 	bool push_failed;
 	int status;
 	struct history_opener history;
+	/* --gpu-trace: the collector, the directory its files go to, the
+	 * command's extra environment, the trace once read */
+	char gpu_collector[4096], gpu_dir[4096], gpu_why[4800];
+	char *gpu_env[4];
+	struct gputrace gpu;
+	bool gpu_read;
 };
 
 static void warn(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -526,10 +536,91 @@ static void peak_phases(const struct phase_set *ph, const struct tree_result *t,
 		phase_set_overlapping(ph, t->peak_at_ms - interval_ms, t->peak_at_ms, buf, n);
 }
 
+/* ---- --gpu-trace ---- */
+
+/* The command's environment additions that load the collector into every
+ * CUDA process of the tree (the driver reads CUDA_INJECTION64_PATH at cuInit,
+ * NVTX its own variable at the first NVTX call), or NULL with gpu_why set. */
+static char *const *gpu_trace_env(struct session *s)
+{
+	struct err e;
+	if (gputrace_collector_path(s->gpu_collector, sizeof(s->gpu_collector), &e) < 0) {
+		snprintf(s->gpu_why, sizeof(s->gpu_why), "%s", e.msg);
+		return NULL;
+	}
+	const char *tmp = getenv("TMPDIR");
+	snprintf(s->gpu_dir, sizeof(s->gpu_dir), "%s/perfhunt-gpu-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(s->gpu_dir)) {
+		snprintf(s->gpu_why, sizeof(s->gpu_why), "cannot create the trace's directory '%s': %s",
+			 s->gpu_dir, strerror(errno));
+		s->gpu_dir[0] = '\0';
+		return NULL;
+	}
+	s->gpu_env[0] = xasprintf("CUDA_INJECTION64_PATH=%s", s->gpu_collector);
+	s->gpu_env[1] = xasprintf("NVTX_INJECTION64_PATH=%s", s->gpu_collector);
+	s->gpu_env[2] = xasprintf("PERFHUNT_GPU_TRACE_DIR=%s", s->gpu_dir);
+	s->gpu_env[3] = NULL;
+	return s->gpu_env;
+}
+
+/* Reads the processes' files and makes their NVTX ranges phases (the
+ * domain their lane), before the phase set is finished. */
+static void gpu_trace_read(struct session *s, const struct monitor_result *r)
+{
+	if (!s->c->gpu_trace)
+		return;
+	if (!s->gpu_dir[0]) {
+		warn(s, "gpu trace: nothing traced: %s", s->gpu_why);
+		return;
+	}
+	struct err e;
+	gputrace_init(&s->gpu);
+	int files = gputrace_read_dir(&s->gpu, s->gpu_dir, &e);
+	if (files <= 0) {
+		warn(s, "gpu trace: nothing traced: %s", files < 0 ? e.msg
+			: "no process of the command started CUDA (no activity file was written)");
+		gputrace_release(&s->gpu);
+		return;
+	}
+	gputrace_finish(&s->gpu);
+	s->gpu_read = true;
+	for (size_t i = 0; i < s->gpu.n_ranges; i++) {
+		const struct gputrace_range *g = &s->gpu.ranges[i];
+		double a = (double)(g->start_ns - r->t0_mono_ns) / 1e6, b = (double)(g->end_ns - r->t0_mono_ns) / 1e6;
+		phase_set_add_range(&s->feed.phases, g->name, g->domain[0] ? "nvtx" : NULL, g->domain,
+				    a < 0 ? 0 : a, b < 0 ? 0 : b, PHASE_NVTX);
+	}
+	uint64_t dropped = 0;
+	for (size_t i = 0; i < s->gpu.n_procs; i++)
+		dropped += s->gpu.procs[i].dropped + s->gpu.procs[i].cupti_dropped;
+	if (dropped)
+		warn(s, "gpu trace: %llu activity records dropped (the per-process bound, "
+			"PERFHUNT_GPU_TRACE_MAX_RECORDS)", (unsigned long long)dropped);
+}
+
+static void gpu_trace_release(struct session *s)
+{
+	for (int i = 0; i < 3; i++)
+		free(s->gpu_env[i]);
+	if (s->gpu_read)
+		gputrace_release(&s->gpu);
+	if (!s->gpu_dir[0])
+		return;
+	DIR *d = opendir(s->gpu_dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			unlinkat(dirfd(d), de->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(s->gpu_dir);
+}
+
 /* The perfhunt.run/1 record of a finished monitor run. */
 static json_t *build_record(struct session *s, const struct monitor_opts *mo, const struct monitor_result *r)
 {
 	const struct session_config *c = s->c;
+	gpu_trace_read(s, r);
 	probefeed_finish(&s->feed, r->wall_ms);
 	const struct phase_set *ph = &s->feed.phases;
 	char peak_phase[256] = "", daemon_phase[256] = "", process_phase[256] = "", both_phase[256] = "";
@@ -545,6 +636,8 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
 	phase_set_overlapping(ph, from_ms, to_ms, process_phase, sizeof(process_phase));
 	json_t *phases = phase_set_to_json(ph);
 	phases_json_add_resources(phases, &s->measured, r->daemon_attached ? &s->client : NULL);
+	if (s->gpu_read)
+		gputrace_json_add_phases(phases, &s->gpu, r->t0_mono_ns);
 
 	char ended[64] = "";
 	if (!c->launch)
@@ -573,6 +666,9 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
 		json_object_set_new(rec, "phase_counters", probefeed_counters_json(&s->feed));
 	if (profile)
 		json_object_set_new(rec, "profile", profile);
+	if (s->gpu_read)
+		json_object_set_new(rec, "gpu_trace", gputrace_json_run(&s->gpu, r->t0_mono_ns,
+								       r->t0_mono_ns + (int64_t)(r->wall_ms * 1e6)));
 	return rec;
 }
 
@@ -672,9 +768,11 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 	/* output that is not shown must still be read (for probes): capture it */
 	struct launch_opts lo;
 	const struct launch_opts *launch = c->launch;
-	if (launch && c->discard_output && !launch->capture) {
+	if (launch && ((c->discard_output && !launch->capture) || c->gpu_trace)) {
 		lo = *launch;
-		lo.capture = true;
+		lo.capture = launch->capture || c->discard_output;
+		if (c->gpu_trace)
+			lo.extra_env = gpu_trace_env(&s);
 		launch = &lo;
 	}
 	monitor_opts_from(&s, launch, &mo);
@@ -722,6 +820,7 @@ out:
 	counters_close(s.counters);
 	counters_close(s.daemon_counters);
 	profiler_free(s.profiler);
+	gpu_trace_release(&s);
 	shield_off(&sh);
 	if (shield_absorbed)
 		out->signal = shield_signal;

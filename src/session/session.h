@@ -40,6 +40,7 @@ struct session_config {
 	bool counters;                     /* perf_event_open counters */
 	const char *events;                /* -e LIST, NULL = default */
 	bool profile;                      /* --profile: on-CPU stacks through perf */
+	bool gpu_trace;                    /* --gpu-trace: CUDA activity through the collector */
 	int profile_hz;                    /* --profile-hz */
 	bool discard_output;               /* parse the command's output, do not show it */
 	pid_t attach_pid;                  /* watch: the root of the tree */

@@ -1,0 +1,352 @@
+/* collector: the GPU activity of one CUDA process, for `perfhunt run --gpu-trace`.
+ *
+ * A shared library the CUDA driver loads into the measured process through
+ * CUDA_INJECTION64_PATH (its InitializeInjection entry point), so no program is
+ * relinked. It records CUPTI activity (kernels, copies, memsets, device memory
+ * allocations and frees, synchronisations, NVTX ranges) with timestamps taken
+ * from CLOCK_MONOTONIC, perfhunt's clock, and writes one JSON object a line to
+ * $PERFHUNT_GPU_TRACE_DIR/PID.jsonl. The file is bounded: past the record limit a
+ * record is counted as dropped, never silently lost; the last line gives the counts.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <cupti.h>
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* CUPTI renames its records when it adds fields; the build may name the newest
+ * version the toolkit has (CUDA 12.x and 13.0 carry these). */
+#ifndef PH_KERNEL_T
+#define PH_KERNEL_T CUpti_ActivityKernel9
+#endif
+#ifndef PH_MEMCPY_T
+#define PH_MEMCPY_T CUpti_ActivityMemcpy5
+#endif
+#ifndef PH_MEMSET_T
+#define PH_MEMSET_T CUpti_ActivityMemset4
+#endif
+#ifndef PH_MEMORY_T
+#define PH_MEMORY_T CUpti_ActivityMemory3
+#endif
+#ifndef PH_SYNC_T
+#define PH_SYNC_T CUpti_ActivitySynchronization
+#endif
+#ifndef PH_MARKER_T
+#define PH_MARKER_T CUpti_ActivityMarker2
+#endif
+
+#define BUF_BYTES (8u << 20)
+#define DEFAULT_MAX_RECORDS 2000000u
+
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static FILE *out;
+static uint64_t written;
+static uint64_t dropped;
+static uint64_t max_records = DEFAULT_MAX_RECORDS;
+static int done;
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A JSON string, escaped; names come from the program (kernels, NVTX). */
+static void put_str(const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+/* Kernel names arrive mangled; the C++ runtime (present in any CUDA program
+ * built with nvcc) demangles them when it is loaded. */
+static void put_kernel_name(const char *mangled)
+{
+	static demangle_fn demangle;
+	static int looked;
+	if (!looked) {
+		demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		looked = 1;
+	}
+	int status = -1;
+	char *d = demangle && mangled ? demangle(mangled, NULL, NULL, &status) : NULL;
+	put_str(status == 0 && d ? d : mangled);
+	free(d);
+}
+
+static const char *copy_kind(int k)
+{
+	switch (k) {
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "htod";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "dtoh";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "dtod";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "htoh";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "ptop";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "htoa";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "atoh";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "dtoa";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "atod";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "atoa";
+	default: return "unknown";
+	}
+}
+
+static const char *mem_kind(int k)
+{
+	switch (k) {
+	case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "pageable";
+	case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "pinned";
+	case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return "device";
+	case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return "array";
+	case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return "managed";
+	case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return "device_static";
+	case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return "managed_static";
+	default: return "unknown";
+	}
+}
+
+static const char *sync_kind(int k)
+{
+	switch (k) {
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return "event";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return "stream_wait_event";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return "stream";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return "context";
+	default: return "unknown";
+	}
+}
+
+static void put_kernel(const PH_KERNEL_T *k)
+{
+	fputs("{\"type\":\"kernel\",\"name\":", out);
+	put_kernel_name(k->name);
+	fprintf(out, ",\"dev\":%" PRIu32 ",\"stream\":%" PRIu32 ",\"grid\":[%d,%d,%d],"
+		     "\"block\":[%d,%d,%d],\"start\":%" PRIu64 ",\"end\":%" PRIu64
+		     ",\"corr\":%" PRIu32 "}\n",
+		k->deviceId, k->streamId, k->gridX, k->gridY, k->gridZ, k->blockX, k->blockY,
+		k->blockZ, (uint64_t)k->start, (uint64_t)k->end, k->correlationId);
+}
+
+static void put_memcpy(const PH_MEMCPY_T *m)
+{
+	fprintf(out, "{\"type\":\"memcpy\",\"kind\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
+		     "\"bytes\":%" PRIu64 ",\"dev\":%" PRIu32 ",\"stream\":%" PRIu32
+		     ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"corr\":%" PRIu32 "}\n",
+		copy_kind(m->copyKind), mem_kind(m->srcKind), mem_kind(m->dstKind),
+		(uint64_t)m->bytes, m->deviceId, m->streamId, (uint64_t)m->start,
+		(uint64_t)m->end, m->correlationId);
+}
+
+static void put_memset(const PH_MEMSET_T *m)
+{
+	fprintf(out, "{\"type\":\"memset\",\"bytes\":%" PRIu64 ",\"dev\":%" PRIu32
+		     ",\"stream\":%" PRIu32 ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 "}\n",
+		(uint64_t)m->bytes, m->deviceId, m->streamId, (uint64_t)m->start,
+		(uint64_t)m->end);
+}
+
+static void put_memory(const PH_MEMORY_T *m)
+{
+	int alloc = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+	int freed = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+	if (!alloc && !freed)
+		return;
+	fprintf(out, "{\"type\":\"%s\",\"mem\":\"%s\",\"bytes\":%" PRIu64 ",\"addr\":%" PRIu64
+		     ",\"dev\":%" PRIu32 ",\"ts\":%" PRIu64 "}\n",
+		alloc ? "alloc" : "free", mem_kind(m->memoryKind), (uint64_t)m->bytes,
+		(uint64_t)m->address, m->deviceId, (uint64_t)m->timestamp);
+}
+
+static void put_sync(const PH_SYNC_T *s)
+{
+	fprintf(out, "{\"type\":\"sync\",\"what\":\"%s\",\"stream\":%" PRIu32
+		     ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 "}\n",
+		sync_kind(s->type), s->streamId, (uint64_t)s->start, (uint64_t)s->end);
+}
+
+/* NVTX ranges: a start record carries the name and domain, its end only the id. */
+static void put_marker(const PH_MARKER_T *m)
+{
+	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+		fprintf(out, "{\"type\":\"range_start\",\"id\":%" PRIu32 ",\"name\":", m->id);
+		put_str(m->name);
+		fputs(",\"domain\":", out);
+		put_str(m->domain);
+		fprintf(out, ",\"ts\":%" PRIu64 "}\n", (uint64_t)m->timestamp);
+	} else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+		fprintf(out, "{\"type\":\"range_end\",\"id\":%" PRIu32 ",\"ts\":%" PRIu64 "}\n",
+			m->id, (uint64_t)m->timestamp);
+	}
+}
+
+static int kept(CUpti_ActivityKind kind)
+{
+	switch (kind) {
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_MEMCPY:
+	case CUPTI_ACTIVITY_KIND_MEMSET:
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+	case CUPTI_ACTIVITY_KIND_MARKER:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void put_record(const CUpti_Activity *r)
+{
+	switch (r->kind) {
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+	case CUPTI_ACTIVITY_KIND_KERNEL: put_kernel((const PH_KERNEL_T *)r); break;
+	case CUPTI_ACTIVITY_KIND_MEMCPY: put_memcpy((const PH_MEMCPY_T *)r); break;
+	case CUPTI_ACTIVITY_KIND_MEMSET: put_memset((const PH_MEMSET_T *)r); break;
+	case CUPTI_ACTIVITY_KIND_MEMORY2: put_memory((const PH_MEMORY_T *)r); break;
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: put_sync((const PH_SYNC_T *)r); break;
+	case CUPTI_ACTIVITY_KIND_MARKER: put_marker((const PH_MARKER_T *)r); break;
+	default: break;
+	}
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records_out)
+{
+	*buffer = aligned_alloc(8, BUF_BYTES);
+	*size = *buffer ? BUF_BYTES : 0;
+	*max_records_out = 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
+				      size_t size, size_t valid)
+{
+	(void)ctx;
+	(void)stream;
+	(void)size;
+	CUpti_Activity *r = NULL;
+	pthread_mutex_lock(&out_lock);
+	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
+		if (!kept(r->kind))
+			continue;
+		if (!out || done || written >= max_records) {
+			dropped++;
+			continue;
+		}
+		put_record(r);
+		written++;
+	}
+	pthread_mutex_unlock(&out_lock);
+	free(buffer);
+}
+
+static uint64_t CUPTIAPI timestamp_cb(void)
+{
+	return mono_ns();
+}
+
+static void finish(void)
+{
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	size_t cupti_dropped = 0;
+	cuptiActivityGetNumDroppedRecords(NULL, 0, &cupti_dropped);
+	pthread_mutex_lock(&out_lock);
+	if (out) {
+		fprintf(out, "{\"type\":\"end\",\"records\":%" PRIu64 ",\"dropped\":%" PRIu64
+			     ",\"cupti_dropped\":%zu,\"ts\":%" PRIu64 "}\n",
+			written, dropped, cupti_dropped, mono_ns());
+		fclose(out);
+		out = NULL;
+	}
+	done = 1;
+	pthread_mutex_unlock(&out_lock);
+}
+
+static int open_output(void)
+{
+	const char *dir = getenv("PERFHUNT_GPU_TRACE_DIR");
+	if (!dir || !*dir)
+		return -1;
+	const char *max = getenv("PERFHUNT_GPU_TRACE_MAX_RECORDS");
+	if (max && *max) {
+		char *end;
+		unsigned long long v = strtoull(max, &end, 10);
+		if (!*end && v > 0)
+			max_records = v;
+	}
+	char path[4096];
+	if (snprintf(path, sizeof path, "%s/%d.jsonl", dir, (int)getpid()) >= (int)sizeof path)
+		return -1;
+	out = fopen(path, "we");
+	if (!out)
+		return -1;
+	setvbuf(out, NULL, _IOFBF, 1u << 20);
+	return 0;
+}
+
+/* NVTX hands its calls to the library named by NVTX_INJECTION64_PATH; perfhunt
+ * names this one, and CUPTI's own handler turns them into MARKER records. */
+int InitializeInjectionNvtx2(void *get_export_table);
+int InitializeInjectionNvtx2(void *get_export_table)
+{
+	Dl_info where;
+	if (!dladdr((void *)cuptiActivityEnable, &where) || !where.dli_fname)
+		return 0;
+	void *cupti = dlopen(where.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+	if (!cupti)
+		return 0;
+	int (*init)(void *) = (int (*)(void *))dlsym(cupti, "InitializeInjectionNvtx2");
+	return init ? init(get_export_table) : 0;
+}
+
+/* The driver calls this once, at cuInit, when CUDA_INJECTION64_PATH names us. */
+int InitializeInjection(void);
+int InitializeInjection(void)
+{
+	static int initialized;
+	if (initialized++)
+		return 1;
+	if (open_output() < 0)
+		return 1;
+	int clock_ok = cuptiActivityRegisterTimestampCallback(timestamp_cb) == CUPTI_SUCCESS;
+	uint32_t version = 0;
+	cuptiGetVersion(&version);
+	fprintf(out, "{\"type\":\"process\",\"pid\":%d,\"ppid\":%d,\"cupti\":%" PRIu32
+		     ",\"clock\":\"%s\",\"ts\":%" PRIu64 "}\n",
+		(int)getpid(), (int)getppid(), version, clock_ok ? "monotonic" : "cupti", mono_ns());
+	cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+		CUPTI_ACTIVITY_KIND_MEMSET,	       CUPTI_ACTIVITY_KIND_MEMORY2,
+		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_MARKER,
+	};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		CUptiResult rc = cuptiActivityEnable(kinds[i]);
+		if (rc != CUPTI_SUCCESS) {
+			const char *msg = "";
+			cuptiGetResultString(rc, &msg);
+			fprintf(out, "{\"type\":\"note\",\"kind\":%d,\"text\":", (int)kinds[i]);
+			put_str(msg);
+			fputs("}\n", out);
+		}
+	}
+	atexit(finish);
+	return 1;
+}

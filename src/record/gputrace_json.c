@@ -1,0 +1,163 @@
+/* gputrace_json: what the GPU did in each phase, as the run record says it.
+ *
+ * A phase's window on the trace's clock is its start_ms/end_ms plus the run's
+ * monotonic start, so the GPU figures of a phase are read the way its CPU
+ * figures are: by time, whichever process did the work. Per name, every
+ * instance's window is summed into one accumulator, so a kernel outside each
+ * instance's top still counts in the name's totals.
+ */
+#include "record/gputrace_json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/phases_json.h"
+#include "util/xalloc.h"
+
+#define MIB (1024.0 * 1024.0)
+
+static const char *const copy_key[] = { "h2d", "d2h", "d2d" };
+
+static json_t *kernels_json(const struct gputrace *t, const struct gputrace_sum *s)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < s->n_top; i++)
+		json_array_append_new(a, json_pack("{s:s, s:o, s:I}", "name", t->names[s->top[i].name],
+						   "ms", phases_json_number(s->top[i].ms),
+						   "launches", (json_int_t)s->top[i].launches));
+	return a;
+}
+
+static json_t *sum_json(const struct gputrace *t, const struct gputrace_sum *s)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "busy_ms", phases_json_number(s->busy_ms));
+	json_object_set_new(o, "kernel_ms", phases_json_number(s->kernel_ms));
+	json_object_set_new(o, "launches", json_integer((json_int_t)s->launches));
+	json_object_set_new(o, "kernels", kernels_json(t, s));
+	for (int k = GPUTRACE_H2D; k <= GPUTRACE_D2D; k++) {
+		char key[32];
+		snprintf(key, sizeof(key), "%s_bytes", copy_key[k]);
+		json_object_set_new(o, key, json_integer((json_int_t)(s->copy_bytes[k] + 0.5)));
+		if (s->copy_bytes[k] > 0 && s->copy_ms[k] > 0) {
+			snprintf(key, sizeof(key), "%s_gbps", copy_key[k]);
+			json_object_set_new(o, key, phases_json_number(s->copy_bytes[k] / s->copy_ms[k] / 1e6));
+		}
+	}
+	json_object_set_new(o, "h2d_pageable_bytes", json_integer((json_int_t)(s->h2d_pageable_bytes + 0.5)));
+	json_object_set_new(o, "sync_ms", phases_json_number(s->sync_ms));
+	if (s->mem) {
+		json_object_set_new(o, "mem_start_mib", phases_json_number((double)s->mem_start_bytes / MIB));
+		json_object_set_new(o, "mem_end_mib", phases_json_number((double)s->mem_end_bytes / MIB));
+		json_object_set_new(o, "mem_max_mib", phases_json_number((double)s->mem_max_bytes / MIB));
+		json_object_set_new(o, "mem_growth_mib", phases_json_number((double)s->mem_growth_bytes / MIB));
+	}
+	return o;
+}
+
+static void window(const json_t *ph, int64_t t0_ns, int64_t *a, int64_t *b)
+{
+	*a = t0_ns + (int64_t)(json_number_value(json_object_get(ph, "start_ms")) * 1e6);
+	*b = t0_ns + (int64_t)(json_number_value(json_object_get(ph, "end_ms")) * 1e6);
+}
+
+struct named {
+	const char *name;
+	const json_t *ph;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+	return strcmp(((const struct named *)a)->name, ((const struct named *)b)->name);
+}
+
+/* Each name's instances in one accumulator; the phases are grouped by name
+ * once (sorted), not searched once per name. */
+static void add_stats(json_t *phases, json_t *stats, const struct gputrace *t, int64_t t0_ns)
+{
+	size_t n = 0, i, j;
+	json_t *ph, *st;
+	struct named *by_name = xcalloc(json_array_size(phases) + 1, sizeof(*by_name));
+	json_array_foreach(phases, i, ph) {
+		const char *name = json_string_value(json_object_get(ph, "name"));
+		if (name && !json_is_true(json_object_get(ph, "unfinished")))
+			by_name[n++] = (struct named){ .name = name, .ph = ph };
+	}
+	qsort(by_name, n, sizeof(*by_name), cmp_named);
+	json_array_foreach(stats, j, st) {
+		struct named key = { .name = json_string_value(json_object_get(st, "name")) };
+		if (!key.name)
+			continue;
+		struct named *hit = bsearch(&key, by_name, n, sizeof(*by_name), cmp_named);
+		if (!hit)
+			continue;
+		while (hit > by_name && !strcmp(hit[-1].name, key.name))
+			hit--;
+		struct gputrace_sum s;
+		gputrace_sum_init(&s, t);
+		for (; hit < by_name + n && !strcmp(hit->name, key.name); hit++) {
+			int64_t a, b;
+			window(hit->ph, t0_ns, &a, &b);
+			gputrace_sum_add(&s, t, a, b, 0);
+		}
+		gputrace_sum_finish(&s);
+		json_object_set_new(st, "gpu", sum_json(t, &s));
+		gputrace_sum_release(&s);
+	}
+	free(by_name);
+}
+
+void gputrace_json_add_phases(json_t *obj, const struct gputrace *t, int64_t t0_ns)
+{
+	json_t *phases = json_object_get(obj, "phases"), *stats = json_object_get(obj, "phase_stats");
+	size_t i;
+	json_t *ph;
+	json_array_foreach(phases, i, ph) {
+		struct gputrace_sum s;
+		int64_t a, b;
+		window(ph, t0_ns, &a, &b);
+		gputrace_sum_init(&s, t);
+		gputrace_sum_add(&s, t, a, b, 0);
+		gputrace_sum_finish(&s);
+		json_object_set_new(ph, "gpu", sum_json(t, &s));
+		gputrace_sum_release(&s);
+	}
+	add_stats(phases, stats, t, t0_ns);
+}
+
+static json_t *process_json(const struct gputrace *t, const struct gputrace_proc *p, int64_t t0_ns, int64_t end_ns)
+{
+	struct gputrace_sum s;
+	gputrace_sum_init(&s, t);
+	gputrace_sum_add(&s, t, t0_ns, end_ns, p->pid);
+	gputrace_sum_finish(&s);
+	json_t *o = sum_json(t, &s);
+	gputrace_sum_release(&s);
+	json_object_set_new(o, "pid", json_integer(p->pid));
+	json_object_set_new(o, "ppid", json_integer(p->ppid));
+	json_object_set_new(o, "mem_peak_mib", phases_json_number((double)p->mem_max_bytes / MIB));
+	json_object_set_new(o, "records", json_integer((json_int_t)p->records));
+	json_object_set_new(o, "dropped", json_integer((json_int_t)(p->dropped + p->cupti_dropped)));
+	json_object_set_new(o, "complete", json_boolean(p->complete));
+	json_object_set_new(o, "clock", json_string(p->clock_ok ? "monotonic" : "cupti"));
+	return o;
+}
+
+json_t *gputrace_json_run(const struct gputrace *t, int64_t t0_ns, int64_t end_ns)
+{
+	struct gputrace_sum s;
+	gputrace_sum_init(&s, t);
+	gputrace_sum_add(&s, t, t0_ns, end_ns, 0);
+	gputrace_sum_finish(&s);
+	json_t *o = sum_json(t, &s);
+	gputrace_sum_release(&s);
+	json_t *procs = json_array();
+	for (size_t i = 0; i < t->n_procs; i++)
+		json_array_append_new(procs, process_json(t, &t->procs[i], t0_ns, end_ns));
+	json_object_set_new(o, "processes", procs);
+	json_object_set_new(o, "nvtx_ranges", json_integer((json_int_t)t->n_ranges));
+	json_object_set_new(o, "unmatched_ranges", json_integer((json_int_t)t->unmatched_ranges));
+	json_object_set_new(o, "bad_lines", json_integer((json_int_t)t->bad_lines));
+	json_object_set_new(o, "skipped", json_integer((json_int_t)t->skipped));
+	return o;
+}

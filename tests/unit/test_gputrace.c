@@ -1,0 +1,327 @@
+/* Unit tests of src/gputrace/gputrace.c and record/gputrace_json.c against
+ * activity files the collector recorded on an H200 (data/gputrace/: trace_demo
+ * alone, and two trace_demo processes at once), with the program's own probe
+ * lines (stamped with CLOCK_MONOTONIC by --stamps) as the phases: what the
+ * trace puts in each phase is checked against what the program says it did.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "gputrace/gputrace.h"
+#include "probe/phases.h"
+#include "probe/probe.h"
+#include "record/gputrace_json.h"
+#include "record/phases_json.h"
+
+#define MIB (1024.0 * 1024.0)
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)len + 1);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	buf[len] = '\0';
+	fclose(f);
+	*n = (size_t)len;
+	return buf;
+}
+
+/* The demo's probe lines as phases, times since its first line (t0_ns). */
+static void demo_phases(const char *path, struct phase_set *s, int64_t *t0_ns)
+{
+	struct probe_config cfg;
+	probe_config_init(&cfg);
+	phase_set_init(s);
+	size_t n;
+	char *text = slurp(path, &n), *save = NULL;
+	*t0_ns = -1;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct probe p;
+		assert_int_equal(probe_parse_line(&cfg, line, strlen(line), &p), 1);
+		int k = probe_find(&p, "t_ns");
+		assert_true(k >= 0);
+		int64_t t = (int64_t)p.fields[k].value;
+		if (*t0_ns < 0)
+			*t0_ns = t;
+		phase_set_add_probe(s, &p, (double)(t - *t0_ns) / 1e6, "stderr");
+		probe_release(&p);
+	}
+	free(text);
+	probe_config_release(&cfg);
+	phase_set_finish(s, 1e9);
+}
+
+static json_t *gpu_of(json_t *obj, const char *name)
+{
+	size_t i;
+	json_t *ph;
+	json_array_foreach(json_object_get(obj, "phases"), i, ph)
+		if (!strcmp(json_string_value(json_object_get(ph, "name")), name))
+			return json_object_get(ph, "gpu");
+	fail_msg("no phase %s", name);
+	return NULL;
+}
+
+static double num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	if (!json_is_number(v))
+		fail_msg("no number %s", key);
+	return json_number_value(v);
+}
+
+/* The value a probe line of the phase gave, as the record keeps it. */
+static double value_of(json_t *obj, const char *phase, const char *key)
+{
+	size_t i;
+	json_t *ph;
+	json_array_foreach(json_object_get(obj, "phases"), i, ph)
+		if (!strcmp(json_string_value(json_object_get(ph, "name")), phase))
+			return num(json_object_get(ph, "values"), key);
+	fail_msg("no phase %s", phase);
+	return 0;
+}
+
+static double duration_of(json_t *obj, const char *phase)
+{
+	size_t i;
+	json_t *ph;
+	json_array_foreach(json_object_get(obj, "phases"), i, ph)
+		if (!strcmp(json_string_value(json_object_get(ph, "name")), phase))
+			return num(ph, "duration_ms");
+	fail_msg("no phase %s", phase);
+	return 0;
+}
+
+static void read_demo(struct gputrace *t)
+{
+	struct err e;
+	gputrace_init(t);
+	assert_int_equal(gputrace_read_dir(t, "data/gputrace/demo", &e), 1);
+	gputrace_finish(t);
+}
+
+static void test_reads_every_kind(void **state)
+{
+	(void)state;
+	struct gputrace t;
+	read_demo(&t);
+	/* 100 iterations of saxpy + scale, then 26 saxpy: 226 launches */
+	assert_int_equal(t.n_kernels, 226);
+	assert_int_equal(t.n_copies, 5);
+	assert_int_equal(t.n_mem, 6);          /* 3 cudaMalloc, 3 cudaFree; pinned host memory is not the GPU's */
+	assert_int_equal(t.n_syncs, 1);
+	assert_int_equal(t.n_ranges, 101);     /* 100 "step" pushes, one "solve" in domain "demo" */
+	assert_int_equal(t.bad_lines, 0);
+	assert_int_equal(t.n_procs, 1);
+	assert_int_equal(t.procs[0].pid, 551);
+	assert_true(t.procs[0].complete);
+	assert_true(t.procs[0].clock_ok);
+	assert_int_equal(t.procs[0].records, 442);
+	assert_int_equal(t.procs[0].dropped + t.procs[0].cupti_dropped, 0);
+	assert_int_equal(t.procs[0].mem_max_bytes, 3u * 64 * 1024 * 1024);
+	size_t solve = 0, step = 0;
+	for (size_t i = 0; i < t.n_ranges; i++) {
+		if (!strcmp(t.ranges[i].name, "solve") && !strcmp(t.ranges[i].domain, "demo"))
+			solve++;
+		if (!strcmp(t.ranges[i].name, "step") && !t.ranges[i].domain[0])
+			step++;
+		assert_true(t.ranges[i].end_ns >= t.ranges[i].start_ns);
+	}
+	assert_int_equal(solve, 1);
+	assert_int_equal(step, 100);
+	char names[2][GPUTRACE_NAME_MAX];
+	snprintf(names[0], sizeof(names[0]), "%s", t.names[0]);
+	snprintf(names[1], sizeof(names[1]), "%s", t.names[1]);
+	assert_int_equal(t.n_names, 2);
+	assert_true((!strcmp(names[0], "saxpy") && !strcmp(names[1], "scale")) ||
+		    (!strcmp(names[1], "saxpy") && !strcmp(names[0], "scale")));
+	gputrace_release(&t);
+}
+
+/* Each phase's GPU figures against what the program itself reported. */
+static void test_phases_match_the_program(void **state)
+{
+	(void)state;
+	struct gputrace t;
+	read_demo(&t);
+	struct phase_set s;
+	int64_t t0;
+	demo_phases("data/gputrace/demo/demo.err", &s, &t0);
+	json_t *obj = phase_set_to_json(&s);
+	gputrace_json_add_phases(obj, &t, t0);
+
+	json_t *g = gpu_of(obj, "dev_alloc");
+	assert_true(num(g, "mem_growth_mib") * MIB == value_of(obj, "dev_alloc", "memgetinfo_delta_bytes"));
+	assert_true(num(g, "mem_growth_mib") * MIB == value_of(obj, "dev_alloc", "dev_alloc_bytes"));
+	assert_true(num(g, "mem_start_mib") == 0);
+	g = gpu_of(obj, "h2d_pinned");
+	assert_true(num(g, "h2d_bytes") == value_of(obj, "h2d_pinned", "h2d_pinned_bytes"));
+	assert_true(num(g, "h2d_pageable_bytes") == 0);
+	double pinned_gbps = num(g, "h2d_gbps");
+	g = gpu_of(obj, "h2d_pageable");
+	assert_true(num(g, "h2d_bytes") == value_of(obj, "h2d_pageable", "h2d_pageable_bytes"));
+	assert_true(num(g, "h2d_pageable_bytes") == num(g, "h2d_bytes"));
+	/* pageable copies go through a staging buffer: slower than pinned ones */
+	assert_true(num(g, "h2d_gbps") < pinned_gbps);
+	g = gpu_of(obj, "d2h");
+	assert_true(num(g, "d2h_bytes") == value_of(obj, "d2h", "d2h_bytes"));
+	assert_true(num(g, "h2d_bytes") == 0);
+	g = gpu_of(obj, "release");
+	/* (its negative cudaMemGetInfo delta is no probe value: it equals -release_bytes in the file) */
+	assert_true(-num(g, "mem_growth_mib") * MIB == value_of(obj, "release", "release_bytes"));
+	assert_true(num(g, "mem_end_mib") == 0);
+
+	/* every kernel ran inside compute; its busy time within the CUDA events' span */
+	g = gpu_of(obj, "compute");
+	assert_true(num(g, "launches") == value_of(obj, "compute", "kernel_launches"));
+	double all_ms = 0;
+	for (size_t i = 0; i < t.n_kernels; i++)
+		all_ms += (double)(t.kernels[i].end_ns - t.kernels[i].start_ns) / 1e6;
+	assert_true(fabs(num(g, "kernel_ms") - all_ms) < 0.01);
+	assert_true(num(g, "busy_ms") <= num(g, "kernel_ms") + 0.001);
+	/* compute_event_ms, a duration probe: the phase compute_event */
+	double event_ms = duration_of(obj, "compute_event");
+	assert_true(num(g, "busy_ms") <= event_ms);
+	assert_true(num(g, "busy_ms") > 0.5 * event_ms);
+	assert_true(num(g, "sync_ms") > 0);
+	json_t *top = json_object_get(g, "kernels");
+	assert_int_equal(json_array_size(top), 2);
+	double launches = 0;
+	for (size_t i = 0; i < 2; i++)
+		launches += num(json_array_get(top, i), "launches");
+	assert_true(launches == 226);
+	assert_true(num(json_array_get(top, 0), "ms") >= num(json_array_get(top, 1), "ms"));
+	/* no kernel outside compute */
+	assert_true(num(gpu_of(obj, "d2h"), "launches") == 0);
+	assert_true(num(gpu_of(obj, "dev_alloc"), "busy_ms") == 0);
+
+	json_decref(obj);
+	phase_set_release(&s);
+	gputrace_release(&t);
+}
+
+/* Two processes at once: each one's memory is its own, not the tree's. */
+static void test_two_processes(void **state)
+{
+	(void)state;
+	struct gputrace t;
+	struct err e;
+	gputrace_init(&t);
+	assert_int_equal(gputrace_read_dir(&t, "data/gputrace/two", &e), 2);
+	gputrace_finish(&t);
+	assert_int_equal(t.n_procs, 2);
+	uint64_t mem[2];
+	for (size_t i = 0; i < 2; i++) {
+		assert_true(t.procs[i].complete);
+		assert_int_equal(t.procs[i].kernels, 2 * 50 + 50 / 4 + 1);
+		mem[i] = t.procs[i].mem_max_bytes;
+	}
+	uint64_t lo = mem[0] < mem[1] ? mem[0] : mem[1], hi = mem[0] < mem[1] ? mem[1] : mem[0];
+	assert_int_equal(lo, 3u * 32 * 1024 * 1024);
+	assert_int_equal(hi, 3u * 48 * 1024 * 1024);
+	json_t *run = gputrace_json_run(&t, 0, INT64_MAX / 2);
+	assert_int_equal(json_array_size(json_object_get(run, "processes")), 2);
+	assert_true(num(run, "launches") == 2 * 113);
+	json_decref(run);
+	gputrace_release(&t);
+}
+
+/* Lines that are not records cost only themselves; a file without its last
+ * line is incomplete; an end with no start is counted. */
+static void test_damaged_input(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"{\"type\":\"process\",\"pid\":7,\"ppid\":1,\"clock\":\"monotonic\",\"ts\":1}\n"
+		"not json\n"
+		"{\"type\":\"kernel\",\"name\":\"_Z1kv\",\"start\":10,\"end\":5}\n"
+		"{\"type\":\"kernel\",\"name\":\"void ns::k<int, (char)1>(float*)\",\"dev\":0,\"start\":100,\"end\":300}\n"
+		"{\"type\":\"range_end\",\"id\":9,\"ts\":5}\n"
+		"{\"type\":\"range_start\",\"id\":3,\"name\":\"open\",\"domain\":\"\",\"ts\":5}\n"
+		"{\"type\":\"kernel\",\"name\":\"cut";
+	struct gputrace t;
+	gputrace_init(&t);
+	gputrace_parse(&t, 7, text, sizeof(text) - 1);
+	gputrace_finish(&t);
+	assert_int_equal(t.bad_lines, 3);
+	assert_int_equal(t.n_kernels, 1);
+	assert_string_equal(t.names[0], "ns::k<int, (char)1>");
+	assert_int_equal(t.unmatched_ranges, 2);
+	assert_int_equal(t.n_ranges, 0);
+	assert_false(t.procs[0].complete);
+	struct gputrace_sum s;
+	gputrace_sum_init(&s, &t);
+	gputrace_sum_add(&s, &t, 200, 1000, 0);
+	gputrace_sum_finish(&s);
+	assert_true(fabs(s.busy_ms - 100e-6) < 1e-9);
+	assert_int_equal(s.launches, 0); /* it started before the window */
+	assert_int_equal(s.n_top, 1);
+	gputrace_sum_release(&s);
+	gputrace_release(&t);
+}
+
+/* Busy time is the union per device: overlapping kernels count once. */
+static void test_busy_is_a_union(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"{\"type\":\"kernel\",\"name\":\"a\",\"dev\":0,\"start\":0,\"end\":1000000}\n"
+		"{\"type\":\"kernel\",\"name\":\"b\",\"dev\":0,\"start\":500000,\"end\":1500000}\n"
+		"{\"type\":\"kernel\",\"name\":\"c\",\"dev\":1,\"start\":0,\"end\":2000000}\n"
+		"{\"type\":\"kernel\",\"name\":\"a\",\"dev\":0,\"start\":3000000,\"end\":4000000}\n";
+	struct gputrace t;
+	gputrace_init(&t);
+	gputrace_parse(&t, 1, text, sizeof(text) - 1);
+	gputrace_finish(&t);
+	struct gputrace_sum s;
+	gputrace_sum_init(&s, &t);
+	gputrace_sum_add(&s, &t, 0, 5000000, 0);
+	gputrace_sum_finish(&s);
+	assert_true(fabs(s.busy_ms - (1.5 + 2.0 + 1.0)) < 1e-9);
+	assert_true(fabs(s.kernel_ms - 5.0) < 1e-9);
+	assert_int_equal(s.n_top, 3);
+	assert_string_equal(t.names[s.top[0].name], "a");
+	assert_int_equal(s.top[0].launches, 2);
+	assert_string_equal(t.names[s.top[1].name], "c");
+	gputrace_sum_release(&s);
+	gputrace_release(&t);
+}
+
+static void test_short_names(void **state)
+{
+	(void)state;
+	char buf[64];
+	gputrace_short_name("saxpy(int, float, float const*, float*)", buf, sizeof(buf));
+	assert_string_equal(buf, "saxpy");
+	gputrace_short_name("void at::native::k<float, 4>(int, at::detail::A<(bool)1>)", buf, sizeof(buf));
+	assert_string_equal(buf, "at::native::k<float, 4>");
+	gputrace_short_name("_Z5saxpyifPKfPf", buf, sizeof(buf));
+	assert_string_equal(buf, "_Z5saxpyifPKfPf");
+	gputrace_short_name("abcdefgh", buf, 4);
+	assert_string_equal(buf, "abc");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reads_every_kind),
+		cmocka_unit_test(test_phases_match_the_program),
+		cmocka_unit_test(test_two_processes),
+		cmocka_unit_test(test_damaged_input),
+		cmocka_unit_test(test_busy_is_a_union),
+		cmocka_unit_test(test_short_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
