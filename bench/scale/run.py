@@ -14,8 +14,12 @@ its CPU with the command's, less the command's. CPU (user + sys) rather
 than wall: the machine is shared and its wall times are noisy; the fewest
 of 3 runs per cell (1 for run).
 
+A second table does the same by the length of the command line: `run --
+true x x ...` with 2 000, 20 000 and 200 000 arguments (the last near
+ARG_MAX), then show, report and compare of its record.
+
 usage: bench/scale/run.py --perfhunt build/perfhunt --phgen build/tests/workloads/phgen
-       [--sizes 100,1000,10000]
+       [--sizes 100,1000,10000] [--args 2000,20000,200000]
 """
 import argparse
 import json
@@ -63,29 +67,50 @@ def cell(args, shape, n, d):
     return out
 
 
+def table(title, sizes, rows):
+    """rows: [(label, [(cpu, rss) per size])]; prints one markdown table."""
+    print("| " + title + " | command | " + " | ".join(f"{n}: CPU s, RSS MiB" for n in sizes)
+          + " | growth | largest / linear |")
+    print("|---|---|" + "---|" * len(sizes) + "---|---|")
+    for (group, c), cells in rows:
+        t = [x[0] for x in cells]
+        row = " | ".join(f"{x[0]:.3f}, {x[1]:.1f}" for x in cells)
+        lo, hi = max(t[0], 0.01), max(t[-1], 0.01)
+        xs = [math.log(n) for n in sizes]
+        ys = [math.log(max(v, 0.01)) for v in t]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        growth = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+        ratio = hi / (lo * sizes[-1] / sizes[0])
+        print(f"| {group} | {c} | {row} | n^{growth:.2f} | {ratio:.2f} |")
+
+
+def command_cell(args, n, d):
+    rec = os.path.join(d, f"args-{n}.json")
+    out = {"run": measure([args.perfhunt, "run", "-q", "--no-save", "-o", rec, "--", "true"] + ["x"] * n)}
+    out["show"] = measure([args.perfhunt, "show", rec], 3)
+    out["report"] = measure([args.perfhunt, "report", rec, "-o", os.path.join(d, "r.html")], 3)
+    out["compare"] = measure([args.perfhunt, "compare", rec, rec], 3)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--perfhunt", required=True)
     ap.add_argument("--phgen", required=True)
     ap.add_argument("--sizes", default="100,1000,10000")
+    ap.add_argument("--args", default="2000,20000,200000")
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
-    print("| shape | command | " + " | ".join(f"{n} phases: CPU s, RSS MiB" for n in sizes)
-          + " | growth | largest / linear |")
-    print("|---|---|" + "---|" * len(sizes) + "---|---|")
+    nargs = [int(x) for x in args.args.split(",")]
     with tempfile.TemporaryDirectory() as d:
+        rows = []
         for shape in SHAPES:
             cells = [cell(args, shape, n, d) for n in sizes]
-            for c in cells[0]:
-                t = [x[c][0] for x in cells]
-                row = " | ".join(f"{x[c][0]:.3f}, {x[c][1]:.1f}" for x in cells)
-                lo, hi = max(t[0], 0.01), max(t[-1], 0.01)
-                xs = [math.log(n) for n in sizes]
-                ys = [math.log(max(v, 0.01)) for v in t]
-                mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-                growth = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-                ratio = hi / (lo * sizes[-1] / sizes[0])
-                print(f"| {shape} | {c} | {row} | n^{growth:.2f} | {ratio:.2f} |")
+            rows += [((shape, c), [x[c] for x in cells]) for c in cells[0]]
+        table("phases", sizes, rows)
+        print()
+        cells = [command_cell(args, n, d) for n in nargs]
+        table("arguments", nargs, [(("command line", c), [x[c] for x in cells]) for c in cells[0]])
 
 
 main()
