@@ -103,6 +103,37 @@ struct hunt {
 	int64_t start_ns;
 };
 
+/* A stop signal that came between runs (during a run the session hears it
+ * and says so through record_opts_capture): the hunt stops at the next step,
+ * every run taken already stored. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+/* on: the handler in place (the actions before kept); off: those back. */
+static void catch_stops(bool on)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static struct sigaction old[3];
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < 3; i++)
+		sigaction(sigs[i], on ? &sa : &old[i], on ? &old[i] : NULL);
+}
+
+/* True (with h->signal set) once a stop signal came. */
+static bool stopped(struct hunt *h)
+{
+	if (stop_signal && !h->signal)
+		h->signal = stop_signal;
+	return h->signal != 0;
+}
+
 /* Where the worktrees live: beside the history database; a PostgreSQL
  * history has no directory here, so the repository's .perfhunt/ is used. */
 static int hunt_dir(char *out, size_t n, const char *top, struct err *e)
@@ -283,6 +314,10 @@ static int prepare(struct hunt *h, struct commit *c, struct err *e)
 		if (!reused) {
 			fprintf(stderr, "bisect: %s building ...\n", name);
 			bst = run_build(h->cli->build, c->path, log);
+			if (stopped(h)) { /* the build was interrupted, not failed */
+				c->build = BUILD_UNKNOWN;
+				return -1;
+			}
 			if (bst >= 0 && bst < 128)
 				build_remember(marker, h->cli->build, bst);
 		}
@@ -354,7 +389,7 @@ static int run_rounds(struct hunt *h, struct err *e)
 			if (!c->tested || c->build != BUILD_OK || c->nruns >= c->want)
 				continue;
 			any = true;
-			if (run_once(h, c, batch, e) < 0)
+			if (stopped(h) || run_once(h, c, batch, e) < 0)
 				return -1;
 			if (c->build == BUILD_OK)
 				fprintf(stderr, "bisect: %.*s run %zu of %zu%s  [%zu runs added, %.0f s]\n", ID_SHORT, c->id,
@@ -863,25 +898,21 @@ static int hunt(struct hunt *h, json_t **rec, struct err *e)
 {
 	enum bisectrule_verdict ends = BISECTRULE_NOT_YET;
 	if (start_testing(h, &h->c[0], e) < 0 || start_testing(h, &h->c[h->n - 1], e) < 0)
-		return -1;
+		return h->signal ? build_record(h, ends, rec, e) : -1;
 	if (h->c[0].build != BUILD_OK || h->c[h->n - 1].build != BUILD_OK)
 		return err_set(e, "the %s commit cannot be built: %s", h->c[0].build != BUILD_OK ? "good" : "bad",
 			       h->c[0].build != BUILD_OK ? h->c[0].why : h->c[h->n - 1].why);
 	if (decide_ends(h, &ends, e) < 0)
 		return h->signal ? build_record(h, ends, rec, e) : -1;
-	if (ends == BISECTRULE_DIFFERENT)
-		for (;;) {
-			int more = step(h, e);
-			if (more < 0)
-				return -1;
-			if (!more)
-				break;
-			if (run_rounds(h, e) < 0) {
-				if (!h->signal)
-					return -1;
-				break;
-			}
-		}
+	while (ends == BISECTRULE_DIFFERENT) {
+		int more = step(h, e);
+		if (more > 0)
+			more = run_rounds(h, e) < 0 ? -1 : 1;
+		if (more < 0 && !h->signal)
+			return -1;
+		if (more <= 0)
+			break;
+	}
 	return build_record(h, ends, rec, e);
 }
 
@@ -994,7 +1025,9 @@ int cmd_bisect(int argc, char **argv)
 		h.c[h.n - 1].id, h.dir);
 	h.start_ns = clock_mono_ns();
 	monitor_keep_sockets(true);
+	catch_stops(true);
 	int rc = hunt(&h, &rec, &e);
+	catch_stops(false);
 	monitor_keep_sockets(false);
 	if (rc < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);

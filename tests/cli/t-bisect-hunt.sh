@@ -134,14 +134,35 @@ added=$(jget "$TMP/b2.json" runs_added 2>/dev/null)
 expect_status 0 $st && check "runs added: $added" [ "$added" = 0 ] &&
 	check "same culprits" [ "$(jget "$TMP/b2.json" culprits.1.commit)" = "$C6" ] && expect_no_grep building "$TMP/err2" && ok
 
-t "ends that do not differ: exit 1, no culprit"
-"$P" bisect --good "$C4" --bad "$C5" --threshold 30 --max-runs 6 $PHASES --build 'cc -O1 -o prog prog.c' -- ./prog \
-	>"$TMP/out3" 2>"$TMP/err3"
-expect_status 1 $? && expect_grep '^no culprit: good and bad are (same|not yet)' "$TMP/out3" && ok
+t "SIGINT stops the hunt cleanly: its runs are stored, and the next invocation resumes with them"
+# another command line ("./prog again"), so none of the runs above is reused
+"$P" bisect --good "$C0" --bad "$C1" --threshold 30 --max-runs 8 $PHASES -- ./prog again \
+	>"$TMP/out3" 2>"$TMP/err3" &
+B=$!
+i=0 n=0
+while [ "$i" -lt 600 ] && [ "$n" -lt 3 ]; do
+	sleep 0.1
+	i=$((i + 1))
+	n=$(sql "$PERFHUNT_DB" "select count(*) from runs where command = './prog again'" 2>/dev/null || echo 0)
+done
+kill -INT $B
+wait $B
+st=$?
+stored=$(sql "$PERFHUNT_DB" "select count(*) from runs where command = './prog again'")
+if expect_status 130 $st && expect_grep 'stopped by SIGINT: [0-9]+ runs added and stored' "$TMP/out3"; then
+	# good and bad differ by a comment only: the ends are same (or undecided), exit 1
+	"$P" bisect --good "$C0" --bad "$C1" --threshold 30 --max-runs 8 $PHASES --export-json "$TMP/b3.json" \
+		-- ./prog again >"$TMP/out4" 2>"$TMP/err4"
+	st=$?
+	reused=$(/usr/bin/python3 -c 'import json,sys; print(sum(c["reused"] for c in json.load(open(sys.argv[1]))["tested"]))' "$TMP/b3.json")
+	expect_status 1 $st && check "reused $reused of $stored stored runs" [ "$reused" = "$stored" ] &&
+		check "stored: $stored" [ "$stored" -ge 3 ] &&
+		expect_grep '^no culprit: good and bad are (same|not yet)' "$TMP/out4" && ok
+fi
 
 t "usage errors exit 2"
-"$P" bisect --bad HEAD -- ./prog >/dev/null 2>"$TMP/err4"
-expect_status 2 $? && expect_grep 'required' "$TMP/err4" && ok
+"$P" bisect --bad HEAD -- ./prog >/dev/null 2>"$TMP/err5"
+expect_status 2 $? && expect_grep 'required' "$TMP/err5" && ok
 
 t "--clean removes the worktrees"
 "$P" bisect --clean >"$TMP/out5" 2>&1
