@@ -49,6 +49,8 @@ void phase_set_release(struct phase_set *s)
 		free(s->aggs[i].durations);
 	}
 	free(s->aggs);
+	strindex_release(&s->agg_index);
+	strindex_release(&s->lane_index);
 	free(s->probes);
 	free(s->phases);
 	free(s->open);
@@ -119,15 +121,15 @@ static size_t phase_cost(const struct phase *ph)
 static int lane_intern(struct phase_set *s, const struct probe_field *f)
 {
 	size_t kl = strlen(f->key), tl = strlen(f->text);
-	for (size_t i = 0; i < s->n_lanes; i++) {
-		const char *l = s->lanes[i];
-		if (!strncmp(l, f->key, kl) && l[kl] == '=' && !strcmp(l + kl + 1, f->text))
-			return (int)i;
+	char *name = xasprintf("%s=%s", f->key, f->text);
+	size_t at = strindex_get(&s->lane_index, name);
+	if (at != STRINDEX_NONE || s->n_lanes >= s->max_lanes || s->bytes + kl + tl + 2 > s->max_bytes) {
+		free(name);
+		return at != STRINDEX_NONE ? (int)at : -1;
 	}
-	if (s->n_lanes >= s->max_lanes || s->bytes + kl + tl + 2 > s->max_bytes)
-		return -1;
 	xgrow((void **)&s->lanes, &s->cap_lanes, s->n_lanes + 1, sizeof(*s->lanes));
-	s->lanes[s->n_lanes] = xasprintf("%s=%s", f->key, f->text);
+	s->lanes[s->n_lanes] = name;
+	strindex_put(&s->lane_index, name, s->n_lanes);
 	s->bytes += kl + tl + 2;
 	return (int)s->n_lanes++;
 }
@@ -136,10 +138,8 @@ static int lane_intern(struct phase_set *s, const struct probe_field *f)
  * the table of names is full). Unfinished phases have no true duration. */
 static void aggregate_phase(struct phase_set *s, const struct phase *ph)
 {
-	struct phase_agg *a = NULL;
-	for (size_t i = 0; i < s->n_aggs && !a; i++)
-		if (!strcmp(s->aggs[i].name, ph->name))
-			a = &s->aggs[i];
+	size_t at = strindex_get(&s->agg_index, ph->name);
+	struct phase_agg *a = at == STRINDEX_NONE ? NULL : &s->aggs[at];
 	if (!a) {
 		if (ph->unfinished || s->n_aggs >= s->max_aggs) {
 			s->phases_dropped++;
@@ -149,6 +149,7 @@ static void aggregate_phase(struct phase_set *s, const struct phase *ph)
 		a = &s->aggs[s->n_aggs++];
 		memset(a, 0, sizeof(*a));
 		a->name = xstrdup(ph->name);
+		strindex_put(&s->agg_index, a->name, s->n_aggs - 1);
 		a->min_ms = a->max_ms = ph->duration_ms;
 		a->first_start_ms = ph->start_ms;
 	}
@@ -399,10 +400,8 @@ static int cmp_stat_start(const void *a, const void *b)
 
 static const struct phase_agg *agg_find(const struct phase_set *s, const char *name)
 {
-	for (size_t i = 0; i < s->n_aggs; i++)
-		if (!strcmp(s->aggs[i].name, name))
-			return &s->aggs[i];
-	return NULL;
+	size_t at = strindex_get(&s->agg_index, name);
+	return at == STRINDEX_NONE ? NULL : &s->aggs[at];
 }
 
 /* One name's statistics: k durations of listed phases in tmp, then those

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "probe/probe.h"
+#include "util/strindex.h"
 
 enum phase_source { PHASE_DURATION, PHASE_MARKER, PHASE_NVTX };
 
@@ -81,8 +82,10 @@ struct phase_set {
 	struct phase *open;        /* begin= seen, end= not yet: a stack */
 	size_t n_open, cap_open;
 	char **lanes;
+	struct strindex lane_index; /* lanes by "key=value" */
 	size_t n_lanes, cap_lanes;
 	struct phase_agg *aggs;    /* phases past max_phases (or max_bytes), by name */
+	struct strindex agg_index; /* aggs by name */
 	size_t n_aggs, cap_aggs, agg_durations;
 	size_t bytes;              /* memory held by probes and phases */
 	double last_t_ms;

@@ -10,13 +10,13 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/nesting.h"
 #include "util/parse.h"
+#include "util/strindex.h"
 #include "util/xalloc.h"
 
 static const char *const summary_fields[] = {
@@ -44,7 +44,7 @@ void metrics_set_release(struct metrics_set *s)
 		free(s->items[i].parent);
 	}
 	free(s->items);
-	free(s->index);
+	strindex_release(&s->index);
 	json_decref(s->command);
 	json_decref(s->hostname);
 	json_decref(s->profiles);
@@ -89,31 +89,10 @@ enum metrics_unit metrics_unit(const char *name)
 	return METRICS_COUNT;
 }
 
-/* FNV-1a: the slot where name's search starts. */
-static size_t slot_of(const char *name, size_t cap)
-{
-	uint64_t h = 14695981039346656037u;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 1099511628211u;
-	return (size_t)(h & (cap - 1));
-}
-
-static void index_put(struct metrics_set *s, size_t item)
-{
-	size_t i = slot_of(s->items[item].name, s->index_cap);
-	while (s->index[i])
-		i = (i + 1) & (s->index_cap - 1);
-	s->index[i] = item + 1;
-}
-
 const struct metrics_series *metrics_find(const struct metrics_set *s, const char *name)
 {
-	if (!s->index_cap)
-		return NULL;
-	for (size_t i = slot_of(name, s->index_cap); s->index[i]; i = (i + 1) & (s->index_cap - 1))
-		if (!strcmp(s->items[s->index[i] - 1].name, name))
-			return &s->items[s->index[i] - 1];
-	return NULL;
+	size_t i = strindex_get(&s->index, name);
+	return i == STRINDEX_NONE ? NULL : &s->items[i];
 }
 
 /* Finds or appends the series called name; consumes name. The index of
@@ -130,15 +109,7 @@ static struct metrics_series *series_get(struct metrics_set *s, char *name, bool
 	memset(m, 0, sizeof(*m));
 	m->name = name;
 	m->is_phase = is_phase;
-	if (2 * s->n > s->index_cap) { /* at most half full: rebuilt twice as large */
-		free(s->index);
-		s->index_cap = s->index_cap ? 2 * s->index_cap : 64;
-		s->index = xcalloc(s->index_cap, sizeof(*s->index));
-		for (size_t i = 0; i < s->n; i++)
-			index_put(s, i);
-	} else {
-		index_put(s, s->n - 1);
-	}
+	strindex_put(&s->index, m->name, s->n - 1);
 	return m;
 }
 

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "util/err.h"
+#include "util/strindex.h"
 
 /* One metric over runs: values[0..n). Summary metrics and counters hold one
  * value per run that had the field; phases ("phase:NAME", total ms per run)
@@ -39,7 +40,7 @@ struct metrics_span {
 struct metrics_set {
 	struct metrics_series *items;
 	size_t n, cap;
-	size_t *index, index_cap; /* items by name hash (open addressing, item + 1; 0 empty) */
+	struct strindex index;    /* items by name */
 	size_t runs; /* run records added */
 	json_t *command;     /* the first run's "command" (a reference), or NULL */
 	json_t *profiles;    /* one entry per run: its "profile" object or null (NULL: no run yet) */

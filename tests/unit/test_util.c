@@ -19,6 +19,7 @@
 #include "util/escape.h"
 #include "util/fsafe.h"
 #include "util/parse.h"
+#include "util/strindex.h"
 #include "util/units.h"
 
 static void test_parse_i64(void **state)
@@ -471,6 +472,32 @@ static void test_fsafe_sudo_adopt(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* 20 000 keys through several doublings: each found with its value, the
+ * empty string a key like any other, absent keys NONE. */
+static void test_strindex(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	static char keys[N][16];
+	struct strindex x = { 0 };
+	assert_int_equal(strindex_get(&x, "a"), STRINDEX_NONE);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(keys[i], sizeof(keys[i]), i ? "k%zu" : "", i);
+		strindex_put(&x, keys[i], 3 * i);
+	}
+	assert_int_equal(x.n, N);
+	assert_true(x.cap >= 2 * N);
+	for (size_t i = 0; i < N; i++) {
+		char probe[16]; /* another copy of the key: found by its text, not its address */
+		memcpy(probe, keys[i], sizeof(probe));
+		assert_int_equal(strindex_get(&x, probe), 3 * i);
+	}
+	assert_int_equal(strindex_get(&x, "k20000"), STRINDEX_NONE);
+	assert_int_equal(strindex_get(&x, "k1 "), STRINDEX_NONE);
+	strindex_release(&x);
+	assert_int_equal(strindex_get(&x, "k1"), STRINDEX_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_fsafe_check_path),
 		cmocka_unit_test(test_fsafe_open_stream),
 		cmocka_unit_test(test_fsafe_sudo_adopt),
+		cmocka_unit_test(test_strindex),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
