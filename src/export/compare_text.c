@@ -41,6 +41,9 @@ static const char *reason_label(const char *key)
 		{ "read_bytes", "read" }, { "write_bytes", "written" }, { "rss_growth_kb", "RSS growth" },
 		{ "gpu_growth_mib", "GPU growth" }, { "parallelism", "parallelism" },
 		{ "blocked_ms", "blocked" }, { "runnable_ms", "waiting for a CPU" },
+		{ "gpu_busy_ms", "GPU busy" }, { "gpu_sync_ms", "waiting for the GPU" }, { "h2d_bytes", "H2D" },
+		{ "d2h_bytes", "D2H" }, { "h2d_pageable_bytes", "pageable H2D" },
+		{ "gpu_mem_growth_mib", "GPU allocations" },
 	};
 	for (size_t i = 0; i < sizeof(labels) / sizeof(*labels); i++)
 		if (!strcmp(labels[i].key, key))
@@ -61,6 +64,14 @@ char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n
 				     compare_text_delta_ms(1000 * (r->nw - r->base), a, sizeof(a)));
 		} else if (!strcmp(r->key, "blocked_ms") || !strcmp(r->key, "runnable_ms")) {
 			w = snprintf(buf + len, n - len, "%s%s %s (thread time)", i ? ", " : "", reason_label(r->key),
+				     compare_text_delta_ms(r->nw - r->base, a, sizeof(a)));
+		} else if (!strncmp(r->key, "kernel:", 7)) {
+			/* "kernel:NAME_ms": kernel NAME +1.19 s */
+			int k = (int)strlen(r->key) - 10;
+			w = snprintf(buf + len, n - len, "%skernel %.*s %s", i ? ", " : "", k > 0 ? k : 0, r->key + 7,
+				     compare_text_delta_ms(r->nw - r->base, a, sizeof(a)));
+		} else if (comparison_reason_is_gpu_ms(r->key)) {
+			w = snprintf(buf + len, n - len, "%s%s %s", i ? ", " : "", reason_label(r->key),
 				     compare_text_delta_ms(r->nw - r->base, a, sizeof(a)));
 		} else if (!strcmp(r->key, "parallelism")) {
 			w = snprintf(buf + len, n - len, "%sparallelism %.2g \u2192 %.2g", i ? ", " : "", r->base, r->nw);

@@ -253,6 +253,55 @@ static void print_lanes(const json_t *lanes, FILE *out, struct quote_pool *q)
 	free(kept);
 }
 
+/* Bytes as units_kb does (KiB and up), for copy volumes. */
+static char *bytes(double b, char *buf, size_t n)
+{
+	if (!(b >= 0 && b < 1e18)) {
+		snprintf(buf, n, "%.3g B", b);
+		return buf;
+	}
+	return units_kb(b / 1024, buf, n);
+}
+
+/* The GPU side of each phase name (run --gpu-trace): busy time, launches,
+ * copies, device memory growth and the top kernels by time. */
+static void print_gpu(const json_t *stats, FILE *out, struct quote_pool *q)
+{
+	size_t i, rows = 0;
+	const json_t *o;
+	int w = 5;
+	json_array_foreach(stats, i, o) {
+		if (!json_is_object(json_object_get(o, "gpu")))
+			continue;
+		int len = (int)strlen(quote_pool_c(q, str(o, "name")));
+		w = len > w ? len : w;
+		rows++;
+	}
+	if (!rows)
+		return;
+	w = w > NAME_WIDTH_MAX ? NAME_WIDTH_MAX : w;
+	fprintf(out, "%-*s %11s %9s %11s %11s %11s  %s\n", w, "GPU", "busy", "launches", "H2D", "D2H",
+		"mem growth", "top kernels (time, launches)");
+	rows = 0;
+	json_array_foreach(stats, i, o) {
+		const json_t *g = json_object_get(o, "gpu");
+		if (!json_is_object(g) || rows++ >= PHASE_TABLE_ROWS_MAX)
+			continue;
+		char c[5][48], u[48];
+		fprintf(out, "%-*s %11s %9s %11s %11s %11s ", w, quote_pool_c(q, str(o, "name")),
+			duration(num(g, "busy_ms"), c[0], sizeof(c[0])), units_count(num(g, "launches"), c[1], sizeof(c[1])),
+			bytes(num(g, "h2d_bytes"), c[2], sizeof(c[2])), bytes(num(g, "d2h_bytes"), c[3], sizeof(c[3])),
+			json_is_number(json_object_get(g, "mem_growth_mib"))
+				? phases_text_growth(num(g, "mem_growth_mib") * 1024, c[4], sizeof(c[4])) : "-");
+		size_t k;
+		const json_t *kern;
+		json_array_foreach(json_object_get(g, "kernels"), k, kern)
+			fprintf(out, "%s %s %s (%.0f)", k ? "," : "", quote_pool_c(q, str(kern, "name")),
+				duration(num(kern, "ms"), u, sizeof(u)), num(kern, "launches"));
+		fputc('\n', out);
+	}
+}
+
 /* One line naming what did not fit or did not match, only when something did. */
 static void print_info(const json_t *info, FILE *out)
 {
@@ -288,6 +337,8 @@ int phases_text_print(const json_t *record, FILE *out, struct err *e)
 	struct quote_pool q = { 0 };
 	if (json_is_array(stats) && json_array_size(stats))
 		print_stats(stats, json_object_get(record, "phases"), out, &q);
+	if (json_is_array(stats))
+		print_gpu(stats, out, &q);
 	if (json_is_array(lanes) && json_array_size(lanes))
 		print_lanes(lanes, out, &q);
 	quote_pool_release(&q);

@@ -454,11 +454,16 @@ void gputrace_finish(struct gputrace *t)
 		}
 	}
 	t->n_ranges = k;
-	qsort(t->kernels, t->n_kernels, sizeof(*t->kernels), cmp_kernel);
-	qsort(t->copies, t->n_copies, sizeof(*t->copies), cmp_copy);
-	qsort(t->mem, t->n_mem, sizeof(*t->mem), cmp_mem);
-	qsort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_span);
-	qsort(t->ranges, t->n_ranges, sizeof(*t->ranges), cmp_range);
+	if (t->n_kernels)
+		qsort(t->kernels, t->n_kernels, sizeof(*t->kernels), cmp_kernel);
+	if (t->n_copies)
+		qsort(t->copies, t->n_copies, sizeof(*t->copies), cmp_copy);
+	if (t->n_mem)
+		qsort(t->mem, t->n_mem, sizeof(*t->mem), cmp_mem);
+	if (t->n_syncs)
+		qsort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_span);
+	if (t->n_ranges)
+		qsort(t->ranges, t->n_ranges, sizeof(*t->ranges), cmp_range);
 	free(t->mem_level);
 	t->mem_level = xmalloc((t->n_mem + 1) * sizeof(*t->mem_level));
 	int64_t level = 0;

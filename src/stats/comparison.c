@@ -178,10 +178,11 @@ static double reason_score(const char *key, const struct comparison_metric *m, d
 	    isfinite(m->ci_high))
 		return 0; /* the interval holds no change */
 	bool thread_time = !strcmp(key, "blocked_ms") || !strcmp(key, "runnable_ms");
-	if (!strcmp(key, "user_s") || !strcmp(key, "sys_s") || thread_time) {
+	bool gpu_time = comparison_reason_is_gpu_ms(key);
+	if (!strcmp(key, "user_s") || !strcmp(key, "sys_s") || thread_time || gpu_time) {
 		/* thread time sums threads: 4 of them blocked 1 s more is 4 s, so
 		 * it may exceed the phase's delta and still be its whole story */
-		double ms = fabs(d) * (thread_time ? 1 : 1000), of = fabs(phase_delta_ms);
+		double ms = fabs(d) * (thread_time || gpu_time ? 1 : 1000), of = fabs(phase_delta_ms);
 		if (ms < 5 || (of > 0 && ms < (thread_time ? 0.5 : 0.1) * of))
 			return 0;
 		return of > 0 ? 10 * fmin(ms / of, 1) : 1;
@@ -190,8 +191,10 @@ static double reason_score(const char *key, const struct comparison_metric *m, d
 		double big = fmax(fabs(b), fabs(n));
 		return fabs(d) >= 0.2 && big > 0 && fabs(d) / big >= 0.25 ? 10 * fabs(d) / big : 0;
 	}
-	double floor = !strcmp(key, "read_bytes") || !strcmp(key, "write_bytes") ? 1 << 20
-		: !strcmp(key, "rss_growth_kb") ? 1024 : !strcmp(key, "gpu_growth_mib") ? 16 : 100;
+	double floor = !strcmp(key, "read_bytes") || !strcmp(key, "write_bytes") || !strcmp(key, "h2d_bytes") ||
+			!strcmp(key, "d2h_bytes") || !strcmp(key, "h2d_pageable_bytes") ? 1 << 20
+		: !strcmp(key, "rss_growth_kb") ? 1024
+		: !strcmp(key, "gpu_growth_mib") || !strcmp(key, "gpu_mem_growth_mib") ? 16 : 100;
 	double big = fabs(b) > fabs(n) ? fabs(b) : fabs(n);
 	double rel = fabs(d) / big;
 	if (fabs(d) < floor || rel < 0.5)
@@ -201,36 +204,64 @@ static double reason_score(const char *key, const struct comparison_metric *m, d
 	return (faults ? 12 : 10) * rel;
 }
 
+bool comparison_reason_is_gpu_ms(const char *key)
+{
+	size_t n = strlen(key);
+	return !strcmp(key, "gpu_busy_ms") || !strcmp(key, "gpu_sync_ms") ||
+	       (!strncmp(key, "kernel:", 7) && n > 10 && !strcmp(key + n - 3, "_ms"));
+}
+
+/* Keeps (key, m) among p's reasons when it scores among the largest. */
+static void keep_reason(struct comparison_phase *p, double *score, const char *key,
+			const struct comparison_metric *m, double sc)
+{
+	size_t at = p->n_reasons;
+	while (at > 0 && score[at - 1] < sc)
+		at--;
+	if (at >= COMPARISON_MAX_REASONS)
+		return;
+	if (p->n_reasons < COMPARISON_MAX_REASONS)
+		p->n_reasons++;
+	for (size_t j = p->n_reasons - 1; j > at; j--) {
+		p->reasons[j] = p->reasons[j - 1];
+		score[j] = score[j - 1];
+	}
+	p->reasons[at] = (struct comparison_reason){ key, m->base_median, m->new_median };
+	score[at] = sc;
+}
+
 /* The resources of phase p that changed most, largest first; loose: also
  * those whose interval holds no change (a phase whose own change is not
- * established). */
+ * established). The GPU side (run --gpu-trace) competes too: busy time,
+ * copies, allocations and each top kernel's time ("kernel:NAME_ms", the key
+ * pointing into its metric's name). */
 static void find_reasons(const struct comparison *c, struct comparison_phase *p, bool loose)
 {
 	p->n_reasons = 0;
 	static const char *const keys[] = { "minflt", "majflt", "sys_s", "user_s", "rss_growth_kb",
 					    "gpu_growth_mib", "parallelism", "blocked_ms", "runnable_ms", "vcsw",
-					    "ivcsw", "read_bytes", "write_bytes" };
+					    "ivcsw", "read_bytes", "write_bytes", "gpu_busy_ms", "gpu_sync_ms",
+					    "h2d_bytes", "d2h_bytes", "h2d_pageable_bytes", "gpu_mem_growth_mib" };
 	double score[COMPARISON_MAX_REASONS] = { 0 };
 	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
 		char name[512];
 		snprintf(name, sizeof(name), "phase:%s.%s", p->name, keys[k]);
 		const struct comparison_metric *m = metric_named(c, name);
 		double sc = m ? reason_score(keys[k], m, p->delta_ms, loose) : 0;
-		if (sc <= 0)
+		if (sc > 0)
+			keep_reason(p, score, keys[k], m, sc);
+	}
+	char prefix[512];
+	int plen = snprintf(prefix, sizeof(prefix), "phase:%s.kernel:", p->name);
+	for (size_t i = 0; plen > 0 && (size_t)plen < sizeof(prefix) && i < c->n_metrics; i++) {
+		const struct comparison_metric *m = &c->metrics[i];
+		const char *key = m->name + plen - 7;
+		if (strncmp(m->name, prefix, (size_t)plen) || !comparison_reason_is_gpu_ms(key))
 			continue;
-		size_t at = p->n_reasons;
-		while (at > 0 && score[at - 1] < sc)
-			at--;
-		if (at >= COMPARISON_MAX_REASONS)
-			continue;
-		if (p->n_reasons < COMPARISON_MAX_REASONS)
-			p->n_reasons++;
-		for (size_t j = p->n_reasons - 1; j > at; j--) {
-			p->reasons[j] = p->reasons[j - 1];
-			score[j] = score[j - 1];
-		}
-		p->reasons[at] = (struct comparison_reason){ keys[k], m->base_median, m->new_median };
-		score[at] = sc;
+		/* the kernel that moved is the story: it leads a tie with busy time */
+		double sc = 1.1 * reason_score(key, m, p->delta_ms, loose);
+		if (sc > 0)
+			keep_reason(p, score, key, m, sc);
 	}
 }
 

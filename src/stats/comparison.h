@@ -40,6 +40,8 @@ enum comparison_family {
 };
 /* "primary", "secondary", "phase resources" */
 const char *comparison_family_name(enum comparison_family f);
+/* A reason key that is GPU time in ms: gpu_busy_ms, gpu_sync_ms, kernel:NAME_ms. */
+bool comparison_reason_is_gpu_ms(const char *key);
 /* The family of a metric: primary for wall_s and phase durations, phase
  * resources for a phase series ending in a per-phase resource (".minflt",
  * ".user_s", see metrics_phase_resource), secondary for everything else. */
@@ -66,7 +68,8 @@ struct comparison_metric {
 
 /* One resource that moved with a phase's time: medians of its per-run totals. */
 struct comparison_reason {
-	const char *key;        /* "minflt", "sys_s", ... (static) */
+	const char *key;        /* "minflt", "sys_s", ... (static), or "kernel:NAME_ms" (in the
+	                         * comparison's metric name: lives as long as the comparison) */
 	double base, nw;
 };
 

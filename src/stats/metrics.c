@@ -218,17 +218,66 @@ static const struct {
 	{ "rss_growth_kb", "rss_growth_kb", 1 }, { "gpu_growth_mib", "gpu_growth_mib", 1 },
 };
 
+/* The GPU side of a phase (run --gpu-trace, phases[].gpu), summed over the
+ * instances like the resources; each of the instance's top kernels adds
+ * "kernel:NAME_ms" and "kernel:NAME_launches" (a kernel outside an instance's
+ * top five counts nothing there). */
+static const struct {
+	const char *record, *metric;
+} phase_gpu[] = {
+	{ "busy_ms", "gpu_busy_ms" }, { "launches", "gpu_launches" }, { "h2d_bytes", "h2d_bytes" },
+	{ "d2h_bytes", "d2h_bytes" }, { "d2d_bytes", "d2d_bytes" }, { "h2d_pageable_bytes", "h2d_pageable_bytes" },
+	{ "sync_ms", "gpu_sync_ms" }, { "mem_growth_mib", "gpu_mem_growth_mib" },
+};
+
 const char *metrics_phase_resource(const char *name)
 {
 	if (strncmp(name, "phase:", 6))
 		return NULL;
+	const char *kernel = strstr(name + 6, ".kernel:");
+	if (kernel)
+		return kernel + 1;
 	const char *dot = strrchr(name + 6, '.');
 	if (!dot)
 		return NULL;
 	for (size_t i = 0; i < sizeof(phase_resources) / sizeof(*phase_resources); i++)
 		if (!strcmp(dot + 1, phase_resources[i].metric))
 			return dot + 1;
+	for (size_t i = 0; i < sizeof(phase_gpu) / sizeof(*phase_gpu); i++)
+		if (!strcmp(dot + 1, phase_gpu[i].metric))
+			return dot + 1;
 	return NULL;
+}
+
+/* Adds x to run's value of the phase series called name (consumed). */
+static void phase_add(struct metrics_set *s, char *name, size_t run, double x)
+{
+	struct metrics_series *m = series_get(s, name, true);
+	while (m->n <= run)
+		series_push(m, 0);
+	m->values[run] += x;
+}
+
+static void add_phase_gpu(struct metrics_set *s, const char *name, const json_t *gpu, size_t run)
+{
+	if (!json_is_object(gpu))
+		return;
+	for (size_t k = 0; k < sizeof(phase_gpu) / sizeof(*phase_gpu); k++) {
+		const json_t *v = json_object_get(gpu, phase_gpu[k].record);
+		if (json_is_number(v) && fabs(json_number_value(v)) <= 1e300)
+			phase_add(s, xasprintf("phase:%s.%s", name, phase_gpu[k].metric), run, json_number_value(v));
+	}
+	size_t i;
+	const json_t *kern;
+	json_array_foreach(json_object_get(gpu, "kernels"), i, kern) {
+		const char *k = json_string_value(json_object_get(kern, "name"));
+		const json_t *ms = json_object_get(kern, "ms"), *launches = json_object_get(kern, "launches");
+		if (!k || !*k || !json_is_number(ms) || !(fabs(json_number_value(ms)) <= 1e300))
+			continue;
+		phase_add(s, xasprintf("phase:%s.kernel:%s_ms", name, k), run, json_number_value(ms));
+		if (json_is_number(launches) && fabs(json_number_value(launches)) <= 1e300)
+			phase_add(s, xasprintf("phase:%s.kernel:%s_launches", name, k), run, json_number_value(launches));
+	}
 }
 
 /* One phase instance's resources into its name's series (growths may be
@@ -312,6 +361,7 @@ static int add_phases(struct metrics_set *s, json_t *rec, size_t run, size_t lab
 			m->spans[m->n_spans++] = (struct metrics_span){ run, start, end };
 		}
 		add_phase_resources(s, name, json_object_get(p, "resources"), run, end - start, m->values[run]);
+		add_phase_gpu(s, name, json_object_get(p, "gpu"), run);
 	}
 	return 0;
 }

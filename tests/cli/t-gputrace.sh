@@ -35,4 +35,32 @@ PERFHUNT_GPU_COLLECTOR=$TMP/none $PERFHUNT run --gpu-trace --no-save -q -- sh -c
 st=$?
 if expect_status 0 "$st" && expect_grep "nothing traced: the collector named by PERFHUNT_GPU_COLLECTOR" "$TMP/err"; then ok; fi
 
+t "compare names the kernel that moved, and show lists each phase's top kernels"
+# two real records of a phase msm; the GPU side of each is what --gpu-trace
+# would have written there (phases[].gpu, docs/FORMATS.md), the phase as
+# long as its GPU work
+for side in base new; do
+	$PERFHUNT run --no-save -q -o "$TMP/$side.json" -- sh -c 'echo PERFHUNT: begin=msm >&2; echo PERFHUNT: end=msm >&2' 2>/dev/null
+done
+/usr/bin/python3 - "$TMP/base.json" "$TMP/new.json" <<'PY'
+import json, sys
+for path, ms, busy in ((sys.argv[1], 10.0, 12.0), (sys.argv[2], 1200.0, 1202.0)):
+    r = json.load(open(path))
+    gpu = {"busy_ms": busy, "kernel_ms": busy, "launches": 313,
+           "kernels": [{"name": "msm_bucket_accumulate", "ms": ms, "launches": 312},
+                       {"name": "ntt_twiddle", "ms": 2.0, "launches": 1}],
+           "h2d_bytes": 0, "d2h_bytes": 0, "d2d_bytes": 0, "h2d_pageable_bytes": 0, "sync_ms": busy}
+    for ph in r["phases"]:
+        ph["gpu"] = gpu
+        ph["end_ms"] = ph["start_ms"] + busy  # the phase waited for its kernels
+        ph["duration_ms"] = busy
+    for st in r["phase_stats"]:
+        st["gpu"] = gpu
+    json.dump(r, open(path, "w"))
+PY
+$PERFHUNT compare "$TMP/base.json" "$TMP/new.json" >"$TMP/cmp" 2>&1
+$PERFHUNT show "$TMP/new.json" >"$TMP/show" 2>&1
+if expect_grep 'msm .*: kernel msm_bucket_accumulate \+1\.190 s, GPU busy \+1\.190 s' "$TMP/cmp" &&
+	expect_grep '^msm .* msm_bucket_accumulate 1\.200 s \(312\), ntt_twiddle 2\.00 ms \(1\)' "$TMP/show"; then ok; fi
+
 done_testing
