@@ -554,14 +554,16 @@ static bool pump(struct loop *l, int stream)
 		return errno == EINTR || errno == EAGAIN;
 	if (n == 0)
 		return false;
+	/* the bytes arrived now, whatever copying them out takes after */
+	double t_ms = now_ms(l);
 	if (since < l->read_since_ms)
 		l->read_since_ms = since;
 	if ((size_t)n < sizeof(buf))
-		l->empty_ms[stream] = now_ms(l);
+		l->empty_ms[stream] = t_ms;
 	if (stream != MONITOR_PROBE_FD)
 		relay_put(&l->relay[stream], buf, (size_t)n);
 	if (l->o->hooks.on_output)
-		l->o->hooks.on_output(l->o->hooks.arg, stream, buf, (size_t)n, now_ms(l));
+		l->o->hooks.on_output(l->o->hooks.arg, stream, buf, (size_t)n, t_ms);
 	return true;
 }
 

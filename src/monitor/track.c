@@ -144,20 +144,16 @@ static void at(const struct track *t, double t_ms, struct track_point *out, stru
 	}
 	const struct track_point *a = &t->pts[i - 1], *b = &t->pts[i];
 	/* b serves a line read in its own step (its lines can have been
-	 * written since then) or asked for at once after it; a serves a line
-	 * just after it that got no sample of its own (one a millisecond: the
-	 * monitor skips it only for lines written after a's reading). A log
-	 * line dated by its own earlier time is served by neither. */
-	struct track_end eb = { 0 }, ea = { 0 };
-	if (b->exact && (b->since_ms <= t_ms || b->marker_ms - t_ms <= TRACK_MARKER_SLACK_MS))
-		serve(b, t_ms, b->acked, &eb);
-	if (a->exact && t_ms - a->t_ms <= TRACK_MARKER_SLACK_MS)
-		serve(a, t_ms, false, &ea);
-	if (eb.served || ea.served) {
-		bool by_b = eb.served && (!ea.served || eb.acked || eb.lag_ms <= ea.lag_ms);
+	 * written since then) or asked for at once after it; else a serves a
+	 * line just after it that got no sample of its own (one a millisecond:
+	 * the monitor skips it only for lines written after a's reading, so a
+	 * line with a sample of its own may have been written before a's). A
+	 * log line dated by its own earlier time is served by neither. */
+	bool by_b = b->exact && (b->since_ms <= t_ms || b->marker_ms - t_ms <= TRACK_MARKER_SLACK_MS);
+	if (by_b || (a->exact && t_ms - a->t_ms <= TRACK_MARKER_SLACK_MS)) {
 		*out = by_b ? *b : *a;
 		out->t_ms = t_ms;
-		*e = by_b ? eb : ea;
+		serve(by_b ? b : a, t_ms, by_b && b->acked, e);
 		return;
 	}
 	double f = b->t_ms > a->t_ms ? (t_ms - a->t_ms) / (b->t_ms - a->t_ms) : 1;
