@@ -482,7 +482,8 @@ static void test_strindex(void **state)
 	struct strindex x = { 0 };
 	assert_int_equal(strindex_get(&x, "a"), STRINDEX_NONE);
 	for (size_t i = 0; i < N; i++) {
-		snprintf(keys[i], sizeof(keys[i]), i ? "k%zu" : "", i);
+		if (i) /* keys[0] stays "" */
+			snprintf(keys[i], sizeof(keys[i]), "k%zu", i);
 		strindex_put(&x, keys[i], 3 * i);
 	}
 	assert_int_equal(x.n, N);
