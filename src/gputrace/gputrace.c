@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/strindex.h"
 #include "util/xalloc.h"
 
 void gputrace_init(struct gputrace *t)
@@ -39,7 +40,7 @@ void gputrace_release(struct gputrace *t)
 	free(t->ranges);
 	free(t->procs);
 	free(t->names);
-	free(t->name_slots);
+	strindex_release(&t->name_index);
 	free(t->mem_level);
 	free(t->open);
 	memset(t, 0, sizeof(*t));
@@ -81,41 +82,17 @@ void gputrace_short_name(const char *full, char *buf, size_t n)
 	buf[k] = '\0';
 }
 
-static uint64_t hash_name(const char *s)
-{
-	uint64_t h = 1469598103934665603u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
-}
-
+/* The index of a kernel's short name in t->names, added if new. */
 static uint32_t intern(struct gputrace *t, const char *full)
 {
 	char name[GPUTRACE_NAME_MAX];
 	gputrace_short_name(full, name, sizeof(name));
-	if (2 * (t->n_names + 1) > t->n_slots) {
-		size_t slots = t->n_slots ? 2 * t->n_slots : 256;
-		uint32_t *table = xcalloc(slots, sizeof(*table));
-		for (size_t i = 0; i < t->n_names; i++) {
-			size_t j = hash_name(t->names[i]) & (slots - 1);
-			while (table[j])
-				j = (j + 1) & (slots - 1);
-			table[j] = (uint32_t)i + 1;
-		}
-		free(t->name_slots);
-		t->name_slots = table;
-		t->n_slots = slots;
-	}
-	size_t j = hash_name(name) & (t->n_slots - 1);
-	while (t->name_slots[j]) {
-		uint32_t k = t->name_slots[j] - 1;
-		if (!strcmp(t->names[k], name))
-			return k;
-		j = (j + 1) & (t->n_slots - 1);
-	}
+	size_t k = strindex_get(&t->name_index, name);
+	if (k != STRINDEX_NONE)
+		return (uint32_t)k;
 	xgrow((void **)&t->names, &t->cap_names, t->n_names + 1, sizeof(*t->names));
 	t->names[t->n_names] = xstrdup(name);
-	t->name_slots[j] = (uint32_t)t->n_names + 1;
+	strindex_put(&t->name_index, t->names[t->n_names], t->n_names);
 	return (uint32_t)t->n_names++;
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "util/err.h"
+#include "util/strindex.h"
 
 #define GPUTRACE_MAX_EVENTS (8u << 20)
 #define GPUTRACE_TOP_KERNELS 5
@@ -84,8 +85,7 @@ struct gputrace {
 	size_t n_procs, cap_procs;
 	char **names;          /* kernel names, short form (see gputrace_short_name) */
 	size_t n_names, cap_names;
-	uint32_t *name_slots;  /* open-addressing table of indexes + 1 into names */
-	size_t n_slots;
+	struct strindex name_index; /* names -> their index */
 	int64_t *mem_level;    /* after finish: device memory in use after mem[i], all processes */
 	int64_t max_kernel_ns, max_sync_ns;
 	uint64_t bad_lines;    /* lines that were not a record this reader knows */
