@@ -54,6 +54,12 @@ not_hung $st && expect_status 0 $st &&
 	{ timeout "$LIMIT" "$P" compare wide.json wide.json >cmp.out 2>&1; st=$?; not_hung $st; } &&
 	expect_status 0 $st && expect_grep "phase:step4999" cmp.out && ok
 
+t "history show of a stored run of 20 000 nested phases: its table nested, within the limit"
+timeout 240 "$P" run -q -- "$G" nested 20000 --names 20 >/dev/null; st=$?
+not_hung $st && expect_status 0 $st &&
+	{ timeout "$LIMIT" "$P" history show @last >hist.out 2>&1; st=$?; not_hung $st; } && expect_status 0 $st &&
+	expect_grep "^nest19 +1000 " hist.out && expect_grep "^  nest18 " hist.out && ok
+
 # ---- a summary interrupted: the run is kept, the signal ends perfhunt ----
 for sig in INT:2 TERM:15; do
 	num=${sig#*:} sig=${sig%:*}
