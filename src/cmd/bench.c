@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -29,14 +30,19 @@
 #include "stats/bench_record.h"
 #include "store/store.h"
 #include "util/clock.h"
+#include "util/quote.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
 extern char **environ;
 
 static const char usage_text[] =
-	"usage: perfhunt bench [options] [--] CMD [ARG...] [::: CMD2 [ARG...] ...]\n"
-	"       perfhunt bench [options] --shell 'CMD1' ['CMD2' ...]\n"
+	"usage: perfhunt bench [options] 'CMD1' ['CMD2' ...]\n"
+	"       perfhunt bench [options] -- CMD [ARG...] [::: CMD2 [ARG...] ...]\n"
+	"\n"
+	"As hyperfine does, each argument is one command, run by the shell (-S, -N);\n"
+	"one made of plain words only runs directly (the shell would only exec it).\n"
+	"After --, the words are the command itself, commands separated by :::.\n"
 	"\n"
 	"Runs each command N times, every run recorded as `perfhunt run` records it\n"
 	"(wall and CPU time, exact memory peaks, faults, phases), and prints per\n"
@@ -54,8 +60,16 @@ static const char usage_footer[] =
 
 struct bench_cli {
 	struct record_opts ro;
-	int64_t runs, warmup;
-	bool interleave, shell, ignore_failure;
+	int64_t runs, warmup, min_runs, max_runs;
+	bool runs_given;
+	bool interleave, shell, ignore_failure, show_output;
+	bool shell_none;              /* -N, --shell=none: command strings split into words */
+	const char *shell_prog;       /* -S SHELL: command strings run by SHELL -c */
+	struct parseopt_list names;   /* -n, --command-name: the commands' names, in order */
+	const char *scan[3];          /* -P NAME MIN MAX */
+	const char *scan_step;        /* -D STEP */
+	bool *tmpl_shell;             /* per template: run by launch's sh -c (argv[0] the script) */
+	char **tmpl_name;             /* per template: its name, {NAME}s unsubstituted (NULL: from argv) */
 	uint64_t seed;
 	const char *prepare, *conclude, *setup, *cleanup;
 	const char *json_path, *csv_path, *md_path, *go_path;
@@ -78,25 +92,145 @@ static int parameter_list_opt(struct parseopt_state *st, const struct parseopt *
 	return rc;
 }
 
+/* -r N, and -n N: perfhunt's -n was the number of runs before it took
+ * hyperfine's meaning; a whole number there still is. */
+static int runs_opt(struct bench_cli *b, const char *shown, const char *arg, struct err *e)
+{
+	if (parse_i64(arg, 1, 1000000, &b->runs, shown, e) < 0)
+		return -1;
+	b->runs_given = true;
+	return 0;
+}
+
+static int runs_row(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	(void)st;
+	return runs_opt(row->value, "--runs", arg, e);
+}
+
+static int command_name_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	(void)st;
+	struct bench_cli *b = row->value;
+	bool number = *arg != '\0';
+	for (const char *p = arg; *p; p++)
+		number &= *p >= '0' && *p <= '9';
+	if (number)
+		return runs_opt(b, "-n", arg, e);
+	b->names.items = xrealloc(b->names.items, (b->names.n + 2) * sizeof(*b->names.items));
+	b->names.items[b->names.n++] = arg;
+	b->names.items[b->names.n] = NULL;
+	return 0;
+}
+
+/* -S SHELL, --shell=SHELL; --shell alone: the words after -- are one shell command */
+static int shell_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	(void)st;
+	struct bench_cli *b = row->value;
+	if (!arg) {
+		b->shell = true;
+		return 0;
+	}
+	if (!*arg)
+		return err_set(e, "--shell: expected a shell, or none");
+	b->shell_none = !strcmp(arg, "none");
+	b->shell_prog = b->shell_none ? NULL : arg;
+	return 0;
+}
+
+/* -P NAME MIN MAX: three words */
+static int scan_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	struct bench_cli *b = row->value;
+	b->scan[0] = arg;
+	b->scan[1] = parseopt_take_word(st);
+	b->scan[2] = b->scan[1] ? parseopt_take_word(st) : NULL;
+	if (!b->scan[2])
+		return err_set(e, "-P %s: expected NAME MIN MAX", arg);
+	return 0;
+}
+
+/* -P NAME MIN MAX [-D STEP] as the list -L NAME MIN,MIN+STEP,...,MAX. As in
+ * hyperfine, MIN and MAX are whole numbers unless a STEP is given. */
+static int scan_to_list(struct bench_cli *b, struct err *e)
+{
+	double lo, hi, step = 1;
+	if (!b->scan[0])
+		return b->scan_step ? err_set(e, "-D/--parameter-step-size needs -P") : 0;
+	if (parse_double(b->scan[1], -1e15, 1e15, &lo, "-P MIN", e) < 0 ||
+	    parse_double(b->scan[2], -1e15, 1e15, &hi, "-P MAX", e) < 0)
+		return -1;
+	if (b->scan_step) {
+		if (parse_double(b->scan_step, 0, 1e15, &step, "-D", e) < 0 || step == 0)
+			return err_set(e, "-D: expected a positive step, got '%s'", b->scan_step);
+	} else if (lo != (double)(int64_t)lo || hi != (double)(int64_t)hi) {
+		return err_set(e, "-P %s %s %s: MIN and MAX are whole numbers without -D STEP", b->scan[0], b->scan[1],
+			       b->scan[2]);
+	}
+	if (hi < lo)
+		return err_set(e, "-P %s: MAX %s is below MIN %s", b->scan[0], b->scan[2], b->scan[1]);
+	double n = floor((hi - lo) / step * (1 + 1e-12)) + 1;
+	if (n > BENCH_PLAN_MAX_COMMANDS)
+		return err_set(e, "-P %s: %.0f values (at most %d)", b->scan[0], n, BENCH_PLAN_MAX_COMMANDS);
+	char *list = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&list, &len);
+	for (size_t i = 0; i < (size_t)n; i++)
+		fprintf(f, "%s%.12g", i ? "," : "", lo + (double)i * step);
+	fclose(f);
+	int rc = bench_params_add(&b->params, b->scan[0], list, e);
+	free(list);
+	return rc;
+}
+
+/* hyperfine's run counts: -r exactly; else 10 at least -m and at most -M. */
+static int settle_runs(struct bench_cli *b, struct err *e)
+{
+	if (b->runs_given && (b->min_runs || b->max_runs))
+		return err_set(e, "give either --runs or --min-runs/--max-runs");
+	if (b->min_runs && b->max_runs && b->min_runs > b->max_runs)
+		return err_set(e, "--min-runs %lld is above --max-runs %lld", (long long)b->min_runs,
+			       (long long)b->max_runs);
+	if (b->min_runs && b->runs < b->min_runs)
+		b->runs = b->min_runs;
+	if (b->max_runs && b->runs > b->max_runs)
+		b->runs = b->max_runs;
+	return 0;
+}
+
 /* Parses the options; returns the number of command words (moved to
  * argv[0..n)), or -1 when cmd_bench is done with *status. */
 static int parse_options(struct bench_cli *b, int argc, char **argv, int *status)
 {
-	int64_t seed = -1, attach = 0, idle_ms = (int64_t)b->ro.idle_ms;
+	int64_t seed = -1, attach = 0;
 	struct parseopt shared[RECORD_OPTS_NROWS];
 	record_opts_rows(&b->ro, RECORD_OPTS_FOR_BENCH, shared);
 	const struct parseopt table[] = {
-		PARSEOPT_I64('n', "runs", &b->runs, "N", "timed runs per command (default 10)", 1, 1000000),
+		PARSEOPT_CALLBACK('r', "runs", b, "N", "timed runs per command (default 10)", runs_row),
+		PARSEOPT_I64('m', "min-runs", &b->min_runs, "N", "at least N runs (default 10 runs)", 1, 1000000),
+		PARSEOPT_I64('M', "max-runs", &b->max_runs, "N", "at most N runs", 1, 1000000),
+		PARSEOPT_CALLBACK('n', "command-name", b, "NAME",
+				  "the next command's name (repeatable; {NAME}s are\nreplaced); -n N with a whole number is -r N",
+				  command_name_opt),
 		PARSEOPT_I64('w', "warmup", &b->warmup, "N", "untimed runs per command first (default 0)", 0, 1000000),
 		PARSEOPT_CALLBACK('L', "parameter-list", &b->params, "NAME V1,V2,...",
 				  "run once per value with {NAME} replaced in every\n"
 				  "argument (also NAME=V1,V2); repeatable: every\ncombination", parameter_list_opt),
+		PARSEOPT_CALLBACK('P', "parameter-scan", b, "NAME MIN MAX",
+				  "run once per value MIN, MIN+STEP, ... MAX with {NAME}\nreplaced (whole numbers unless -D)",
+				  scan_opt),
+		PARSEOPT_STRING('D', "parameter-step-size", &b->scan_step, "STEP", "the step of -P (default 1)"),
 		PARSEOPT_STRING(0, "prepare", &b->prepare, "CMD", "shell command before every run (not measured)"),
 		PARSEOPT_STRING(0, "conclude", &b->conclude, "CMD", "shell command after every run (not measured)"),
 		PARSEOPT_STRING(0, "setup", &b->setup, "CMD", "shell command once before the bench"),
 		PARSEOPT_STRING(0, "cleanup", &b->cleanup, "CMD", "shell command once after the bench"),
-		PARSEOPT_FLAG(0, "shell", &b->shell, "commands are shell strings: each argument one command\n"
-			      "(or the words between ::: joined)"),
+		{ .type = PARSEOPT_TYPE_CALLBACK, .short_name = 'S', .long_name = "shell", .value = b, .argh = "SHELL",
+		  .help = "run the command strings with SHELL -c (default sh;\nnone: as -N); --shell alone after --: the words\n"
+			  "(between :::) joined are one shell command",
+		  .flags = PARSEOPT_OPTIONAL, .cb = shell_opt },
+		PARSEOPT_FLAG('N', NULL, &b->shell_none, "no shell: each command string split into words"),
+		PARSEOPT_FLAG(0, "show-output", &b->show_output, "show the commands' output (default: discarded)"),
 		PARSEOPT_FLAG('i', "ignore-failure", &b->ignore_failure, "keep going when a command exits non-zero"),
 		PARSEOPT_CLEAR(0, "no-interleave", &b->interleave, "all runs of the first command, then the next"),
 		PARSEOPT_I64(0, "seed", &seed, "N", "seed of the interleaved order (default: random,\nrecorded)", 0,
@@ -109,8 +243,8 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 			     1, 0x7fffffff),
 		PARSEOPT_STRING(0, "attach-name", &b->attach_name, "NAME", "the daemon by process name"),
 		PARSEOPT_STRING(0, "attach-pidfile", &b->attach_pidfile, "FILE", "the daemon by pidfile"),
-		PARSEOPT_I64(0, "idle-ms", &idle_ms, "MS", "sample the daemon this long before each run\n(default 500)",
-			     0, 3600000),
+		PARSEOPT_DURATION(0, "idle-ms", &b->ro.idle_ms, "TIME", "sample the daemon this long before each run\n(default 500 ms)",
+				  1, 0, 3600000),
 		PARSEOPT_CALLBACK(0, "timeout", &b->ro.timeout_ms, "TIME",
 				  "kill a run's tree after TIME (e.g. 30s): recorded as\nfailed, with its partial timeline; the bench goes on",
 				  cmd_opt_duration),
@@ -119,14 +253,19 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		PARSEOPT_END(),
 	};
 	const struct cmd_options opts = { .name = "bench", .usage = usage_text, .footer = usage_footer,
-					  .table = table, .flags = PARSEOPT_STOP_AT_OPERAND };
+					  .table = table, .flags = PARSEOPT_KEEP_DASHDASH };
 	int n = cmd_parse_options(&opts, argc, argv, status);
 	if (n < 0)
 		return -1;
+	struct err e;
+	if (settle_runs(b, &e) < 0 || scan_to_list(b, &e) < 0) {
+		*status = cmd_usage_error("bench", "%s", e.msg);
+		return -1;
+	}
+	b->ro.discard_output = !b->show_output;
 	if (seed >= 0)
 		b->seed = (uint64_t)seed;
 	b->ro.daemon_pid = (pid_t)attach;
-	b->ro.idle_ms = (double)idle_ms;
 	if (b->ro.json_path || b->ro.csv_path) {
 		*status = cmd_usage_error("bench", "%s is per run; use --export-json or --export-csv",
 					  b->ro.json_path ? "--output" : "--csv");
@@ -144,15 +283,100 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 	return n;
 }
 
-/* Splits the words after the options into command templates (NULL-terminated
- * argv each): groups separated by ":::"; with --shell, each group joined into
- * one script, or each word a script when there is no ":::". */
-static int split_commands(const struct bench_cli *b, char **words, int n, char ***tmpl, size_t *ntmpl)
+/* Appends the words of s (split at spaces and tabs) to the NULL-terminated
+ * argv of *n words; returns how many it added. */
+static size_t add_words(char ***argv, size_t *n, const char *s)
+{
+	size_t added = 0;
+	for (const char *p = s; *p;) {
+		p += strspn(p, " \t");
+		size_t len = strcspn(p, " \t");
+		if (!len)
+			break;
+		*argv = xrealloc(*argv, (*n + 2) * sizeof(**argv));
+		(*argv)[(*n)++] = xstrndup(p, len);
+		(*argv)[*n] = NULL;
+		added++;
+		p += len;
+	}
+	return added;
+}
+
+/* s split into words, after shell's words and "-c" when shell is given;
+ * NULL when s (or shell) has no word. */
+static char **split_words(const char *shell, const char *s)
+{
+	char **argv = xcalloc(1, sizeof(*argv));
+	size_t n = 0;
+	bool ok = true;
+	if (shell) {
+		ok = add_words(&argv, &n, shell) > 0;
+		argv = xrealloc(argv, (n + 3) * sizeof(*argv));
+		argv[n++] = xstrdup("-c");
+		argv[n++] = xstrdup(s);
+		argv[n] = NULL;
+	} else {
+		ok = add_words(&argv, &n, s) > 0;
+	}
+	if (!ok) {
+		xstrv_free(argv);
+		return NULL;
+	}
+	return argv;
+}
+
+/* true when name is a program the shell would find: a path to an executable,
+ * or one in a $PATH directory. */
+static bool on_path(const char *name)
+{
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	const char *path = getenv("PATH");
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t len = strcspn(p, ":");
+		char *full = xasprintf("%.*s/%s", (int)len, len ? p : ".", name);
+		bool ok = access(full, X_OK) == 0;
+		free(full);
+		if (ok)
+			return true;
+		p += len + (p[len] == ':');
+	}
+	return false;
+}
+
+/* true when sh -c s would only split s into words and exec the first: s holds
+ * no character the shell acts on (quotes, $, globs, ~, operators, braces for
+ * {NAME}), the first word assigns nothing and names a program on $PATH (a
+ * builtin such as cd has none). Such a command runs directly, so a bench of
+ * 'true' measures true, not a shell as well. */
+static bool plain_words(const char *s)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:+@%= \t";
+	if (s[strspn(s, plain)])
+		return false;
+	char **argv = split_words(NULL, s);
+	bool ok = argv && !strchr(argv[0], '=') && on_path(argv[0]);
+	xstrv_free(argv);
+	return ok;
+}
+
+/* Adds a template: argv (consumed) named name (NULL: its argv), run through
+ * launch's shell when shell. */
+static void add_template(struct bench_cli *b, char ***tmpl, size_t *ntmpl, char **argv, const char *name, bool shell)
+{
+	b->tmpl_shell[*ntmpl] = shell;
+	b->tmpl_name[*ntmpl] = name ? xstrdup(name) : NULL;
+	tmpl[(*ntmpl)++] = argv;
+}
+
+/* The words after "--": command templates separated by ":::"; with --shell,
+ * each group joined into one script, or each word a script when there is
+ * no ":::". */
+static int split_argv(struct bench_cli *b, char **words, int n, char ***tmpl, size_t *ntmpl)
 {
 	bool sep = false;
 	for (int i = 0; i < n; i++)
 		sep |= !strcmp(words[i], ":::");
-	*ntmpl = 0;
 	for (int i = 0; i < n;) {
 		int j = i;
 		if (b->shell && !sep)
@@ -162,20 +386,74 @@ static int split_commands(const struct bench_cli *b, char **words, int n, char *
 				j++;
 		if (j == i)
 			return cmd_usage_error("bench", "an empty command around ':::'");
-		char **argv = xcalloc((size_t)(j - i) + 1, sizeof(*argv));
+		char **argv;
 		if (b->shell) {
-			argv[0] = xjoin(words + i, (size_t)(j - i), " ");
+			char *script = xjoin(words + i, (size_t)(j - i), " ");
+			argv = b->shell_prog ? split_words(b->shell_prog, script) : xcalloc(2, sizeof(*argv));
+			if (!argv)
+				return cmd_usage_error("bench", "-S: no shell given");
+			if (b->shell_prog)
+				free(script);
+			else
+				argv[0] = script;
+			add_template(b, tmpl, ntmpl, argv, b->shell_prog ? argv[2] : NULL, !b->shell_prog);
 		} else {
+			argv = xcalloc((size_t)(j - i) + 1, sizeof(*argv));
 			for (int k = i; k < j; k++)
 				argv[k - i] = xstrdup(words[k]);
+			add_template(b, tmpl, ntmpl, argv, NULL, false);
 		}
-		tmpl[(*ntmpl)++] = argv;
 		bool at_sep = j < n && !strcmp(words[j], ":::");
 		if (at_sep && j + 1 == n)
 			return cmd_usage_error("bench", "an empty command after ':::'");
 		i = j + at_sep;
 	}
 	return 0;
+}
+
+/* Splits the operands into command templates (NULL-terminated argv each). As
+ * in hyperfine, each operand before "--" is one command string: run by the
+ * shell (-S), split into words (-N), or run directly when the shell would
+ * only exec it. The words after "--" (all of them when ":::" is among them,
+ * as before perfhunt took hyperfine's habit) are commands as split_argv
+ * reads them. */
+static int split_commands(struct bench_cli *b, char **words, int n, char ***tmpl, size_t *ntmpl)
+{
+	*ntmpl = 0;
+	int strings = 0; /* the operands before "--" */
+	bool sep = false;
+	while (strings < n && strcmp(words[strings], "--"))
+		sep |= !strcmp(words[strings++], ":::");
+	if (sep)
+		strings = 0;
+	for (int i = 0; i < strings; i++) {
+		const char *s = words[i];
+		if (!s[strspn(s, " \t")])
+			return cmd_usage_error("bench", "an empty command (argument %d)", i + 1);
+		char **argv = NULL;
+		bool direct = b->shell_none || (!b->shell_prog && plain_words(s));
+		if (direct)
+			argv = split_words(NULL, s);
+		else if (b->shell_prog)
+			argv = split_words(b->shell_prog, s);
+		else
+			argv = xcalloc(2, sizeof(*argv)), argv[0] = xstrdup(s);
+		if (!argv)
+			return cmd_usage_error("bench", "-S: no shell given");
+		add_template(b, tmpl, ntmpl, argv, s, !direct && !b->shell_prog);
+	}
+	int rc = 0, rest = strings + (strings < n && !strcmp(words[strings], "--"));
+	if (rest < n)
+		rc = split_argv(b, words + rest, n - rest, tmpl, ntmpl);
+	if (rc == 0 && *ntmpl == 0)
+		rc = cmd_usage_error("bench", "no command given");
+	if (rc == 0 && b->names.n > *ntmpl)
+		rc = cmd_usage_error("bench", "%zu names (-n) for %zu commands", b->names.n, *ntmpl);
+	for (size_t i = 0; rc == 0 && i < b->names.n; i++) {
+		free(b->tmpl_name[i]);
+		b->tmpl_name[i] = xstrdup(b->names.items[i]);
+	}
+	return rc;
 }
 
 /* Runs a --prepare/--conclude/--setup/--cleanup shell command, its stdout
@@ -269,11 +547,15 @@ static json_t *options_json(const struct bench_cli *b)
 	return o;
 }
 
-/* Name of a planned command: the script itself, or the argv shell-quoted. */
-static char *command_name(const struct bench_cli *b, char **argv, json_t *jargv)
+/* Name of a planned command: its -n name or command string with the
+ * parameters substituted, the script itself, or the argv shell-quoted. */
+static char *command_name(const struct bench_cli *b, const struct bench_plan_cmd *c, json_t *jargv)
 {
-	if (b->shell)
-		return xstrdup(argv[0]);
+	const char *name = b->tmpl_name[c->template_i];
+	if (name)
+		return bench_params_subst(&b->params, c->combo, name);
+	if (b->tmpl_shell[c->template_i])
+		return xstrdup(c->argv[0]);
 	char *s = command_text(jargv);
 	return s ? s : xstrdup("?");
 }
@@ -304,7 +586,8 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 				break;
 			}
 		}
-		struct launch_opts lo = { .argv = c->argv, .shell = b->shell, .capture = true,
+		bool shell = b->tmpl_shell[c->template_i];
+		struct launch_opts lo = { .argv = c->argv, .shell = shell, .capture = true,
 					  .probe_fd = b->ro.probes };
 		json_t *run = NULL;
 		int st = record_opts_capture(&b->ro, &lo, c->argv, false, &run, NULL);
@@ -343,9 +626,14 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 				interrupted ? "was interrupted" : "exited", st, slots[s].warmup ? "warmup" : "run",
 				done[2 * slots[s].cmd + slots[s].warmup] + 1, (long long)(slots[s].warmup ? b->warmup : b->runs),
 				interrupted ? "" : "; pass -i to ignore failures");
-			if (!interrupted)
-				fprintf(stderr, "perfhunt bench: its output was discarded; see it with: perfhunt run%s -- %s\n",
-					b->shell ? " --shell" : "", name);
+			if (!interrupted && !b->show_output) {
+				struct quote_line l = { 0 };
+				for (char **a = c->argv; *a; a++)
+					quote_shell(&l, *a, true);
+				fprintf(stderr, "perfhunt bench: its output was discarded (--show-output shows it); "
+					"see it with: perfhunt run%s -- %s\n", shell ? " --shell" : "", l.s);
+				free(l.s);
+			}
 			json_decref(run);
 			status = PH_EXIT_FAIL;
 			break;
@@ -385,6 +673,8 @@ static int save(const struct bench_cli *b, json_t *rec)
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_cli b = { .runs = 10, .interleave = true };
+	b.tmpl_shell = xcalloc((size_t)argc + 1, sizeof(*b.tmpl_shell));
+	b.tmpl_name = xcalloc((size_t)argc + 1, sizeof(*b.tmpl_name));
 	record_opts_init(&b.ro);
 	bench_params_init(&b.params);
 	b.ro.discard_output = true;
@@ -399,13 +689,12 @@ int cmd_bench(int argc, char **argv)
 	int nwords = parse_options(&b, argc, argv, &status);
 	if (nwords < 0)
 		goto out;
-	if (nwords == 0) {
-		status = cmd_usage_error("bench", "no command given");
-		goto out;
-	}
 	if ((status = split_commands(&b, argv, nwords, tmpl, &ntmpl)) != 0)
 		goto out;
-	b.ro.target = (struct record_opts_target){ b.shell, b.ro.daemon_pid, b.attach_name, b.attach_pidfile };
+	bool any_shell = false;
+	for (size_t i = 0; i < ntmpl; i++)
+		any_shell |= b.tmpl_shell[i];
+	b.ro.target = (struct record_opts_target){ any_shell, b.ro.daemon_pid, b.attach_name, b.attach_pidfile };
 	if ((status = cmd_find_daemon(b.attach_name, b.attach_pidfile, &b.ro.daemon_pid, &e)) != 0) {
 		cmd_fail(status, &e);
 		goto out;
@@ -427,7 +716,7 @@ int cmd_bench(int argc, char **argv)
 		for (size_t k = 0; k < b.params.n; k++)
 			json_object_set_new(params, b.params.items[k].name,
 					    json_string(bench_params_value(&b.params, cmds[i].combo, k)));
-		char *name = command_name(&b, cmds[i].argv, jargv);
+		char *name = command_name(&b, &cmds[i], jargv);
 		bench_record_add_command(rec, name, jargv, params);
 		free(name);
 	}
@@ -475,8 +764,12 @@ out:
 		for (char **a = tmpl[i]; *a; a++)
 			free(*a);
 		free(tmpl[i]);
+		free(b.tmpl_name[i]);
 	}
 	free(tmpl);
+	free(b.tmpl_name);
+	free(b.tmpl_shell);
+	free(b.names.items);
 	bench_params_release(&b.params);
 	record_opts_release(&b.ro);
 	return status;

@@ -149,7 +149,7 @@ int cmd_bisect_check(int argc, char **argv)
 	metrics_set_init(&base);
 	metrics_set_init(&nw);
 	memset(&c, 0, sizeof(c));
-	int64_t attach = 0, idle_ms = (int64_t)ro.idle_ms;
+	int64_t attach = 0;
 	struct parseopt shared[RECORD_OPTS_NROWS];
 	record_opts_rows(&ro, RECORD_OPTS_FOR_BISECT, shared);
 	const struct parseopt table[] = {
@@ -167,8 +167,8 @@ int cmd_bisect_check(int argc, char **argv)
 			     1, 0x7fffffff),
 		PARSEOPT_STRING(0, "attach-name", &attach_name, "NAME", "the daemon by process name"),
 		PARSEOPT_STRING(0, "attach-pidfile", &attach_pidfile, "FILE", "the daemon by pidfile"),
-		PARSEOPT_I64(0, "idle-ms", &idle_ms, "MS", "sample the daemon this long before each run\n(default 500)",
-			     0, 3600000),
+		PARSEOPT_DURATION(0, "idle-ms", &ro.idle_ms, "TIME", "sample the daemon this long before each run\n(default 500 ms)",
+				  1, 0, 3600000),
 		PARSEOPT_GROUP("recording options, as for 'perfhunt run':"),
 		PARSEOPT_INCLUDE(shared),
 		PARSEOPT_END(),
@@ -181,7 +181,6 @@ int cmd_bisect_check(int argc, char **argv)
 	if (n < 0)
 		goto out;
 	ro.daemon_pid = (pid_t)attach;
-	ro.idle_ms = (double)idle_ms;
 	if (!baseline) {
 		err_set(&e, "--baseline REF is required");
 		goto usage;

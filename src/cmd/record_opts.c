@@ -52,7 +52,7 @@ void record_opts_release(struct record_opts *o)
 
 enum {
 	OPT_CSV_FORMAT = 1, OPT_CGROUP, OPT_PROBE, OPT_LANE_KEY, OPT_TAG, OPT_GPU, OPT_PROBE_LOG, OPT_PROBE_TIME,
-	OPT_PUSH, OPT_PUSH_LABEL, OPT_EVENTS,
+	OPT_PUSH, OPT_PUSH_LABEL, OPT_EVENTS, OPT_INTERVAL,
 };
 
 /* The profile exports are files of one run: bench and bisect-check refuse them. */
@@ -157,6 +157,16 @@ static int record_opt(struct parseopt_state *st, const struct parseopt *row, con
 		o->fleet.labels = o->push_labels;
 		return 0;
 	}
+	case OPT_INTERVAL: {
+		/* a bare number is milliseconds, as it always was; "50ms", "0.2s" as everywhere */
+		double ms;
+		if (parse_duration_ms(arg, 1, &ms, "--interval", e) < 0)
+			return -1;
+		if (!(ms >= 1 && ms <= 3600000))
+			return err_set(e, "--interval: expected 1 ms to 1 h, got '%s'", arg);
+		o->interval_ms = (int)(ms + 0.5);
+		return 0;
+	}
 	case OPT_EVENTS:
 		if (counters_check_events(arg, e) < 0)
 			return -1;
@@ -184,12 +194,12 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 	const unsigned launched = cmd == RECORD_OPTS_FOR_WATCH ? PARSEOPT_HIDDEN : 0;
 	o->rows_for = (int)cmd;
 	const struct parseopt r[] = {
-		PARSEOPT_INT(0, "interval", &o->interval_ms, "MS", "sampling interval (default 100, minimum 1)", 1,
-			     3600000),
+		ROW(0, "interval", "TIME", "sampling interval: 50ms, 0.5s; a bare number is ms\n(default 100, minimum 1)",
+		    OPT_INTERVAL, 0),
 		{ .type = PARSEOPT_TYPE_STRING, .short_name = 'o', .long_name = "output", .value = &o->json_path,
 		  .argh = "FILE", .help = "write the JSON run record to FILE", .flags = per_run },
 		{ .type = PARSEOPT_TYPE_STRING, .long_name = "csv", .value = &o->csv_path, .argh = "FILE",
-		  .help = "write the timeline CSV (every sample) to FILE", .flags = per_run },
+		  .help = "write the timeline CSV (every sample) to FILE\n(-: stdout)", .flags = per_run },
 		ROW(0, "csv-format", "F", "full (default), or seed: epoch_ms,rss_kb,rss_gib\nwith no header",
 		    OPT_CSV_FORMAT, per_run),
 		PARSEOPT_FLAG(0, "pss", &o->pss, "also sample every process's PSS (smaps_rollup;\ncostlier, 20 ms budget per sample)"),

@@ -28,7 +28,7 @@ int cmd_run(int argc, char **argv)
 	record_opts_init(&ro);
 	bool shell = false;
 	const char *attach_name = NULL, *attach_pidfile = NULL;
-	int64_t limit_mib = 0, attach = 0, idle_ms = (int64_t)ro.idle_ms;
+	int64_t limit_mib = 0, attach = 0;
 	struct parseopt shared[RECORD_OPTS_NROWS];
 	record_opts_rows(&ro, RECORD_OPTS_FOR_RUN, shared);
 	const struct parseopt table[] = {
@@ -40,8 +40,8 @@ int cmd_run(int argc, char **argv)
 			     1, 0x7fffffff),
 		PARSEOPT_STRING(0, "attach-name", &attach_name, "NAME", "the daemon by process name"),
 		PARSEOPT_STRING(0, "attach-pidfile", &attach_pidfile, "FILE", "the daemon by pidfile"),
-		PARSEOPT_I64(0, "idle-ms", &idle_ms, "MS", "sample the daemon this long before CMD starts\n(default 500)",
-			     0, 3600000),
+		PARSEOPT_DURATION(0, "idle-ms", &ro.idle_ms, "TIME", "sample the daemon this long before CMD starts\n(default 500 ms)",
+				  1, 0, 3600000),
 		PARSEOPT_END(),
 	};
 	const struct cmd_options opts = { .name = "run", .usage = usage_text, .table = table,
@@ -51,7 +51,6 @@ int cmd_run(int argc, char **argv)
 	if (n < 0)
 		goto out;
 	ro.daemon_pid = (pid_t)attach;
-	ro.idle_ms = (double)idle_ms;
 	if (n == 0) {
 		cmd_usage_error("run", "no command given");
 		goto out;

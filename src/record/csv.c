@@ -35,9 +35,14 @@ int csv_open(struct csv_writer *w, const char *path, enum csv_format format, boo
 	w->format = format;
 	w->with_client = with_client;
 	snprintf(w->path, sizeof(w->path), "%s", path);
-	bool regular;
-	if (fsafe_open_stream(path, &w->fd, &regular, e) < 0)
+	bool regular = false;
+	if (!strcmp(path, "-")) { /* stdout, as -o - */
+		w->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (w->fd < 0)
+			return err_sys(e, "cannot write the CSV to stdout");
+	} else if (fsafe_open_stream(path, &w->fd, &regular, e) < 0) {
 		return -1;
+	}
 	/* One writer per file: a second run given the same --csv would
 	 * interleave its rows with ours. The lock is taken before the file is
 	 * cut, so the loser leaves the winner's rows alone. flock, not fcntl:

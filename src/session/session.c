@@ -350,7 +350,8 @@ static int not_started(struct session *s, const struct monitor_result *r, struct
 	if (s->csv_open) { /* no record, and no CSV that looks like one */
 		csv_close(&s->csv, NULL);
 		s->csv_open = false;
-		unlink(s->c->csv_path);
+		if (strcmp(s->c->csv_path, "-"))
+			unlink(s->c->csv_path);
 	}
 	const char *what = launch->shell ? "/bin/sh" : launch->argv[0];
 	if (r->exec_errno == ENOENT) {

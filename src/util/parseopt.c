@@ -100,6 +100,16 @@ static int apply(struct parseopt_state *st, const struct parseopt *r, const char
 	}
 	case PARSEOPT_TYPE_CALLBACK:
 		return r->cb(st, r, arg, e) < 0 ? -1 : 0;
+	case PARSEOPT_TYPE_DURATION: {
+		double ms;
+		if (parse_duration_ms(arg, (double)r->defval, &ms, shown, e) < 0)
+			return -1;
+		if (ms < (double)r->min || ms > (double)r->max)
+			return err_set(e, "%s: '%s' is out of range (%lld ms to %lld ms)", shown, arg, (long long)r->min,
+				       (long long)r->max);
+		*(double *)r->value = ms;
+		return 0;
+	}
 	default:
 		return err_set(e, "option '%s' has no action", shown);
 	}
@@ -170,7 +180,7 @@ static enum parseopt_result long_option(const struct parseopt *table, struct par
 	char shown[160];
 	snprintf(shown, sizeof(shown), "--%s", r->long_name);
 	const char *arg = NULL;
-	if (!r->argh) {
+	if (!r->argh || ((r->flags & PARSEOPT_OPTIONAL) && !eq)) {
 		if (eq)
 			return err_set(e, "option '%s' takes no value", shown), PARSEOPT_ERROR;
 	} else if (eq) {
@@ -224,7 +234,8 @@ enum parseopt_result parseopt_parse(const struct parseopt *table, int argc, char
 	while (st.next < argc) {
 		const char *word = argv[st.next];
 		if (!strcmp(word, "--")) {
-			st.next++;
+			if (!(flags & PARSEOPT_KEEP_DASHDASH))
+				st.next++;
 			break;
 		}
 		if (word[0] != '-' || !word[1]) { /* an operand; "-" is stdin */
@@ -278,8 +289,9 @@ static int row_left(const struct parseopt *r, char *buf, size_t n)
 	char s[8] = "    ";
 	if (r->short_name)
 		snprintf(s, sizeof(s), "-%c%s", r->short_name, r->long_name ? ", " : "");
-	return snprintf(buf, n, "  %s%s%s%s%s", s, r->long_name ? "--" : "", r->long_name ? r->long_name : "",
-			r->argh ? " " : "", r->argh ? r->argh : "");
+	bool opt = (r->flags & PARSEOPT_OPTIONAL) && r->long_name;
+	return snprintf(buf, n, "  %s%s%s%s%s%s", s, r->long_name ? "--" : "", r->long_name ? r->long_name : "",
+			r->argh ? (opt ? "[=" : " ") : "", r->argh ? r->argh : "", r->argh && opt ? "]" : "");
 }
 
 static void put_help(struct text *f, const char *left, const char *help, int col)
@@ -376,7 +388,11 @@ static int check_row(const struct parseopt *r, struct err *e)
 		return err_set(e, "option '%s': range beyond int", name);
 	if (!(r->flags & PARSEOPT_HIDDEN) && (!r->help || !*r->help))
 		return err_set(e, "option '%s' has no help", name);
-	if (r->type < PARSEOPT_TYPE_FLAG || r->type > PARSEOPT_TYPE_CALLBACK)
+	if ((r->flags & PARSEOPT_OPTIONAL) && (r->type != PARSEOPT_TYPE_CALLBACK || !r->argh))
+		return err_set(e, "option '%s': only a callback with a value name takes an optional value", name);
+	if ((r->type == PARSEOPT_TYPE_DURATION) && (r->min < 0 || r->min > r->max || r->defval <= 0))
+		return err_set(e, "option '%s': bad duration range or unit", name);
+	if (r->type < PARSEOPT_TYPE_FLAG || r->type > PARSEOPT_TYPE_DURATION)
 		return err_set(e, "option '%s' has a bad type", name);
 	return 0;
 }

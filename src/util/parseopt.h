@@ -27,14 +27,19 @@ enum parseopt_type {
 	PARSEOPT_TYPE_I64,      /* *(int64_t *)value: a whole number in [min, max] */
 	PARSEOPT_TYPE_LIST,     /* repeatable: each value appended to a struct parseopt_list */
 	PARSEOPT_TYPE_CALLBACK, /* cb(state, row, value or NULL, e) */
+	PARSEOPT_TYPE_DURATION, /* *(double *)value in ms, in [min, max] ms: "50ms", "2s", "1m"; a bare
+	                         * number is in defval ms (1: milliseconds, 1000: seconds) */
 };
 
 /* Row flags. */
 #define PARSEOPT_HIDDEN   0x1u /* accepted, but not in --help nor --help-options */
 #define PARSEOPT_NONEMPTY 0x2u /* an empty value is refused (STRING, LIST) */
+#define PARSEOPT_OPTIONAL 0x4u /* CALLBACK: the long form takes a value only as --opt=VALUE
+                                * (arg NULL without one); the short form needs one */
 
 /* Parse flags. */
 #define PARSEOPT_STOP_AT_OPERAND 0x1u /* the first operand ends the options (a CMD follows) */
+#define PARSEOPT_KEEP_DASHDASH   0x2u /* a "--" that ends the options is kept as the first operand */
 
 struct parseopt;
 struct parseopt_state;
@@ -95,6 +100,9 @@ const char *parseopt_take_word(struct parseopt_state *st);
 #define PARSEOPT_LIST(s, l, v, a, h) \
 	{ .type = PARSEOPT_TYPE_LIST, .short_name = (s), .long_name = (l), \
 	  .value = PARSEOPT_TARGET(v, struct parseopt_list), .argh = (a), .help = (h) }
+#define PARSEOPT_DURATION(s, l, v, a, h, unit_ms, lo, hi) \
+	{ .type = PARSEOPT_TYPE_DURATION, .short_name = (s), .long_name = (l), .value = PARSEOPT_TARGET(v, double), \
+	  .argh = (a), .help = (h), .defval = (unit_ms), .min = (lo), .max = (hi) }
 #define PARSEOPT_CALLBACK(s, l, v, a, h, fn) \
 	{ .type = PARSEOPT_TYPE_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
 	  .help = (h), .cb = (fn) }

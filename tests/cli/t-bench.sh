@@ -129,7 +129,7 @@ t "a failing --prepare stops the bench"
 "$P" bench -q -n 2 --no-save --prepare "exit 4" -- "$W" sleep:1 >/dev/null 2>"$TMP/err"
 expect_status 1 $? && expect_grep 'the --prepare command failed \(status 4\)' "$TMP/err" && ok
 
-for args in "" "-n 0 -- true" "-n x -- true" "-w -1 -- true" "-L N -- true" "-L N 1,2 -- true" \
+for args in "" "-n 0 -- true" "-r x -- true" "-r 3 -m 2 true" "-P N 1 -- true" "-P N 2 1 true{N}" "-P N 0 1.5 true{N}" "-n a -n b true" "-w -1 -- true" "-L N -- true" "-L N 1,2 -- true" \
 	"-L 'a b' 1 -- true" "-L N 1,,2 -- true{N}" "-o x.json -- true" "--bogus -- true" "-- true :::" ":::"; do
 	t "usage error: bench $args"
 	eval "\"\$P\" bench $args" >/dev/null 2>"$TMP/err"

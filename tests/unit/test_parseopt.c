@@ -22,6 +22,8 @@ struct fixture {
 	struct parseopt_list tags;
 	char pairs[256];
 	int called;
+	double idle_ms;
+	const char *shell_prog; /* --sh[=SHELL]: "" alone */
 };
 
 /* -L NAME VALUES, or -L NAME=VALUES: a callback that takes a second word. */
@@ -45,6 +47,15 @@ static int count_cb(struct parseopt_state *st, const struct parseopt *row, const
 	return 0;
 }
 
+/* --shell[=SHELL], -S SHELL: an optional value */
+static int shell_cb(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	(void)st;
+	(void)e;
+	((struct fixture *)row->value)->shell_prog = arg ? arg : "";
+	return 0;
+}
+
 static struct fixture fx;
 static struct parseopt shared_rows[] = {
 	PARSEOPT_INT(0, "interval", &fx.interval, "MS", "sampling interval", 1, 3600000),
@@ -64,6 +75,9 @@ static struct parseopt table[] = {
 	  .flags = PARSEOPT_NONEMPTY | PARSEOPT_HIDDEN },
 	PARSEOPT_FLAG(0, "push", &fx.shell, "push"),
 	PARSEOPT_FLAG(0, "push-job", &fx.shell, "push job"),
+	PARSEOPT_DURATION(0, "idle", &fx.idle_ms, "TIME", "idle time", 1, 0, 60000),
+	{ .type = PARSEOPT_TYPE_CALLBACK, .short_name = 'S', .long_name = "sh", .value = &fx, .argh = "SHELL",
+	  .help = "the shell", .flags = PARSEOPT_OPTIONAL, .cb = shell_cb },
 	PARSEOPT_END(),
 };
 
@@ -195,6 +209,41 @@ static void test_operands(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* A duration with units (a bare number in the row's unit), an optional
+ * value only after '=', and a "--" kept for a command that reads it. */
+static void test_habits(void **state)
+{
+	(void)state;
+	struct err e;
+	int n;
+	assert_int_equal(parse(WORDS("--idle", "0.25s"), 0, &n, &e), PARSEOPT_OK);
+	assert_true(fx.idle_ms == 250);
+	assert_int_equal(parse(WORDS("--idle=40"), 0, &n, &e), PARSEOPT_OK);
+	assert_true(fx.idle_ms == 40);
+	assert_int_equal(parse(WORDS("--idle", "2m"), 0, &n, &e), PARSEOPT_ERROR);
+	assert_non_null(strstr(e.msg, "out of range"));
+	assert_int_equal(parse(WORDS("--idle", "5 s"), 0, &n, &e), PARSEOPT_ERROR);
+	char **w = WORDS("--sh", "x");
+	assert_int_equal(parse(w, 0, &n, &e), PARSEOPT_OK);
+	assert_string_equal(fx.shell_prog, "");
+	assert_int_equal(n, 1);
+	assert_string_equal(w[0], "x");
+	assert_int_equal(parse(WORDS("--sh=bash"), 0, &n, &e), PARSEOPT_OK);
+	assert_string_equal(fx.shell_prog, "bash");
+	assert_int_equal(parse(WORDS("-S", "zsh"), 0, &n, &e), PARSEOPT_OK);
+	assert_string_equal(fx.shell_prog, "zsh");
+	w = WORDS("a", "-q", "--", "-n", "1");
+	assert_int_equal(parse(w, PARSEOPT_KEEP_DASHDASH, &n, &e), PARSEOPT_OK);
+	assert_int_equal(n, 4);
+	assert_string_equal(w[0], "a");
+	assert_string_equal(w[1], "--");
+	assert_string_equal(w[2], "-n");
+	char *help = parseopt_help(table);
+	assert_non_null(strstr(help, "-S, --sh[=SHELL]"));
+	assert_non_null(strstr(help, "--idle TIME"));
+	free(help);
+}
+
 static void test_callback_words(void **state)
 {
 	(void)state;
@@ -276,11 +325,13 @@ static void test_help_text(void **state)
 			    "      --count        count\n"
 			    "      --push         push\n"
 			    "      --push-job     push job\n"
+			    "      --idle TIME    idle time\n"
+			    "  -S, --sh[=SHELL]   the shell\n"
 			    "  -h, --help         show this help\n");
 	free(h);
 	char *names = parseopt_names(table);
 	assert_string_equal(names, "-q\n--quiet\n-o\n--output\n-n\n--runs\n--interval\n--no-probes\n-t\n--tag\n"
-				   "-L\n--parameter-list\n--count\n--push\n--push-job\n");
+				   "-L\n--parameter-list\n--count\n--push\n--push-job\n--idle\n-S\n--sh\n");
 	free(names);
 	struct parseopt grouped[] = {
 		PARSEOPT_GROUP("options:"),
@@ -328,6 +379,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prefixes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_operands, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callback_words, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_habits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help_text, setup, teardown),

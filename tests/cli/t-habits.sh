@@ -1,0 +1,66 @@
+#!/bin/sh
+# Habits users bring from hyperfine, GNU time and perf stat: the same words
+# mean the same thing to perfhunt. Where Debian has the other tool, the case
+# runs it beside perfhunt on the same command and compares what both say
+# (exact where the figure is exact, ratios within a loose factor for times);
+# where it is missing the case is a TAP skip, never a pass.
+. ./lib.sh
+W="$WORKLOADS/phwork"
+P="$PERFHUNT"
+cd "$TMP" || exit 1
+
+# ---- bench: hyperfine's command strings and options ----
+
+t "bench 'sleep 0.01' 'sleep 0.02': each argument is one shell command, as in hyperfine"
+"$P" bench -q --no-save -r 2 --export-json b.json 'sleep 0.01' 'sleep 0.02' >out 2>err; st=$?
+expect_status 0 $st && expect_grep '^Benchmark 1: sleep 0\.01$' out && expect_grep '^Benchmark 2: sleep 0\.02$' out &&
+	check "2 runs each" [ "$(jget b.json commands.0.stats.wall_s.n)" = 2 ] && ok
+
+t "a command string with shell syntax runs through sh -c; plain words run directly"
+"$P" bench -q --no-save -r 1 --export-json s.json 'echo a | cat >/dev/null' 'true' >out 2>err; st=$?
+expect_status 0 $st && check "the pipeline ran by sh" [ "$(jget s.json commands.0.command.0)" = 'echo a | cat >/dev/null' ] &&
+	check "true ran as true, no shell" [ "$(jget s.json commands.1.runs.0.command.0)" = true ] && ok
+
+t "-N splits a command string into words without a shell; -S names the shell"
+"$P" bench -q --no-save -r 1 -N --export-json n.json "$W sleep:1" >out 2>err; st=$?
+"$P" bench -q --no-save -r 1 -S 'sh -e' --export-json sh.json 'exit 0' >>out 2>>err; st2=$?
+expect_status 0 $st && expect_status 0 $st2 &&
+	check "argv of -N" [ "$(jget n.json commands.0.command)" = "[\"$W\", \"sleep:1\"]" ] &&
+	check "argv of -S" [ "$(jget sh.json commands.0.command)" = '["sh", "-e", "-c", "exit 0"]' ] && ok
+
+t "-n names the commands in order; -n with a whole number is still the number of runs"
+"$P" bench -q --no-save -n 3 -n fast -n slow --export-json names.json 'true' 'sleep 0.01' >out 2>err; st=$?
+expect_status 0 $st && expect_grep '^Benchmark 1: fast$' out && expect_grep '^Benchmark 2: slow$' out &&
+	check "3 runs" [ "$(jget names.json commands.1.stats.wall_s.n)" = 3 ] && ok
+
+t "-P NAME MIN MAX -D STEP scans a parameter as hyperfine does"
+"$P" bench -q --no-save -r 1 -P ms 0 4 -D 2 --export-json p.json 'sleep 0.00{ms}' >out 2>err; st=$?
+expect_status 0 $st &&
+	check "values 0 2 4" [ "$(/usr/bin/python3 -c 'import json,sys
+print(" ".join(c["parameters"]["ms"] for c in json.load(open(sys.argv[1]))["commands"]))' p.json)" = "0 2 4" ] && ok
+
+t "-m and -M bound the runs; -r with them is refused"
+"$P" bench -q --no-save -M 2 --export-json m.json true >out 2>err; st=$?
+"$P" bench -q --no-save -r 2 -m 3 true >/dev/null 2>err2; st2=$?
+expect_status 0 $st && check "2 runs" [ "$(jget m.json commands.0.stats.wall_s.n)" = 2 ] &&
+	expect_status 2 $st2 && expect_grep 'either --runs or --min-runs' err2 && ok
+
+t "--show-output shows the command's output; by default it is discarded"
+"$P" bench -q --no-save -r 1 --show-output 'echo shown-output' >out 2>err; st=$?
+"$P" bench -q --no-save -r 1 'echo hidden-output' >out2 2>err2; st2=$?
+expect_status 0 $st && expect_status 0 $st2 && expect_grep '^shown-output$' out && expect_no_grep '^hidden-output$' out2 &&
+	ok
+
+# ---- run: durations with units, - for stdout ----
+
+t "every duration option takes units: --interval 50ms and --idle-ms 0.2s"
+"$P" run -q --no-save --interval 50ms -o r.json -- "$W" sleep:120 2>err; st=$?
+"$P" run -q --no-save --interval 1x -- true 2>err2; st2=$?
+expect_status 0 $st && check "interval 50" [ "$(jget r.json options.interval_ms)" = 50 ] &&
+	expect_status 2 $st2 && expect_grep "unknown unit in '1x'" err2 && ok
+
+t "--csv - writes the timeline to stdout, as -o - does, and no file named -"
+"$P" run -q --no-save --csv - -- "$W" sleep:50 >out 2>err; st=$?
+expect_status 0 $st && expect_grep '^epoch_ms,rss_kb,' out && check "no file named -" [ ! -e ./- ] && ok
+
+done_testing
