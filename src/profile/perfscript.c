@@ -4,7 +4,9 @@
  * (COMM, the thread's command name, may hold spaces: it is read from the right).
  * A frame line starts with white space: "ADDR SYM (DSO)" — SYM may hold
  * spaces and parentheses (C++ signatures), so the DSO is the last
- * parenthesised group at the end of the line. Anything else is a bad line.
+ * parenthesised group at the end of the line. A context switch record
+ * ("... PERF_RECORD_SWITCH OUT preempt") is a line of its own. Anything else
+ * is a bad line.
  */
 #include "profile/perfscript.h"
 
@@ -108,6 +110,27 @@ struct header {
 	char event[sizeof(((struct perfscript_sample *)0)->event)];
 };
 
+/* "COMM PID/TID SEC.NSEC:" ending at end, read from the right (COMM may
+ * hold spaces, or be absent). */
+static bool parse_prefix(const char *s, const char *end, struct header *h)
+{
+	const char *ts, *te;
+	if (!last_token(s, end, &ts, &te) || !parse_time(ts, te, &h->time_ns) || !last_token(s, ts, &ts, &te))
+		return false;
+	const char *slash = memchr(ts, '/', (size_t)(te - ts));
+	uint64_t pid, tid;
+	if (!slash || !parse_u64(ts, slash, &pid) || !parse_u64(slash + 1, te, &tid) || pid > INT32_MAX ||
+	    tid > INT32_MAX)
+		return false;
+	h->pid = (int32_t)pid;
+	h->tid = (int32_t)tid;
+	const char *comm_end = ts;
+	while (comm_end > s && (comm_end[-1] == ' ' || comm_end[-1] == '\t'))
+		comm_end--;
+	copy_bounded(h->comm, sizeof(h->comm), s, (size_t)(comm_end - s));
+	return true;
+}
+
 /* Read from the right, since the command name that leads it may hold
  * spaces: "COMM PID/TID SEC.NSEC: [PERIOD] EVENT:" (COMM may be absent). */
 static bool parse_header_fields(const char *s, const char *end, struct header *h)
@@ -121,20 +144,55 @@ static bool parse_header_fields(const char *s, const char *end, struct header *h
 		return false;
 	if (parse_u64(ts, te, &h->period) && !last_token(s, ts, &ts, &te)) /* the period comes before the event */
 		return false;
-	if (!parse_time(ts, te, &h->time_ns) || !last_token(s, ts, &ts, &te))
+	if (!parse_prefix(s, te, h))
 		return false;
-	const char *slash = memchr(ts, '/', (size_t)(te - ts));
-	uint64_t pid, tid;
-	if (!slash || !parse_u64(ts, slash, &pid) || !parse_u64(slash + 1, te, &tid) || pid > INT32_MAX ||
-	    tid > INT32_MAX)
-		return false;
-	h->pid = (int32_t)pid;
-	h->tid = (int32_t)tid;
-	const char *comm_end = ts;
-	while (comm_end > s && (comm_end[-1] == ' ' || comm_end[-1] == '\t'))
-		comm_end--;
-	copy_bounded(h->comm, sizeof(h->comm), s, (size_t)(comm_end - s));
 	copy_bounded(h->event, sizeof(h->event), ev, (size_t)(ev_end - ev));
+	return true;
+}
+
+/* "COMM PID/TID SEC.NSEC: PERF_RECORD_SWITCH[_CPU_WIDE] IN|OUT [preempt] ...":
+ * the record delivered at once, without a stack. */
+static bool parse_switch(struct perfscript *p, const char *s, const char *end)
+{
+	static const char tag[] = " PERF_RECORD_SWITCH";
+	const char *at = NULL;
+	for (const char *q = s; q + sizeof(tag) - 1 <= end; q++)
+		if (!memcmp(q, tag, sizeof(tag) - 1)) {
+			at = q;
+			break;
+		}
+	if (!at)
+		return false;
+	const char *w = at + sizeof(tag) - 1;
+	if (end - w >= 9 && !memcmp(w, "_CPU_WIDE", 9))
+		w += 9;
+	w = skip_ws(w, end);
+	const char *we = token_end(w, end);
+	enum perfscript_kind kind;
+	if (we - w == 2 && !memcmp(w, "IN", 2))
+		kind = PERFSCRIPT_SWITCH_IN;
+	else if (we - w == 3 && !memcmp(w, "OUT", 3))
+		kind = PERFSCRIPT_SWITCH_OUT;
+	else
+		return false;
+	const char *f = skip_ws(we, end);
+	if (kind == PERFSCRIPT_SWITCH_OUT && end - f >= 7 && !memcmp(f, "preempt", 7))
+		kind = PERFSCRIPT_SWITCH_PREEMPT;
+	struct header h;
+	if (!parse_prefix(s, at, &h))
+		return false;
+	struct perfscript_sample *c = &p->cur;
+	c->kind = kind;
+	memcpy(c->comm, h.comm, sizeof(c->comm));
+	c->event[0] = '\0';
+	c->pid = h.pid;
+	c->tid = h.tid;
+	c->time_ns = h.time_ns;
+	c->period = 0;
+	c->nframes = 0;
+	c->truncated = false;
+	p->in_sample = true;
+	end_sample(p);
 	return true;
 }
 
@@ -144,6 +202,7 @@ static bool parse_header(struct perfscript *p, const char *s, const char *end)
 	if (!parse_header_fields(s, end, &h))
 		return false;
 	struct perfscript_sample *c = &p->cur;
+	c->kind = PERFSCRIPT_SAMPLE;
 	memcpy(c->comm, h.comm, sizeof(c->comm));
 	memcpy(c->event, h.event, sizeof(c->event));
 	c->pid = h.pid;
@@ -225,7 +284,7 @@ void perfscript_line(struct perfscript *p, const char *line, size_t n)
 	end_sample(p);
 	if (parse_header(p, skip_ws(line, end), end))
 		p->in_sample = true;
-	else
+	else if (!parse_switch(p, skip_ws(line, end), end))
 		p->bad_lines++;
 }
 

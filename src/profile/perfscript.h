@@ -3,7 +3,9 @@
  * perfhunt asks perf for a fixed field list (PERFSCRIPT_FIELDS) and reads
  * its output one line at a time: a header line per sample (command name, pid/tid, time in
  * seconds on the recording clock, period, event) followed by one indented
- * line per frame, leaf first, and a blank line. The text is untrusted input
+ * line per frame, leaf first, and a blank line; with --show-switch-events,
+ * context switch records ("... PERF_RECORD_SWITCH OUT preempt") are lines of
+ * their own, delivered as records without a stack. The text is untrusted input
  * (a symbol name can hold anything): a line that fits no shape is counted,
  * never a crash, and every name is bounded.
  */
@@ -27,7 +29,17 @@ struct perfscript_frame {
 	bool kernel;                 /* a kernel frame */
 };
 
+/* What a record is: a sample (with its stack), or one of perf's context
+ * switch records (--switch-events, --show-switch-events: no stack). */
+enum perfscript_kind {
+	PERFSCRIPT_SAMPLE,
+	PERFSCRIPT_SWITCH_OUT,       /* the thread left the CPU, blocked or yielding */
+	PERFSCRIPT_SWITCH_PREEMPT,   /* it left the CPU preempted: still runnable */
+	PERFSCRIPT_SWITCH_IN,        /* it came back on a CPU */
+};
+
 struct perfscript_sample {
+	enum perfscript_kind kind;
 	char comm[64];               /* the thread's command name, "" when perf gave none */
 	int32_t pid, tid;
 	int64_t time_ns;             /* on the clock perf recorded with (-k mono) */

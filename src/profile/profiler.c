@@ -90,6 +90,26 @@ static bool have_cycles(void)
 	return true;
 }
 
+/* Whether perf may sample the sched_switch tracepoint here: tracefs shows
+ * it, and its raw data is allowed (root, CAP_PERFMON, or paranoid -1). */
+static void check_offcpu(struct profiler_info *info, bool admin, int paranoid)
+{
+	static const char *const ids[] = { "/sys/kernel/tracing/events/sched/sched_switch/id",
+					   "/sys/kernel/debug/tracing/events/sched/sched_switch/id" };
+	bool seen = false;
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]) && !seen; i++)
+		seen = access(ids[i], R_OK) == 0;
+	if (!seen)
+		snprintf(info->offcpu_note, sizeof(info->offcpu_note),
+			 "off-CPU stacks not recorded: the " PROFILER_OFFCPU_EVENT " tracepoint is not readable "
+			 "(tracefs at /sys/kernel/tracing)");
+	else if (!admin && paranoid > -1)
+		snprintf(info->offcpu_note, sizeof(info->offcpu_note),
+			 "off-CPU stacks not recorded: the " PROFILER_OFFCPU_EVENT " tracepoint needs CAP_PERFMON "
+			 "or kernel.perf_event_paranoid -1 (it is %d)", paranoid);
+	info->offcpu = !info->offcpu_note[0];
+}
+
 int profiler_check(int hz, struct profiler_info *info, struct err *e)
 {
 	memset(info, 0, sizeof(*info));
@@ -112,6 +132,7 @@ int profiler_check(int hz, struct profiler_info *info, struct err *e)
 			 "kernel frames are not named: kernel.kptr_restrict is %d (0 names them)", kptr);
 	info->software = !have_cycles();
 	snprintf(info->event, sizeof(info->event), "%s", info->software ? "cpu-clock" : "cycles");
+	check_offcpu(info, admin, paranoid);
 	return 0;
 }
 
@@ -126,12 +147,19 @@ static void exec_perf(const struct profiler *p, const char *pids, const struct p
 	dup2(log, STDOUT_FILENO);
 	dup2(log, STDERR_FILENO);
 	fcntl(3, F_SETFD, FD_CLOEXEC); /* the pid list is the keeper's */
-	char hz[16];
+	char hz[16], ev[64];
 	snprintf(hz, sizeof(hz), "%d", info->hz);
 	char *const argv[] = { "perf", "record", "-q", "--no-buildid-cache", "-k", "mono", "-e", (char *)info->event, "-F", hz,
 			       "--call-graph", "dwarf", "-D", "-1", "--control", "fd:4,5", "-o", (char *)p->data,
 			       "-p", (char *)pids, NULL };
-	execvp("perf", argv);
+	/* with off-CPU stacks: every blocking switch-out is sampled (-c 1), the
+	 * on-CPU event keeps its frequency as its own term */
+	snprintf(ev, sizeof(ev), "%s/freq=%d/", info->event, info->hz);
+	char *const offcpu[] = { "perf", "record", "-q", "--no-buildid-cache", "-k", "mono", "-e", ev, "-e",
+				 PROFILER_OFFCPU_EVENT, "--filter", "prev_state != 0", "-c", "1", "--switch-events",
+				 "--call-graph", "dwarf", "-D", "-1", "--control", "fd:4,5", "-o", (char *)p->data,
+				 "-p", (char *)pids, NULL };
+	execvp("perf", info->offcpu ? offcpu : argv);
 	_exit(127);
 }
 
@@ -493,7 +521,8 @@ int profiler_script(struct profiler *p, struct perfscript *ps, struct profiler_i
 		dup2(devnull, STDIN_FILENO);
 		dup2(out[1], STDOUT_FILENO);
 		dup2(log, STDERR_FILENO);
-		char *const argv[] = { "perf", "script", "-i", p->data, "-F", PERFSCRIPT_FIELDS, "--ns", NULL };
+		char *const argv[] = { "perf", "script", "-i", p->data, "-F", PERFSCRIPT_FIELDS, "--ns",
+				       "--show-switch-events", NULL };
 		execvp("perf", argv);
 		_exit(127);
 	}

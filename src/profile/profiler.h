@@ -8,6 +8,8 @@
  * rusage into the command's), and the keeper is one of perf's targets, so perf outlives the measured tree until
  * it is stopped. It starts with its events disabled and is enabled through
  * its control pipe, so when profiler_start returns no sample is missed.
+ * Where the sched_switch tracepoint may be used, perf also samples the stack
+ * of each thread that blocks, and its switch records, for off-CPU time.
  */
 #ifndef PERFHUNT_PROFILER_H
 #define PERFHUNT_PROFILER_H
@@ -32,7 +34,14 @@ struct profiler_info {
 	uint64_t bad_lines;      /* perf script lines the parser did not understand */
 	pid_t keeper;            /* not a sample of the measured tree */
 	char script_warning[200]; /* the first warning perf script printed, or "" */
+	bool offcpu;             /* switch-outs recorded with their stacks (PROFILER_OFFCPU_EVENT) */
+	char offcpu_note[200];   /* why they are not, or "" */
 };
+
+/* The tracepoint whose samples are the stacks threads blocked on: only
+ * switch-outs of a thread not runnable (prev_state != 0) are sampled, and
+ * perf's switch records (--switch-events) say when each thread came back. */
+#define PROFILER_OFFCPU_EVENT "sched:sched_switch"
 
 /* Whether a profile can be taken here: 0, or -1 with e the one line to show
  * (perf missing, kernel.perf_event_paranoid). info gets the event and the

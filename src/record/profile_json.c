@@ -1,5 +1,6 @@
 /* profile_json: counting folded stacks in open-addressing tables (one for
- * the run, one per phase name), then the top of each, sorted, as JSON.
+ * the run, one per phase name; on-CPU samples and off-CPU nanoseconds
+ * apart), then the top of each, sorted, as JSON.
  */
 #include "record/profile_json.h"
 
@@ -18,12 +19,13 @@ struct stack_count {
 struct stack_table {
 	struct stack_count *slots;
 	size_t cap, n;
-	uint64_t samples;
+	uint64_t samples;  /* the counts' sum: samples, or off-CPU nanoseconds */
+	uint64_t events;   /* the stacks added: samples, or blocked intervals */
 };
 
 struct phase_profile {
 	char *name;
-	struct stack_table t;
+	struct stack_table t, off;
 };
 
 struct timed_sample {
@@ -33,7 +35,7 @@ struct timed_sample {
 };
 
 struct profile_json {
-	struct stack_table run;
+	struct stack_table run, off_run;
 	struct phase_profile *phases;
 	size_t nphases;
 	uint64_t phases_dropped;      /* samples of phase names past the cap */
@@ -83,6 +85,7 @@ static void table_add(struct stack_table *t, const char *stack, uint64_t n)
 	}
 	t->slots[j].count += n;
 	t->samples += n;
+	t->events++;
 }
 
 static void table_free(struct stack_table *t)
@@ -97,22 +100,23 @@ struct profile_json *profile_json_new(void)
 	return xcalloc(1, sizeof(struct profile_json));
 }
 
-static struct stack_table *phase_table(struct profile_json *pj, const char *name, size_t n)
+static struct phase_profile *phase_table(struct profile_json *pj, const char *name, size_t n)
 {
 	for (size_t i = 0; i < pj->nphases; i++)
 		if (strlen(pj->phases[i].name) == n && !memcmp(pj->phases[i].name, name, n))
-			return &pj->phases[i].t;
+			return &pj->phases[i];
 	if (pj->nphases == PROFILE_JSON_MAX_PHASES)
 		return NULL;
 	pj->phases = xrealloc(pj->phases, (pj->nphases + 1) * sizeof(*pj->phases));
 	struct phase_profile *p = &pj->phases[pj->nphases++];
 	memset(p, 0, sizeof(*p));
 	p->name = xstrndup(name, n);
-	return &p->t;
+	return p;
 }
 
-void profile_json_add(struct profile_json *pj, double t_ms, int tid, const char *phases, const char *stack,
-		      const char *leaf)
+/* Counts stack n times (off: nanoseconds off the CPU) in the run's table,
+ * rooted at phases, and in each phase name's. */
+static void add_stack(struct profile_json *pj, bool off, const char *phases, const char *stack, uint64_t count)
 {
 	/* the run's stacks are rooted at the phases of their instant; a name's ';'
 	 * or line break would make frames or lines of its own: escape_frame */
@@ -128,7 +132,7 @@ void profile_json_add(struct profile_json *pj, double t_ms, int tid, const char 
 	}
 	if (sl)
 		sprintf(rooted + rl, ";%s", stack);
-	table_add(&pj->run, rooted, 1);
+	table_add(off ? &pj->off_run : &pj->run, rooted, count);
 	free(rooted);
 	/* each phase name active at the sample counts it once */
 	const char *s = phases;
@@ -143,14 +147,20 @@ void profile_json_add(struct profile_json *pj, double t_ms, int tid, const char 
 			q = qp ? qp + 1 : q + qn;
 		}
 		if (n && !seen) {
-			struct stack_table *t = phase_table(pj, s, n);
-			if (t)
-				table_add(t, sl ? stack : "[no stack]", 1);
+			struct phase_profile *pp = phase_table(pj, s, n);
+			if (pp)
+				table_add(off ? &pp->off : &pp->t, sl ? stack : "[no stack]", count);
 			else
 				pj->phases_dropped++;
 		}
 		s = plus ? plus + 1 : s + n;
 	}
+}
+
+void profile_json_add(struct profile_json *pj, double t_ms, int tid, const char *phases, const char *stack,
+		      const char *leaf)
+{
+	add_stack(pj, false, phases, stack, 1);
 	if (pj->ntimeline < PROFILE_JSON_TIMELINE) {
 		if (pj->ntimeline % 256 == 0)
 			pj->timeline = xrealloc(pj->timeline, (pj->ntimeline + 256) * sizeof(*pj->timeline));
@@ -158,6 +168,12 @@ void profile_json_add(struct profile_json *pj, double t_ms, int tid, const char 
 	} else {
 		pj->timeline_dropped++;
 	}
+}
+
+void profile_json_add_offcpu(struct profile_json *pj, const char *phases, const char *stack, int64_t blocked_ns)
+{
+	if (blocked_ns > 0)
+		add_stack(pj, true, phases, stack, (uint64_t)blocked_ns);
 }
 
 static int by_count(const void *a, const void *b)
@@ -169,8 +185,16 @@ static int by_count(const void *a, const void *b)
 }
 
 /* {"samples": N, "stacks": [{"stack", "count"}...], "merged": K}: the top
- * PROFILE_JSON_TOP, then "[other]" holding the K stacks past them. */
-static json_t *table_json(const struct stack_table *t)
+ * PROFILE_JSON_TOP, then "[other]" holding the K stacks past them. Off-CPU
+ * (counts in ns): {"ms", "intervals", "stacks": [{"stack", "ms"}...], "merged"}. */
+static json_t *stack_json(const char *stack, uint64_t count, bool off)
+{
+	if (off)
+		return json_pack("{s:s, s:f}", "stack", stack, "ms", (double)count / 1e6);
+	return json_pack("{s:s, s:I}", "stack", stack, "count", (json_int_t)count);
+}
+
+static json_t *table_json(const struct stack_table *t, bool off)
 {
 	const struct stack_count **v = xcalloc(t->n ? t->n : 1, sizeof(*v));
 	size_t n = 0;
@@ -182,17 +206,40 @@ static json_t *table_json(const struct stack_table *t)
 	uint64_t other = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i < PROFILE_JSON_TOP)
-			json_array_append_new(stacks, json_pack("{s:s, s:I}", "stack", v[i]->stack, "count",
-							       (json_int_t)v[i]->count));
+			json_array_append_new(stacks, stack_json(v[i]->stack, v[i]->count, off));
 		else
 			other += v[i]->count;
 	}
 	size_t merged = n > PROFILE_JSON_TOP ? n - PROFILE_JSON_TOP : 0;
 	if (merged)
-		json_array_append_new(stacks, json_pack("{s:s, s:I}", "stack", "[other]", "count", (json_int_t)other));
+		json_array_append_new(stacks, stack_json("[other]", other, off));
 	free(v);
+	if (off)
+		return json_pack("{s:f, s:I, s:o, s:I}", "ms", (double)t->samples / 1e6, "intervals",
+				 (json_int_t)t->events, "stacks", stacks, "merged", (json_int_t)merged);
 	return json_pack("{s:I, s:o, s:I}", "samples", (json_int_t)t->samples, "stacks", stacks, "merged",
 			 (json_int_t)merged);
+}
+
+/* The off-CPU profile: the same shape, weights in ms of blocked thread time. */
+static json_t *offcpu_json(const struct profile_json *pj, const struct profile_json_meta *m)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "event", json_string(m->offcpu_event ? m->offcpu_event : ""));
+	json_object_set_new(o, "unit", json_string("ms"));
+	json_object_set_new(o, "marker", json_string(PROFILE_JSON_OFFCPU));
+	json_object_set_new(o, "stacks_root", json_string("process"));
+	json_object_set_new(o, "stack_bound", json_integer(PROFILE_JSON_TOP));
+	json_object_set_new(o, "intervals_without_stack", json_integer((json_int_t)m->offcpu_no_stack));
+	json_object_set_new(o, "open_at_end", json_integer((json_int_t)m->offcpu_open));
+	json_object_set_new(o, "dropped", json_integer((json_int_t)m->offcpu_dropped));
+	json_object_set_new(o, "run", table_json(&pj->off_run, true));
+	json_t *phases = json_object();
+	for (size_t i = 0; i < pj->nphases; i++)
+		if (pj->phases[i].off.events)
+			json_object_set_new(phases, pj->phases[i].name, table_json(&pj->phases[i].off, true));
+	json_object_set_new(o, "phases", phases);
+	return o;
 }
 
 json_t *profile_json_build(const struct profile_json *pj, const struct profile_json_meta *m)
@@ -220,11 +267,16 @@ json_t *profile_json_build(const struct profile_json *pj, const struct profile_j
 	if (m->kernel_note && m->kernel_note[0])
 		json_object_set_new(problems, "kernel", json_string(m->kernel_note));
 	json_object_set_new(p, "problems", problems);
-	json_object_set_new(p, "run", table_json(&pj->run));
+	json_object_set_new(p, "run", table_json(&pj->run, false));
 	json_t *phases = json_object();
 	for (size_t i = 0; i < pj->nphases; i++)
-		json_object_set_new(phases, pj->phases[i].name, table_json(&pj->phases[i].t));
+		if (pj->phases[i].t.events)
+			json_object_set_new(phases, pj->phases[i].name, table_json(&pj->phases[i].t, false));
 	json_object_set_new(p, "phases", phases);
+	if (m->offcpu)
+		json_object_set_new(p, "offcpu", offcpu_json(pj, m));
+	else if (m->offcpu_note && m->offcpu_note[0])
+		json_object_set_new(problems, "offcpu", json_string(m->offcpu_note));
 	json_t *tl = json_array();
 	for (size_t i = 0; i < pj->ntimeline; i++) {
 		const struct timed_sample *s = &pj->timeline[i];
@@ -240,9 +292,11 @@ void profile_json_free(struct profile_json *pj)
 	if (!pj)
 		return;
 	table_free(&pj->run);
+	table_free(&pj->off_run);
 	for (size_t i = 0; i < pj->nphases; i++) {
 		free(pj->phases[i].name);
 		table_free(&pj->phases[i].t);
+		table_free(&pj->phases[i].off);
 	}
 	free(pj->phases);
 	for (size_t i = 0; i < pj->ntimeline; i++)

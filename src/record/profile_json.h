@@ -3,6 +3,9 @@
  * sample) and per phase name, bounded: the top PROFILE_JSON_TOP stacks of each,
  * the rest merged into "[other]", the bound stated in the record.
  *
+ * Off-CPU time (the stacks threads blocked on, weighted by how long) is kept
+ * the same way, apart, in milliseconds: the "offcpu" object.
+ *
  * It knows nothing of perf: the session hands it each sample as strings
  * (the active phases, the stack root first), so it is plain data in, JSON out.
  */
@@ -16,6 +19,7 @@
 #define PROFILE_JSON_TOP 300          /* stacks kept per list */
 #define PROFILE_JSON_TIMELINE 5000    /* samples kept with their time (for traces) */
 #define PROFILE_JSON_MAX_PHASES 256   /* phase names with a profile of their own */
+#define PROFILE_JSON_OFFCPU "[off-cpu]"  /* the frame under the process that marks blocked time */
 
 struct profile_json;
 
@@ -32,6 +36,10 @@ struct profile_json_meta {
 	uint64_t truncated;           /* samples with more frames than kept */
 	uint64_t outside;             /* samples of perfhunt's own helper, not counted */
 	const char *kernel_note;      /* why kernel frames are not named, or NULL */
+	bool offcpu;                  /* blocked time was recorded: the "offcpu" object */
+	const char *offcpu_event;     /* "sched:sched_switch" */
+	const char *offcpu_note;      /* why it was not, or NULL */
+	uint64_t offcpu_no_stack, offcpu_open, offcpu_dropped; /* offcpu_counts */
 };
 
 struct profile_json *profile_json_new(void);
@@ -40,6 +48,9 @@ struct profile_json *profile_json_new(void);
  * command name), leaf its last frame. */
 void profile_json_add(struct profile_json *pj, double t_ms, int tid, const char *phases, const char *stack,
 		      const char *leaf);
+/* A thread's blocked interval, blocked_ns long, switched out at stack
+ * ("process;[off-cpu];root;...;leaf") while phases were open. */
+void profile_json_add_offcpu(struct profile_json *pj, const char *phases, const char *stack, int64_t blocked_ns);
 /* The record's "profile" object. */
 json_t *profile_json_build(const struct profile_json *pj, const struct profile_json_meta *m);
 void profile_json_free(struct profile_json *pj);

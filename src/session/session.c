@@ -22,6 +22,7 @@
 #include "monitor/monitor.h"
 #include "monitor/probefeed.h"
 #include "monitor/track.h"
+#include "profile/offcpu.h"
 #include "profile/profiler.h"
 #include "gputrace/gputrace.h"
 #include "record/gputrace_json.h"
@@ -240,6 +241,8 @@ static void prepare_profile(struct session *s)
 	}
 	if (s->profile_info.kernel_note[0])
 		warn(s, "profile: %s", s->profile_info.kernel_note);
+	if (s->profile_info.offcpu_note[0])
+		warn(s, "profile: %s", s->profile_info.offcpu_note);
 }
 
 /* perf on these trees from now on. */
@@ -421,21 +424,20 @@ struct profile_fold {
 	pid_t keeper;
 	struct profile_json *pj;
 	struct profile_json_meta m;
+	struct offcpu *off;  /* pairs switch-outs with switch-ins, with --profile's off-CPU stacks */
 	char *stack;   /* root;...;leaf */
 	size_t cap;
 };
 
-static void fold_sample(void *arg, const struct perfscript_sample *sm)
+/* The sample's folded stack in f->stack: its command name, the marker of
+ * blocked time where off, then its frames root first. */
+static void fold_stack(struct profile_fold *f, const struct perfscript_sample *sm, bool off)
 {
-	struct profile_fold *f = arg;
-	if (sm->pid == f->keeper) {
-		f->m.outside++;
-		return;
-	}
-	bool unnamed = false, user = false;
 	char name[PERFSCRIPT_NAME + 40];
 	/* rooted at the process, as FlameGraph's stackcollapse-perf does */
 	perfscript_comm_name(sm, name, sizeof(name));
+	if (off)
+		snprintf(name + strlen(name), sizeof(name) - strlen(name), ";%s", PROFILE_JSON_OFFCPU);
 	size_t len = strlen(name);
 	if (len + 1 > f->cap) {
 		f->cap = 2 * (len + 1) > 256 ? 2 * (len + 1) : 256;
@@ -445,10 +447,7 @@ static void fold_sample(void *arg, const struct perfscript_sample *sm)
 	}
 	memcpy(f->stack, name, len + 1);
 	for (size_t i = sm->nframes; i-- > 0;) {
-		const struct perfscript_frame *fr = &sm->frames[i];
-		unnamed |= !strcmp(fr->sym, "[unknown]");
-		user |= !fr->kernel;
-		perfscript_frame_name(fr, name, sizeof(name));
+		perfscript_frame_name(&sm->frames[i], name, sizeof(name));
 		size_t nl = strlen(name);
 		if (len + nl + 2 > f->cap) {
 			f->cap = (len + nl + 2) * 2;
@@ -461,9 +460,47 @@ static void fold_sample(void *arg, const struct perfscript_sample *sm)
 		len += nl;
 	}
 	f->stack[len] = 0;
+}
+
+/* A blocked interval: its time, from the switch-out, to the phases open then. */
+static void fold_blocked(void *arg, int32_t tid, const char *stack, int64_t out_ns, int64_t in_ns)
+{
+	(void)tid;
+	struct profile_fold *f = arg;
+	char phases[512];
+	phase_set_active_at(f->ph, (double)(out_ns - f->t0_ns) / 1e6, phases, sizeof(phases));
+	profile_json_add_offcpu(f->pj, phases, stack[0] ? stack : PROFILE_JSON_OFFCPU, in_ns - out_ns);
+}
+
+static void fold_sample(void *arg, const struct perfscript_sample *sm)
+{
+	struct profile_fold *f = arg;
+	if (sm->pid == f->keeper) {
+		f->m.outside += sm->kind == PERFSCRIPT_SAMPLE;
+		return;
+	}
+	if (sm->kind != PERFSCRIPT_SAMPLE) {
+		if (f->off)
+			offcpu_switch(f->off, sm);
+		return;
+	}
+	if (!strcmp(sm->event, PROFILER_OFFCPU_EVENT)) {
+		if (f->off) {
+			fold_stack(f, sm, true);
+			offcpu_stack(f->off, sm->tid, f->stack);
+		}
+		return;
+	}
+	bool unnamed = false, user = false;
+	for (size_t i = 0; i < sm->nframes; i++) {
+		unnamed |= !strcmp(sm->frames[i].sym, "[unknown]");
+		user |= !sm->frames[i].kernel;
+	}
+	fold_stack(f, sm, false);
 	f->m.unnamed += unnamed;
 	f->m.kernel_only += sm->nframes && !user;
 	f->m.truncated += sm->truncated;
+	char name[PERFSCRIPT_NAME + 40];
 	if (sm->nframes)
 		perfscript_frame_name(&sm->frames[0], name, sizeof(name));
 	else
@@ -490,6 +527,8 @@ static json_t *collect_profile(struct session *s, const struct monitor_result *r
 	json_t *profile = NULL;
 	if (!ps)
 		abort();
+	if (s->profile_info.offcpu)
+		f.off = offcpu_new(fold_blocked, &f);
 	perfscript_init(ps, fold_sample, &f);
 	if (profiler_stop(s->profiler, &e) < 0 || profiler_script(s->profiler, ps, &s->profile_info, &e) < 0) {
 		warn(s, "%s", e.msg);
@@ -503,10 +542,20 @@ static json_t *collect_profile(struct session *s, const struct monitor_result *r
 		f.m.lost_chunks = in->lost_chunks;
 		f.m.bad_lines = in->bad_lines;
 		f.m.kernel_note = in->kernel_note;
+		f.m.offcpu = in->offcpu;
+		f.m.offcpu_event = PROFILER_OFFCPU_EVENT;
+		f.m.offcpu_note = in->offcpu_note;
+		if (f.off) {
+			struct offcpu_counts oc = offcpu_counts(f.off);
+			f.m.offcpu_no_stack = oc.no_stack;
+			f.m.offcpu_open = oc.open;
+			f.m.offcpu_dropped = oc.dropped;
+		}
 		profile = profile_json_build(f.pj, &f.m);
 	}
 	free(ps);
 	free(f.stack);
+	offcpu_free(f.off);
 	profile_json_free(f.pj);
 	profiler_free(s->profiler);
 	s->profiler = NULL;
