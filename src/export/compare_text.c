@@ -168,12 +168,77 @@ static void nearest_named(const struct profdiff *d, size_t top, size_t floor, ch
 	}
 }
 
+/* The system call a kernel frame serves: "__x64_sys_futex" -> "futex";
+ * NULL for other frames. */
+static const char *syscall_of(const char *frame)
+{
+	static const char *const prefixes[] = { "__x64_sys_", "__ia32_sys_", "__arm64_sys_", "__se_sys_",
+						"__do_sys_", "ksys_", "sys_" };
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(frame, prefixes[i], strlen(prefixes[i])))
+			return frame + strlen(prefixes[i]);
+	return NULL;
+}
+
+/* The suffix of the line: the process (and how many thread names its pool
+ * folded), and what the test said. */
+static void code_end(const struct profdiff *d, size_t floor, char *buf, size_t n, size_t *len)
+{
+	if (floor && d->hot_threads > 1)
+		append(buf, n, len, " (%s, %zu threads)", d->nodes[d->hot[0]].name, d->hot_threads);
+	else if (floor)
+		append(buf, n, len, " (%s)", d->nodes[d->hot[0]].name);
+	if (d->hot_state == PROFDIFF_NOISE)
+		append(buf, n, len, " (within noise)");
+	else if (d->hot_state == PROFDIFF_UNTESTED)
+		append(buf, n, len, " (not tested: fewer than two profiled runs a side)");
+}
+
+/* Off-CPU: "+3.31 s blocked in futex ← __lll_lock_wait ← pthread_mutex_lock
+ * ← work ← pool_main (prover)": the system call the threads slept in (or
+ * the outermost kernel frame, or the hot frame where the path has none),
+ * then the user frames that made it, nearest first. */
+static char *code_offcpu(const struct profdiff *d, char *buf, size_t n)
+{
+	enum { USER_FRAMES = 6 };
+	size_t len = 0;
+	char delta[48], label[PROFDIFF_LABEL];
+	size_t floor = d->process_root && d->n_hot > 1 ? 1 : 0;
+	size_t kern = d->n_hot; /* the outermost kernel frame on the path */
+	for (size_t i = floor; i < d->n_hot && kern == d->n_hot; i++)
+		if (profdiff_frame_kernel(d->nodes[d->hot[i]].name))
+			kern = i;
+	const char *what = d->nodes[d->hot[kern < d->n_hot ? kern : d->n_hot - 1]].name;
+	for (size_t i = kern; i < d->n_hot; i++) {
+		const char *sc = syscall_of(d->nodes[d->hot[i]].name);
+		if (sc) {
+			what = sc;
+			break;
+		}
+	}
+	profdiff_frame_label(what, label, sizeof(label), NULL);
+	append(buf, n, &len, "%s blocked in %s", compare_text_delta_ms(d->hot_delta_ms, delta, sizeof(delta)), label);
+	size_t top = kern < d->n_hot ? kern : d->n_hot - 1; /* the frames above the one named */
+	for (size_t k = 0; k < USER_FRAMES && top > floor; top--) {
+		const char *nm = d->nodes[d->hot[top - 1]].name;
+		if (nm[0] == '[')
+			continue;
+		profdiff_frame_label(nm, label, sizeof(label), NULL);
+		append(buf, n, &len, " \u2190 %s", label);
+		k++;
+	}
+	code_end(d, floor, buf, n, &len);
+	return buf;
+}
+
 char *compare_text_code(const struct profdiff *d, char *buf, size_t n)
 {
 	size_t len = 0;
 	buf[0] = '\0';
 	if (!d || !d->n_hot)
 		return buf;
+	if (d->offcpu)
+		return code_offcpu(d, buf, n);
 	char delta[48], label[PROFDIFF_LABEL];
 	bool kernel;
 	const struct profdiff_node *hot = &d->nodes[d->hot[d->n_hot - 1]];
@@ -216,14 +281,7 @@ char *compare_text_code(const struct profdiff *d, char *buf, size_t n)
 	}
 	if (unnamed(hot->name))
 		nearest_named(d, top, floor, buf, n, &len);
-	if (floor && d->hot_threads > 1)
-		append(buf, n, &len, " (%s, %zu threads)", d->nodes[d->hot[0]].name, d->hot_threads);
-	else if (floor)
-		append(buf, n, &len, " (%s)", d->nodes[d->hot[0]].name);
-	if (d->hot_state == PROFDIFF_NOISE)
-		append(buf, n, &len, " (within noise)");
-	else if (d->hot_state == PROFDIFF_UNTESTED)
-		append(buf, n, &len, " (not tested: fewer than two profiled runs a side)");
+	code_end(d, floor, buf, n, &len);
 	return buf;
 }
 

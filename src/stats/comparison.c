@@ -315,11 +315,50 @@ static void order_phases(struct comparison *c)
 	c->phases = sorted;
 }
 
+/* The runs' off-CPU profiles ("offcpu" of each "profile"), null where none. */
+static json_t *offcpu_profiles(const json_t *profiles)
+{
+	json_t *out = json_array();
+	size_t i;
+	const json_t *prof;
+	json_array_foreach(profiles, i, prof) {
+		json_t *off = json_object_get(prof, "offcpu");
+		json_array_append(out, json_is_object(off) ? off : json_null());
+	}
+	return out;
+}
+
+/* The median change of a phase's thread-time metric, 0 where absent. */
+static double phase_delta(const struct comparison *c, const struct comparison_phase *p, const char *key)
+{
+	char name[512];
+	snprintf(name, sizeof(name), "phase:%s.%s", p->name, key);
+	const struct comparison_metric *m = metric_named(c, name);
+	double d = m ? m->new_median - m->base_median : 0;
+	return isfinite(d) ? d : 0;
+}
+
+/* Which code: the on-CPU profiles, or the off-CPU ones where blocked thread
+ * time moved the phase's way more than on-CPU time did (a lock held across
+ * work: CPU unchanged, blocked +3 s). */
 static struct profdiff *profile_of(const struct comparison *c, const struct metrics_set *base,
 				   const struct metrics_set *nw, const struct comparison_phase *p)
 {
-	return profdiff_phase(base->profiles, nw->profiles, p->name, p->base_ms > 0 ? p->base_ms : p->new_ms,
-			      c->threshold, c->alpha);
+	double ref_ms = p->base_ms > 0 ? p->base_ms : p->new_ms;
+	double dir = p->delta_ms > 0 ? 1 : -1;
+	double blocked = dir * phase_delta(c, p, "blocked_ms"), oncpu = dir * phase_delta(c, p, "oncpu_ms");
+	if (blocked > 0 && blocked > oncpu) {
+		json_t *b = offcpu_profiles(base->profiles), *n = offcpu_profiles(nw->profiles);
+		struct profdiff *d = profdiff_phase(b, n, p->name, ref_ms, c->threshold, c->alpha);
+		json_decref(b);
+		json_decref(n);
+		if (d && d->n_hot) {
+			d->offcpu = true;
+			return d;
+		}
+		profdiff_free(d);
+	}
+	return profdiff_phase(base->profiles, nw->profiles, p->name, ref_ms, c->threshold, c->alpha);
 }
 
 /* Where no phase's change is established (too few runs, or noise), the

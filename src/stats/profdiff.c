@@ -302,10 +302,11 @@ static void add_run(struct table *frames, struct table *nodes, const json_t *pro
 	const json_t *st;
 	json_array_foreach(run_stacks(prof, phase), i, st) {
 		const char *stack = json_string_value(json_object_get(st, "stack"));
-		json_int_t count = json_integer_value(json_object_get(st, "count"));
-		if (!stack || count <= 0 || !strcmp(stack, "[other]") || !strcmp(stack, "[no stack]"))
+		/* a sample count, or an off-CPU stack's milliseconds */
+		const json_t *wms = json_object_get(st, "ms");
+		double w = wms ? json_number_value(wms) : (double)json_integer_value(json_object_get(st, "count")) * ms;
+		if (!stack || !(w > 0) || !isfinite(w) || !strcmp(stack, "[other]") || !strcmp(stack, "[no stack]"))
 			continue;
-		double w = (double)count * ms;
 		char *copy = xstrdup(stack), *save = NULL;
 		size_t parent = SIZE_MAX, n = 0;
 		for (char *f = strtok_r(copy, ";", &save); f; f = strtok_r(NULL, ";", &save)) {
@@ -578,6 +579,17 @@ static int cmp_frame(const void *a, const void *b, void *arg)
 	return strcmp(c->e[i].name, c->e[j].name);
 }
 
+/* Where a thread's stack starts when perf unwound it whole. */
+static bool thread_entry(const char *frame)
+{
+	static const char *const entries[] = { "_start", "clone", "clone3", "__clone", "__clone3", "start_thread",
+					       "thread_start", "__libc_start_main" };
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (!strcmp(frame, entries[i]))
+			return true;
+	return false;
+}
+
 /* The frame that carries the change: of the frames holding three quarters
  * of the largest change (by the means, which add up), the nearest the leaf; then the
  * call path of its node that moved most. The names carry it even where
@@ -602,23 +614,30 @@ static void find_hot(struct profdiff *d, const struct table *t, size_t nb, size_
 			hot_d = dm;
 		}
 	}
-	/* its node that moved most, preferring a path perf unwound to a known
-	 * root: a failed unwind ends in "[unknown]+0x..." frames read from
-	 * whatever lay on the stack */
+	/* its node that moved most, preferring a path perf unwound to a
+	 * thread's entry, then one to a known root: a failed unwind ends in
+	 * "[unknown]+0x..." frames read from whatever lay on the stack, or
+	 * stops short (a blocked thread's stack often does, in libc) */
 	size_t at = SIZE_MAX;
 	double best = 0;
-	bool best_known = false;
+	int best_rank = 0;
 	for (size_t i = 0; i < d->n_nodes; i++) {
 		if (strcmp(d->nodes[i].name, hot->name))
 			continue;
 		bool known = true;
-		for (size_t k = d->nodes[i].parent; k != SIZE_MAX && known; k = d->nodes[k].parent)
-			known = strncmp(d->nodes[k].name, "[unknown]", 9) != 0;
+		size_t outer = i; /* the outermost frame below the process and markers */
+		for (size_t k = i; k != SIZE_MAX; k = d->nodes[k].parent) {
+			const char *nm = d->nodes[k].name;
+			known &= strncmp(nm, "[unknown]", 9) != 0;
+			if (nm[0] != '[' && !(d->process_root && d->nodes[k].parent == SIZE_MAX))
+				outer = k;
+		}
+		int rank = known ? 1 + thread_entry(d->nodes[outer].name) : 0;
 		double dm = s * (d->nodes[i].new_ms - d->nodes[i].base_ms);
-		if (at == SIZE_MAX || known > best_known || (known == best_known && dm > best)) {
+		if (at == SIZE_MAX || rank > best_rank || (rank == best_rank && dm > best)) {
 			at = i;
 			best = dm;
-			best_known = known;
+			best_rank = rank;
 		}
 	}
 	if (at == SIZE_MAX)
@@ -718,10 +737,11 @@ struct profdiff *profdiff_phase(const json_t *base, const json_t *nw, const char
 		double ms = run_ms_per_sample(runs[r]);
 		if (ms > floor_ms)
 			floor_ms = ms; /* at least one sample a run */
-		const json_t *samples = phase ? json_object_get(json_object_get(json_object_get(runs[r], "phases"),
-										phase), "samples")
-					      : json_object_get(runs[r], "samples");
-		cpu[r] = (double)json_integer_value(samples) * ms;
+		const json_t *table = phase ? json_object_get(json_object_get(runs[r], "phases"), phase)
+					    : json_object_get(runs[r], "run");
+		const json_t *total_ms = json_object_get(table, "ms"); /* off-CPU */
+		cpu[r] = total_ms ? json_number_value(total_ms)
+				  : (double)json_integer_value(json_object_get(phase ? table : runs[r], "samples")) * ms;
 	}
 	if (isfinite(ref_ms) && threshold * ref_ms > floor_ms)
 		floor_ms = threshold * ref_ms;

@@ -56,6 +56,7 @@ struct profdiff {
 	double base_ms, new_ms;     /* medians of the CPU ms sampled in the phase */
 	size_t n_tests;             /* the frames' family: distinct testable frames */
 	bool process_root;          /* every run's stacks start at their process's name */
+	bool offcpu;                /* the profiles are off-CPU ones: ms blocked (set by the caller) */
 	struct profdiff_frame *frames; /* by |delta_ms|, largest first */
 	size_t n_frames;
 	struct profdiff_node *nodes;

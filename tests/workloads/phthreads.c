@@ -2,7 +2,7 @@
  * one known way, for the thread-state tests.
  *
  * The main thread and three pool threads (alive for the whole run, as a real
- * prover's pool) run each phase between barriers; the main thread marks it
+ * prover's pool, named phthreads-w1 .. phthreads-w3) run each phase between barriers; the main thread marks it
  * (begin=NAME / end=NAME through <perfhunt/probe.h>, waiting for perfhunt's
  * sample; on stdout without $PERFHUNT_FD) once every thread has read its
  * clocks (ready) and after every thread read them again (done). Each step:
@@ -10,6 +10,9 @@
  *   lock:MS       each thread spins MS ms holding one mutex: they serialize (parallelism ~1)
  *   work:MS:LOCK  each thread spins MS ms, holding the mutex if LOCK is 1: one phase
  *                 name for a good build (0: in parallel) and a bad one (1: serialized)
+ *   msm:MS:LOCK   each thread runs 8 chunks of MS/16 ms spinning then MS/16 ms asleep
+ *                 (compute, then a wait for a device: msm_chunk), holding the mutex across
+ *                 each chunk if LOCK is 1 (a bad build: the pool serializes, CPU unchanged)
  *   pipe:MS       every thread blocks reading a pipe a child writes after MS ms
  *   starve:MS:EXTRA  every thread and EXTRA more spin MS ms: more runnable threads than cores
  *   churn:N       N children forked and reaped one after another
@@ -84,6 +87,18 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* One chunk of the msm step's work, not inlined so its stacks name it:
+ * compute, then a wait for a device, under the mutex in a bad build. */
+__attribute__((noinline)) static void msm_chunk(long ms, bool locked)
+{
+	if (locked)
+		pthread_mutex_lock(&lock);
+	spin_ms((double)ms);
+	sleep_ms(ms);
+	if (locked)
+		pthread_mutex_unlock(&lock);
+}
+
 /* One thread's share of the current step. */
 static void work(int id)
 {
@@ -96,6 +111,9 @@ static void work(int id)
 		pthread_mutex_unlock(&lock);
 	} else if (!strcmp(step.kind, "work")) {
 		spin_ms((double)step.a);
+	} else if (!strcmp(step.kind, "msm")) {
+		for (int i = 0; i < 8; i++) /* chunks: the pool ends together, locked or not */
+			msm_chunk(step.a / 16, step.b != 0);
 	} else if (!strcmp(step.kind, "pipe")) {
 		char c;
 		if (read(pipe_fd[0], &c, 1) != 1)
@@ -116,6 +134,9 @@ static void clocks(int id, unsigned k, bool start)
 static void *pool_main(void *arg)
 {
 	int id = (int)(long)arg;
+	char name[16]; /* a pool's names, as a real one's: phthreads-w1 .. -w3 */
+	snprintf(name, sizeof(name), "phthreads-w%d", id);
+	pthread_setname_np(pthread_self(), name);
 	for (unsigned k = 0;; k++) {
 		clocks(id, k, true);
 		pthread_barrier_wait(&ready_bar);
@@ -240,7 +261,8 @@ static void run_step(void)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: phthreads STEP...  (sleeps:N:MS lock:MS pipe:MS starve:MS:EXTRA churn:N)\n");
+		fprintf(stderr, "usage: phthreads STEP...  (sleeps:N:MS lock:MS work:MS:LOCK msm:MS:LOCK pipe:MS starve:MS:EXTRA "
+				"churn:N)\n");
 		return 2;
 	}
 	if (pipe(pipe_fd) < 0)
