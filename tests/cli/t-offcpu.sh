@@ -1,0 +1,58 @@
+#!/bin/sh
+# --profile's off-CPU stacks: where threads blocked and for how long (perf's
+# sched_switch tracepoint and switch records), per phase, against
+# tests/workloads/phthreads' own clocks; and compare's code line following
+# them when blocked time carries a phase's change (a mutex held across the
+# msm work in the bad build). Skips where perf or the tracepoint cannot be
+# used here.
+. ./lib.sh
+W=$WORKLOADS/phthreads
+
+# offget FILE EXPR: a Python expression over the record's off-CPU profile o
+offget() { /usr/bin/python3 -c 'import json,sys
+r=json.load(open(sys.argv[1])); o=r.get("profile",{}).get("offcpu",{})
+def ms(phase, fn):
+    return sum(s["ms"] for s in o["phases"][phase]["stacks"] if any(fn in f for f in s["stack"].split(";")))
+print(eval(sys.argv[2]))' "$1" "$2"; }
+
+t "--profile: the msm lock's blocked time in the phase, in the mutex's wait, near the threads' own clocks"
+"$PERFHUNT" run -q --no-save --profile -o "$TMP/r.json" -- "$W" msm:160:1 >"$TMP/out" 2>"$TMP/err"
+st=$?
+truth=$(sed -n 's/^truth msm .*blocked_ms=\([0-9.]*\).*/\1/p' "$TMP/err")
+if ! command -v perf >/dev/null 2>&1; then
+	skip "perf is not installed"
+	OFF=0
+elif [ "$(offget "$TMP/r.json" 'o.get("event","")' 2>/dev/null)" != "sched:sched_switch" ]; then
+	skip "no off-CPU profile here: $(grep 'profile' "$TMP/err" | head -1)"
+	OFF=0
+else
+	OFF=1
+	got=$(offget "$TMP/r.json" 'o["phases"]["msm"]["ms"]')
+	expect_status 0 "$st" &&
+	check "blocked $got ms against the threads' $truth ms" between "$(echo "$truth" | awk '{print $1 * 0.8}')" "$got" "$(echo "$truth" | awk '{print $1 * 1.2}')" &&
+	check "most of it in the mutex's wait: $(offget "$TMP/r.json" 'ms("msm","lll_lock_wait")')" \
+		[ "$(offget "$TMP/r.json" 'ms("msm","lll_lock_wait") >= 0.5 * o["phases"]["msm"]["ms"]')" = True ] &&
+	check "each stack is its thread's, then the [off-cpu] marker" \
+		[ "$(offget "$TMP/r.json" 'all(s["stack"].split(";")[1]=="[off-cpu]" and s["stack"].startswith("phthreads") for s in o["phases"]["msm"]["stacks"] if s["stack"]!="[other]")')" = True ] &&
+	check "unit, marker, bound and what could not be paired are stated" \
+		[ "$(offget "$TMP/r.json" 'o["unit"]=="ms" and o["marker"]=="[off-cpu]" and o["stack_bound"]==300 and o["dropped"]==0 and "open_at_end" in o')" = True ] &&
+	check "on-CPU samples are not off-CPU time" \
+		[ "$(/usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["profile"]; print(all("[off-cpu]" not in s["stack"] for s in p["phases"]["msm"]["stacks"]))' "$TMP/r.json")" = True ] &&
+	ok
+fi
+
+t "compare of 5 + 5 profiled runs: msm waited, blocked in futex under pthread_mutex_lock from msm_chunk, the pool by its pattern"
+if [ "$OFF" = 1 ]; then
+	"$PERFHUNT" bench -n 5 --profile --export-json "$TMP/good.json" -- "$W" msm:160:0 >/dev/null 2>&1 &&
+	"$PERFHUNT" bench -n 5 --profile --export-json "$TMP/bad.json" -- "$W" msm:160:1 >/dev/null 2>&1
+	"$PERFHUNT" compare "$TMP/good.json" "$TMP/bad.json" >"$TMP/out" 2>&1
+	line=$(grep -E '^ +msm ' "$TMP/out")
+	code=$(grep -A1 -E '^ +msm ' "$TMP/out" | grep 'code:')
+	check "msm regressed, waiting: $line" sh -c 'echo "$1" | grep -qE "msm +\+.*(blocked \+|parallelism)"' - "$line" &&
+	check "the code line is blocked time: $code" sh -c 'echo "$1" | grep -qE "code: \+[0-9.]+ (ms|s) blocked in futex"' - "$code" &&
+	check "it reaches pthread_mutex_lock and its caller: $code" sh -c 'echo "$1" | grep -qE "pthread_mutex_lock ← msm_chunk"' - "$code" &&
+	check "the pool is named by its pattern, not one thread: $code" sh -c 'echo "$1" | grep -qE "\((phthreads-w\*, 3 threads|phthreads)\)" && ! echo "$1" | grep -qE "phthreads-w[0-9]"' - "$code" &&
+	ok
+else skip "no off-CPU profile here"; fi
+
+done_testing
