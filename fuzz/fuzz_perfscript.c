@@ -2,7 +2,8 @@
  *
  * The bytes go through perfscript as perf's output would (whole and, split at
  * a byte the input picks, as two feeds); every sample's frames get their
- * folded names and go into a profile_json, whose JSON is built. Invariants
+ * folded names and go into a profile_json, switch records and sched_switch
+ * samples through offcpu into its off-CPU tables, whose JSON is built. Invariants
  * (bounded frame counts, names without ';' or newlines, both feeds giving the
  * same count) abort like a crash.
  */
@@ -11,14 +12,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/offcpu.h"
 #include "profile/perfscript.h"
 #include "record/profile_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+struct fuzz_fold {
+	struct profile_json *pj;
+	struct offcpu *off;
+};
+
+static void on_blocked(void *arg, int32_t tid, const char *stack, int64_t out_ns, int64_t in_ns)
+{
+	if (in_ns < out_ns)
+		abort();
+	profile_json_add_offcpu(arg, tid % 2 ? "a" : "", stack[0] ? stack : PROFILE_JSON_OFFCPU, in_ns - out_ns);
+}
+
 static void on_sample(void *arg, const struct perfscript_sample *s)
 {
-	struct profile_json *pj = arg;
+	const struct fuzz_fold *f = arg;
+	struct profile_json *pj = f->pj;
+	if (s->kind != PERFSCRIPT_SAMPLE) {
+		if (s->nframes)
+			abort();
+		offcpu_switch(f->off, s);
+		return;
+	}
 	if (s->nframes > PERFSCRIPT_MAX_FRAMES)
 		abort();
 	char stack[1024] = "", name[PERFSCRIPT_NAME + 40] = "[no stack]";
@@ -32,16 +53,21 @@ static void on_sample(void *arg, const struct perfscript_sample *s)
 			strcat(stack, name);
 		}
 	}
-	profile_json_add(pj, (double)s->time_ns / 1e6, s->tid, s->pid % 3 ? "a+b" : "", stack, name);
+	if (!strcmp(s->event, "sched:sched_switch"))
+		offcpu_stack(f->off, s->tid, stack);
+	else
+		profile_json_add(pj, (double)s->time_ns / 1e6, s->tid, s->pid % 3 ? "a+b" : "", stack, name);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct profile_json *pj = profile_json_new();
+	struct fuzz_fold f = { pj, NULL };
+	f.off = offcpu_new(on_blocked, pj);
 	struct perfscript *whole = malloc(sizeof(*whole)), *split = malloc(sizeof(*split));
 	if (!whole || !split)
 		abort();
-	perfscript_init(whole, on_sample, pj);
+	perfscript_init(whole, on_sample, &f);
 	perfscript_feed(whole, (const char *)data, size);
 	perfscript_finish(whole);
 	/* split at a newline: line by line, the same samples */
@@ -53,8 +79,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	perfscript_finish(split);
 	if (split->samples != whole->samples)
 		abort();
-	struct profile_json_meta m = { .event = "cpu-clock", .hz = 99 };
+	struct offcpu_counts oc = offcpu_counts(f.off);
+	struct profile_json_meta m = { .event = "cpu-clock", .hz = 99, .offcpu = true, .offcpu_event = "sched:sched_switch",
+				       .offcpu_open = oc.open, .offcpu_dropped = oc.dropped };
 	json_decref(profile_json_build(pj, &m));
+	offcpu_free(f.off);
 	profile_json_free(pj);
 	free(whole);
 	free(split);
