@@ -44,12 +44,15 @@ static json_t *profile_json(const struct profdiff *d)
 						       "base_ms", num(nd->base_ms), "new_ms", num(nd->new_ms),
 						       "state", profdiff_state_name(nd->state)));
 	}
-	return json_pack("{s:I, s:I, s:o, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:o}",
+	json_t *o = json_pack("{s:I, s:I, s:o, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:o}",
 		"base_runs", (json_int_t)d->base_runs, "new_runs", (json_int_t)d->new_runs,
 		"base_cpu_ms", num(d->base_ms), "new_cpu_ms", num(d->new_ms),
 		"tests", (json_int_t)d->n_tests, "line", compare_text_code(d, line, sizeof(line)),
 		"hot_path", path, "hot_delta_ms", num(d->hot_delta_ms), "hot_state", profdiff_state_name(d->hot_state),
 		"frames", frames, "nodes", nodes);
+	if (d->offcpu) /* the phase's blocked time, compared where it blocked */
+		json_object_set_new(o, "offcpu", json_true());
+	return o;
 }
 
 json_t *compare_json_record(const struct comparison *c, const char *base_label, const char *new_label)
