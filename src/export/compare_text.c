@@ -40,7 +40,7 @@ static const char *reason_label(const char *key)
 		{ "sys_s", "sys" }, { "vcsw", "voluntary switches" }, { "ivcsw", "involuntary switches" },
 		{ "read_bytes", "read" }, { "write_bytes", "written" }, { "rss_growth_kb", "RSS growth" },
 		{ "gpu_growth_mib", "GPU growth" }, { "parallelism", "parallelism" },
-		{ "blocked_ms", "blocked" }, { "runnable_ms", "waiting for a CPU" },
+		{ "blocked_ms", "blocked" }, { "iowait_ms", "waiting for I/O" }, { "runnable_ms", "waiting for a CPU" },
 		{ "gpu_busy_ms", "GPU busy" }, { "gpu_sync_ms", "waiting for the GPU" }, { "h2d_bytes", "H2D" },
 		{ "d2h_bytes", "D2H" }, { "h2d_pageable_bytes", "pageable H2D" },
 		{ "gpu_mem_growth_mib", "GPU allocations" },
@@ -62,7 +62,7 @@ char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n
 		if (!strcmp(r->key, "user_s") || !strcmp(r->key, "sys_s")) {
 			w = snprintf(buf + len, n - len, "%s%s %s", i ? ", " : "", reason_label(r->key),
 				     compare_text_delta_ms(1000 * (r->nw - r->base), a, sizeof(a)));
-		} else if (!strcmp(r->key, "blocked_ms") || !strcmp(r->key, "runnable_ms")) {
+		} else if (!strcmp(r->key, "blocked_ms") || !strcmp(r->key, "runnable_ms") || !strcmp(r->key, "iowait_ms")) {
 			w = snprintf(buf + len, n - len, "%s%s %s (thread time)", i ? ", " : "", reason_label(r->key),
 				     compare_text_delta_ms(r->nw - r->base, a, sizeof(a)));
 		} else if (!strncmp(r->key, "kernel:", 7)) {

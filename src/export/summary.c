@@ -194,8 +194,12 @@ static const char *thread_time_text(const json_t *o, char *buf, size_t n)
 	char a[48], b[48];
 	if (!json_is_number(json_object_get(o, "oncpu_ms")))
 		return NULL;
-	snprintf(buf, n, "%.2f parallel, %s blocked, %s waiting for a CPU", num(o, "parallelism"),
-		 units_ms(num(o, "blocked_ms"), a, sizeof a), units_ms(num(o, "runnable_ms"), b, sizeof b));
+	int w = snprintf(buf, n, "%.2f parallel, %s blocked", num(o, "parallelism"),
+			 units_ms(num(o, "blocked_ms"), a, sizeof a));
+	if (w > 0 && (size_t)w < n && json_is_number(json_object_get(o, "iowait_ms")))
+		w += snprintf(buf + w, n - (size_t)w, " (%s of it waiting for I/O)", units_ms(num(o, "iowait_ms"), a, sizeof a));
+	if (w > 0 && (size_t)w < n)
+		snprintf(buf + w, n - (size_t)w, ", %s waiting for a CPU", units_ms(num(o, "runnable_ms"), b, sizeof b));
 	return buf;
 }
 

@@ -176,6 +176,8 @@ static void cpu_split(const struct loop *l, struct side *sd, const struct proctr
 	s->oncpu_ms = oncpu_ms;
 	s->runnable_ms = ms_whole_us((double)delta(t->runnable_ns, p->runnable_ns) / 1e6);
 	s->alive_ms = ms_whole_us((double)delta(t->alive_ns, p->alive_ns) / 1e6);
+	s->iowait_ms = (double)delta(t->iowait_ns, p->iowait_ns) / 1e6; /* whole ticks */
+	s->iowait_valid = t->iowait_valid;
 	uint64_t ut = t->utime_ticks, st = t->stime_ticks;
 	double share = ut + st ? (double)ut / (double)(ut + st) : 1.0;
 	double user = ms_whole_us((sd->cpu_given_ms + oncpu_ms) * share - sd->user_given_ms);
@@ -1406,7 +1408,7 @@ static void loop_finish(struct loop *l)
 		     (unsigned long long)r->own_reaped);
 	r->vanished = l->main.tree.vanished;
 	r->tree.procs_seen = l->main.tree.seen;
-	r->delayacct = tasks_delayacct(l->main.tree.procfs_fd);
+	r->delayacct = l->main.tree.delayacct;
 	/* polled discovery misses a process that lives between two scans */
 	r->tree.procs_seen_complete = r->proc_events && !r->events_lost;
 	r->daemon.procs_seen_complete = r->tree.procs_seen_complete;

@@ -33,6 +33,8 @@ struct sample {
 	 * nanosecond clocks; user_ms + sys_ms is this split in the kernel's tick
 	 * ratio), waiting for a CPU, alive; blocked = alive - oncpu - runnable */
 	double oncpu_ms, runnable_ms, alive_ms;
+	double iowait_ms;                         /* the blocked part waiting for block I/O (iowait_valid) */
+	bool iowait_valid;                        /* delay accounting is on: iowait_ms is measured */
 	uint32_t threads_max;                     /* largest of threads at either end */
 	double span_ms;                           /* the time the deltas cover: since the previous
 	                                           * sample (a merged row: the sum of its rows') */

@@ -33,7 +33,7 @@ void sample_merge(struct sample *a, const struct sample *b)
 	uint64_t rd = a->read_bytes + b->read_bytes, wr = a->write_bytes + b->write_bytes;
 	uint64_t mint = b->minflt_total, majt = b->majflt_total;
 	double oncpu = a->oncpu_ms + b->oncpu_ms, runnable = a->runnable_ms + b->runnable_ms;
-	double alive = a->alive_ms + b->alive_ms;
+	double alive = a->alive_ms + b->alive_ms, iowait = a->iowait_ms + b->iowait_ms;
 	uint32_t threads_max = a->threads_max > b->threads_max ? a->threads_max : b->threads_max;
 	double span = a->span_ms + b->span_ms;
 	if (b->mem_kb > a->mem_kb)
@@ -41,6 +41,7 @@ void sample_merge(struct sample *a, const struct sample *b)
 	a->oncpu_ms = oncpu;
 	a->runnable_ms = runnable;
 	a->alive_ms = alive;
+	a->iowait_ms = iowait;
 	a->threads_max = threads_max;
 	a->span_ms = span;
 	a->user_ms = user;

@@ -72,6 +72,8 @@ void track_push(struct track *t, const struct sample *s)
 	c->oncpu_ms += s->oncpu_ms;
 	c->runnable_ms += s->runnable_ms;
 	c->alive_ms += s->alive_ms;
+	c->iowait_ms += s->iowait_ms;
+	c->iowait = s->iowait_valid;
 	c->threads_max = s->threads;
 	/* a sample of a tree that has exited says nothing of the memory a phase
 	 * ended with (a cgroup keeps the page cache charged): the last one seen stays */
@@ -171,6 +173,7 @@ static void at(const struct track *t, double t_ms, struct track_point *out, stru
 	LERP(oncpu_ms);
 	LERP(runnable_ms);
 	LERP(alive_ms);
+	LERP(iowait_ms);
 #undef LERP
 	out->mem_kb = (uint64_t)llround((double)a->mem_kb + ((double)b->mem_kb - (double)a->mem_kb) * f);
 	out->gpu_mib = a->gpu_mib + (b->gpu_mib - a->gpu_mib) * f;
@@ -186,6 +189,9 @@ static void thread_time(const struct track_point *a, const struct track_point *b
 	double alive = b->alive_ms > a->alive_ms ? b->alive_ms - a->alive_ms : 0;
 	w->blocked_ms = alive > w->oncpu_ms + w->runnable_ms ? alive - w->oncpu_ms - w->runnable_ms : 0;
 	w->parallelism = span_ms > 0 ? w->oncpu_ms / span_ms : 0;
+	/* waits for I/O are counted in whole ticks when they end: never more than blocked */
+	w->iowait_ms = !a->iowait || !b->iowait ? -1
+		       : b->iowait_ms > a->iowait_ms ? fmin(b->iowait_ms - a->iowait_ms, w->blocked_ms) : 0;
 	/* the threads alive at the ends; the points inside add theirs */
 	w->threads_max = a->threads_max > b->threads_max ? a->threads_max : b->threads_max;
 }
@@ -201,6 +207,7 @@ void track_window(const struct track *t, double from_ms, double to_ms, struct tr
 	memset(w, 0, sizeof(*w));
 	if (!isfinite(from_ms) || !isfinite(to_ms) || t->n == 0) {
 		w->empty = w->approximate = true;
+		w->iowait_ms = -1;
 		return;
 	}
 	if (to_ms < from_ms) {

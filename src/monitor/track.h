@@ -23,7 +23,8 @@
 struct track_point {
 	double t_ms;
 	double user_ms, sys_ms, minflt, majflt, vcsw, ivcsw, read_bytes, write_bytes; /* cumulative */
-	double oncpu_ms, runnable_ms, alive_ms;                                      /* cumulative */
+	double oncpu_ms, runnable_ms, alive_ms, iowait_ms;                           /* cumulative */
+	bool iowait;              /* iowait_ms is measured (delay accounting on) */
 	uint32_t threads_max;     /* threads alive at t_ms, or at a dropped point before it if more */
 	uint64_t mem_kb;          /* the tree's memory at t_ms, each page once (sample.mem_kb) */
 	uint64_t mem_max_kb;      /* largest since the previous kept point, t_ms included */
@@ -55,6 +56,7 @@ struct track_window {
 	/* thread time (thread-ms summed over threads): on a CPU, waiting for
 	 * one, blocked (alive but neither); parallelism = oncpu_ms / the window */
 	double oncpu_ms, runnable_ms, blocked_ms, parallelism;
+	double iowait_ms;         /* the part of blocked_ms waiting for block I/O; -1: not measured */
 	uint32_t threads_max;
 	bool approximate;         /* shorter than two intervals and an end not exact, or an end
 	                           * read at a marker sample too late (sample_lag_ms) */

@@ -40,10 +40,13 @@ int procfs_parse_stat(const char *buf, size_t n, struct procfs_stat *out)
 	if (p >= end)
 		return -1;
 	out->state = *p++;
-	/* Fields after state, numbered as in proc(5): 4 ppid .. 23 vsize. */
-	uint64_t f[24] = { 0 };
-	for (int i = 4; i <= 23; i++) {
+	/* Fields after state, numbered as in proc(5): 4 ppid .. 23 vsize are
+	 * required; 42 delayacct_blkio_ticks is read where the line has it. */
+	uint64_t f[43] = { 0 };
+	for (int i = 4; i <= 42; i++) {
 		p = skip_spaces(p, end);
+		if (i > 23 && (p >= end || ((*p < '0' || *p > '9') && *p != '-')))
+			break;
 		if (p < end && *p == '-') { /* a few fields may be negative */
 			p++;
 			uint64_t ignored;
@@ -63,6 +66,7 @@ int procfs_parse_stat(const char *buf, size_t n, struct procfs_stat *out)
 	out->num_threads = f[20];
 	out->starttime_ticks = f[22];
 	out->vsize_bytes = f[23];
+	out->blkio_ticks = f[42];
 	return 0;
 }
 

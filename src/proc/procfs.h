@@ -21,6 +21,8 @@ struct procfs_stat {
 	uint64_t num_threads;
 	uint64_t starttime_ticks; /* with the PID, identifies a process across PID reuse */
 	uint64_t vsize_bytes;     /* 0 once an exiting process has dropped its memory */
+	uint64_t blkio_ticks;     /* delayacct_blkio_ticks: this task's wait for block I/O (0 without
+	                           * delay accounting, or on a kernel that does not give it) */
 };
 
 struct procfs_status {

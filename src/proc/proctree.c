@@ -142,6 +142,7 @@ int proctree_init(struct proctree *t, const char *procfs_root, struct err *e)
 	t->schedstat = schedstat_works(t->procfs_fd);
 	t->loadavg_fd = openat(t->procfs_fd, "loadavg", O_RDONLY | O_CLOEXEC);
 	tasks_clock_init(&t->clk);
+	t->delayacct = tasks_delayacct(t->procfs_fd);
 	return 0;
 }
 
@@ -367,6 +368,7 @@ static struct proctree_counts counts_of(const struct proctree_proc *p)
 		.alive_ns = p->alive_ns,
 		.vcsw = since(p->ss.vcsw, p->base.vcsw),
 		.ivcsw = since(p->ss.ivcsw, p->base.ivcsw),
+		.iowait_ticks = since(p->st.blkio_ticks, p->base.iowait_ticks),
 	};
 	tasks_sum(&p->tasks, &tt);
 	/* the process clock also holds what threads ran after their last reading */
@@ -383,6 +385,7 @@ static struct proctree_counts counts_of(const struct proctree_proc *p)
 		.oncpu_ns = clock_ns > tt.oncpu_ns ? clock_ns : tt.oncpu_ns,
 		.runnable_ns = tt.runnable_ns,
 		.alive_ns = tt.alive_ns,
+		.iowait_ticks = tt.iowait_ticks,
 	};
 }
 
@@ -399,9 +402,10 @@ static void counts_add(struct proctree_counts *to, const struct proctree_counts 
 	to->oncpu_ns += c->oncpu_ns;
 	to->runnable_ns += c->runnable_ns;
 	to->alive_ns += c->alive_ns;
+	to->iowait_ticks += c->iowait_ticks;
 }
 
-static void totals_add(struct proctree_totals *to, const struct proctree_counts *c)
+static void totals_add(struct proctree_totals *to, const struct proctree_counts *c, int64_t tick_ns)
 {
 	to->utime_ticks += c->utime_ticks;
 	to->stime_ticks += c->stime_ticks;
@@ -414,6 +418,7 @@ static void totals_add(struct proctree_totals *to, const struct proctree_counts 
 	to->oncpu_ns += c->oncpu_ns;
 	to->runnable_ns += c->runnable_ns;
 	to->alive_ns += c->alive_ns;
+	to->iowait_ns += c->iowait_ticks * (uint64_t)tick_ns;
 }
 
 /* The first reading of a member that started before the recording is its
@@ -434,7 +439,7 @@ static void first_reading(struct proctree *t, struct proctree_proc *p, int64_t n
 		.minflt = p->st.minflt, .majflt = p->st.majflt, .vcsw = p->ss.vcsw,
 		.ivcsw = p->ss.ivcsw, .rchar = p->io.rchar, .wchar = p->io.wchar,
 		.oncpu_ns = p->cpu_ns > p->sch.oncpu_ns ? p->cpu_ns : p->sch.oncpu_ns,
-		.runnable_ns = p->sch.wait_ns,
+		.runnable_ns = p->sch.wait_ns, .iowait_ticks = p->st.blkio_ticks,
 	};
 	counts_add(&t->history, &p->base);
 }
@@ -557,6 +562,7 @@ static void read_threads(struct proctree *t, struct proctree_proc *p, bool statu
 	int64_t from = p->read_ns > p->born_ns ? p->read_ns : p->born_ns;
 	if (leader_alive && now_ns > from)
 		p->alive_ns += (uint64_t)(now_ns - from);
+	p->tasks.blkio = t->delayacct == 1;
 	if (p->st.num_threads > 1 || p->tasks.n) {
 		struct tasks_fds fds = { t->fds_kept, t->fd_budget };
 		tasks_read(&p->tasks, p->dirfd, p->pid, p->st.num_threads, status_due, t->slow_all_next,
@@ -773,7 +779,7 @@ void proctree_sample(struct proctree *t, struct proctree_totals *out)
 		out->procs++;
 		out->threads += (uint32_t)p->st.num_threads;
 		struct proctree_counts c = counts_of(p);
-		totals_add(out, &c);
+		totals_add(out, &c, t->clk.tick_ns);
 		if (p->ss.hwm_kb > out->hwm_kb) {
 			out->hwm_kb = p->ss.hwm_kb;
 			out->hwm_after_ns = p->prev_slow_ns;
@@ -792,7 +798,8 @@ void proctree_sample(struct proctree *t, struct proctree_totals *out)
 	if (t->pss && t->nprocs)
 		sample_pss(t, out);
 
-	totals_add(out, &t->exited);
+	totals_add(out, &t->exited, t->clk.tick_ns);
+	out->iowait_valid = t->delayacct == 1;
 	if (t->exited_hwm_kb > out->hwm_kb) {
 		out->hwm_kb = t->exited_hwm_kb;
 		out->hwm_after_ns = t->exited_hwm_after_ns;

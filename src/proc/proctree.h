@@ -35,6 +35,7 @@ struct proctree_counts {
 	/* thread time summed over every thread: on a CPU, waiting on a run
 	 * queue, alive (ns); blocked is alive minus the two */
 	uint64_t oncpu_ns, runnable_ns, alive_ns;
+	uint64_t iowait_ticks;     /* the blocked part spent waiting for block I/O (delay accounting) */
 };
 
 struct proctree_totals {
@@ -45,6 +46,8 @@ struct proctree_totals {
 	 * (processes with a history count from that reading: see history_before_ticks) */
 	uint64_t utime_ticks, stime_ticks, minflt, majflt, vcsw, ivcsw, rchar, wchar;
 	uint64_t oncpu_ns, runnable_ns, alive_ns; /* thread time, as in proctree_counts */
+	uint64_t iowait_ns;        /* waiting for block I/O, whole clock ticks (iowait_valid) */
+	bool iowait_valid;         /* delay accounting is on: iowait_ns is measured */
 	/* largest VmHWM seen of any single member */
 	uint64_t hwm_kb;
 	int64_t hwm_after_ns;      /* CLOCK_MONOTONIC of that member's previous status read (0: none) */
@@ -100,6 +103,7 @@ struct proctree {
 	uint64_t history_before_ticks;
 	struct proctree_counts history;  /* the baselines of every member so far */
 	struct tasks_clock clk;    /* stat's starttime to CLOCK_MONOTONIC */
+	int delayacct;             /* kernel.task_delayacct at init: 1 on, 0 off, -1 unknown */
 	uint64_t task_listings;    /* task/ directory reads (threads came or went) */
 };
 

@@ -20,18 +20,20 @@
 #include "proc/procfs.h"
 #include "util/xalloc.h"
 
-enum { T_SCHED, T_STATUS, T_NFILES };
+enum { T_SCHED, T_STATUS, T_STAT, T_NFILES };
 /* Up to this many threads, each one's status is read whenever its process's
  * is (if it ran since); beyond, each in turn once in TASKS_STATUS_EVERY. */
 enum { TASKS_STATUS_ALL = 16, TASKS_STATUS_EVERY = 8 };
-static const char *const task_files[T_NFILES] = { "schedstat", "status" };
+static const char *const task_files[T_NFILES] = { "schedstat", "status", "stat" };
 
 struct task {
 	pid_t tid;
 	int fd[T_NFILES];
 	struct procfs_schedstat sch, base; /* latest reading; the history before it was measured */
 	uint64_t vcsw, ivcsw, base_vcsw, base_ivcsw;
+	uint64_t blkio_ticks, base_blkio_ticks; /* stat's delayacct_blkio_ticks (tasks.blkio) */
 	uint64_t status_runs;      /* schedstat's runs at its latest status reading */
+	uint64_t blkio_runs;       /* schedstat's runs at its latest stat reading */
 	int64_t born_ns;           /* alive from (CLOCK_MONOTONIC) */
 	int64_t read_ns;           /* its latest reading (0: none) */
 	int64_t exit_ns;           /* its end, from its exit record (0: none heard) */
@@ -142,8 +144,26 @@ static void accrue(struct task *k, int64_t alive_from_ns, int64_t end_ns)
 /* Reads a thread; returns 1 ok, 0 gone. Its status (5-10 us, schedstat's
  * ten times over) only when due and it has run since that was last read:
  * a thread that has not been on a CPU has not switched. */
-static int task_sample(struct task *k, int dirfd, bool status_due, int64_t alive_from_ns, int64_t now_ns,
-		       struct tasks_fds *fds)
+/* Its block-I/O wait (stat's delayacct_blkio_ticks) when it ran since the
+ * last reading: a wait is added to the counter when it ends, and the thread
+ * then runs. Returns 1 ok, 0 gone. */
+static int task_blkio(struct task *k, int dirfd, struct tasks_fds *fds)
+{
+	if (k->read_ns && k->sch.runs == k->blkio_runs)
+		return 1;
+	char buf[1024];
+	k->blkio_runs = k->sch.runs;
+	ssize_t r = tasks_pread(dirfd, k->tid, task_files[T_STAT], &k->fd[T_STAT], fds, buf, sizeof(buf));
+	if (r == 0)
+		return 0;
+	struct procfs_stat st;
+	if (r > 0 && procfs_parse_stat(buf, (size_t)r, &st) == 0 && st.blkio_ticks >= k->blkio_ticks)
+		k->blkio_ticks = st.blkio_ticks;
+	return 1;
+}
+
+static int task_sample(struct task *k, int dirfd, bool status_due, bool blkio, int64_t alive_from_ns,
+		       int64_t now_ns, struct tasks_fds *fds)
 {
 	char buf[2048];
 	ssize_t r = tasks_pread(dirfd, k->tid, task_files[T_SCHED], &k->fd[T_SCHED], fds, buf, sizeof(buf));
@@ -163,6 +183,8 @@ static int task_sample(struct task *k, int dirfd, bool status_due, int64_t alive
 			k->ivcsw = ss.ivcsw;
 		}
 	}
+	if (blkio && !task_blkio(k, dirfd, fds))
+		return 0;
 	accrue(k, alive_from_ns, now_ns);
 	return 1;
 }
@@ -174,6 +196,7 @@ static void task_time(const struct task *k, struct tasks_time *out)
 	out->alive_ns += k->alive_ns;
 	out->vcsw += since(k->vcsw, k->base_vcsw);
 	out->ivcsw += since(k->ivcsw, k->base_ivcsw);
+	out->iowait_ticks += since(k->blkio_ticks, k->base_blkio_ticks);
 }
 
 /* A thread gone: alive until its exit record's end, else until now; its last figures stay. */
@@ -236,9 +259,9 @@ static void tasks_list(struct tasks *ts, int dirfd, pid_t pid, uint64_t history_
 		struct task *k = &ts->v[ts->n];
 		memset(k, 0, sizeof(*k));
 		k->tid = (pid_t)tid;
-		k->fd[T_SCHED] = k->fd[T_STATUS] = -1;
+		k->fd[T_SCHED] = k->fd[T_STATUS] = k->fd[T_STAT] = -1;
 		bool history = task_first(k, dirfd, history_ticks, now_ns, clk);
-		if (!task_sample(k, dirfd, status_due, alive_from_ns, now_ns, fds)) {
+		if (!task_sample(k, dirfd, status_due, ts->blkio, alive_from_ns, now_ns, fds)) {
 			task_close(k, fds);
 			continue;
 		}
@@ -246,6 +269,7 @@ static void tasks_list(struct tasks *ts, int dirfd, pid_t pid, uint64_t history_
 			k->base = k->sch;
 			k->base_vcsw = k->vcsw;
 			k->base_ivcsw = k->ivcsw;
+			k->base_blkio_ticks = k->blkio_ticks;
 		}
 		ts->n++;
 	}
@@ -262,7 +286,7 @@ void tasks_read(struct tasks *ts, int dirfd, pid_t pid, uint64_t nthreads, bool 
 	for (size_t i = 0; i < ts->n;) {
 		bool due = status_all ||
 			   (status_due && (ts->n <= TASKS_STATUS_ALL || (i + ts->rr) % TASKS_STATUS_EVERY == 0));
-		if (!task_sample(&ts->v[i], dirfd, due, alive_from_ns, now_ns, fds)) {
+		if (!task_sample(&ts->v[i], dirfd, due, ts->blkio, alive_from_ns, now_ns, fds)) {
 			task_retire(ts, i, alive_from_ns, now_ns, fds);
 			vanished = true;
 			continue;
@@ -284,6 +308,7 @@ void tasks_sum(const struct tasks *ts, struct tasks_time *out)
 	out->alive_ns += ts->gone.alive_ns;
 	out->vcsw += ts->gone.vcsw;
 	out->ivcsw += ts->gone.ivcsw;
+	out->iowait_ticks += ts->gone.iowait_ticks;
 }
 
 bool tasks_exited(struct tasks *ts, pid_t tid, uint64_t nvcsw, uint64_t nivcsw, uint64_t elapsed_us)

@@ -19,6 +19,7 @@
 /* Thread time and switches, summed over threads, since each was measured. */
 struct tasks_time {
 	uint64_t oncpu_ns, runnable_ns, alive_ns, vcsw, ivcsw;
+	uint64_t iowait_ticks;     /* waiting for block I/O (delay accounting), clock ticks */
 };
 
 /* Kept-open fds shared by every reader of one tree. */
@@ -40,6 +41,7 @@ struct tasks {
 	struct tasks_time gone;    /* threads that exited, to their last reading */
 	uint64_t listings;         /* task/ directory reads */
 	uint64_t rr;               /* readings so far: the turn of the threads' status */
+	bool blkio;                /* also read each thread's block-I/O wait (delay accounting is on) */
 };
 
 /* Reads a file of the process at dirfd (tid 0) or of its thread tid
@@ -72,7 +74,9 @@ void tasks_read(struct tasks *ts, int dirfd, pid_t pid, uint64_t nthreads, bool 
 void tasks_sum(const struct tasks *ts, struct tasks_time *out);
 /* A thread's exit record (taskstats): its final context switches, and its
  * exit elapsed_us after its start, so that it is alive until then rather
- * than until the reading that finds it gone. Returns true if it was known. */
+ * than until the reading that finds it gone. Returns true if it was known.
+ * (Its block-I/O wait stays at its last reading: on this kernel the record's
+ * blkio_delay_total was seen holding the time since boot.) */
 bool tasks_exited(struct tasks *ts, pid_t tid, uint64_t nvcsw, uint64_t nivcsw, uint64_t elapsed_us);
 
 #endif

@@ -149,13 +149,17 @@ static json_t *ms(double v)
 	return number(round(v * 1000) / 1000);
 }
 
-/* Where the window's thread time went: on a CPU, waiting for one, blocked
- * (iowait_ms, the I/O part, is absent: delay accounting is not read). */
+/* Where the window's thread time went: on a CPU, waiting for one, blocked,
+ * and the part of blocked waiting for block I/O (iowait_ms: absent where
+ * delay accounting is off). */
 static json_t *thread_states_json(const struct track_window *w)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:i}", "oncpu_ms", ms(w->oncpu_ms), "runnable_ms",
-			 ms(w->runnable_ms), "blocked_ms", ms(w->blocked_ms), "parallelism",
-			 number(round(w->parallelism * 1000) / 1000), "threads_max", (int)w->threads_max);
+	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:i}", "oncpu_ms", ms(w->oncpu_ms), "runnable_ms",
+			      ms(w->runnable_ms), "blocked_ms", ms(w->blocked_ms), "parallelism",
+			      number(round(w->parallelism * 1000) / 1000), "threads_max", (int)w->threads_max);
+	if (w->iowait_ms >= 0)
+		json_object_set_new(o, "iowait_ms", ms(w->iowait_ms));
+	return o;
 }
 
 /* The figures of one window as the record names them. */
@@ -184,7 +188,7 @@ static json_t *window_json(const struct track_window *w)
 /* The figures that add up over a phase's instances (and get a median). */
 static const char *const additive[] = { "user_ms", "sys_ms", "minflt", "majflt", "vcsw", "ivcsw",
 					"read_bytes", "write_bytes", "rss_growth_kb", "gpu_growth_mib",
-					"oncpu_ms", "runnable_ms", "blocked_ms" };
+					"oncpu_ms", "runnable_ms", "blocked_ms", "iowait_ms" };
 static const char *const maxima[] = { "rss_max_kb", "gpu_max_mib", "threads_max" };
 
 /* A listed phase and its place in the array. */

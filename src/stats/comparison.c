@@ -177,7 +177,7 @@ static double reason_score(const char *key, const struct comparison_metric *m, d
 	if (!loose && !isnan(m->ci_low) && m->ci_low <= 1 && m->ci_high >= 1 && isfinite(m->ci_low) &&
 	    isfinite(m->ci_high))
 		return 0; /* the interval holds no change */
-	bool thread_time = !strcmp(key, "blocked_ms") || !strcmp(key, "runnable_ms");
+	bool thread_time = !strcmp(key, "blocked_ms") || !strcmp(key, "runnable_ms") || !strcmp(key, "iowait_ms");
 	bool gpu_time = comparison_reason_is_gpu_ms(key);
 	if (!strcmp(key, "user_s") || !strcmp(key, "sys_s") || thread_time || gpu_time) {
 		/* thread time sums threads: 4 of them blocked 1 s more is 4 s, so
@@ -239,7 +239,8 @@ static void find_reasons(const struct comparison *c, struct comparison_phase *p,
 {
 	p->n_reasons = 0;
 	static const char *const keys[] = { "minflt", "majflt", "sys_s", "user_s", "rss_growth_kb",
-					    "gpu_growth_mib", "parallelism", "blocked_ms", "runnable_ms", "vcsw",
+					    "gpu_growth_mib", "parallelism", "blocked_ms", "iowait_ms", "runnable_ms",
+					    "vcsw",
 					    "ivcsw", "read_bytes", "write_bytes", "gpu_busy_ms", "gpu_sync_ms",
 					    "h2d_bytes", "d2h_bytes", "h2d_pageable_bytes", "gpu_mem_growth_mib" };
 	double score[COMPARISON_MAX_REASONS] = { 0 };

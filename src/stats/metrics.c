@@ -211,6 +211,7 @@ static const struct {
 	double scale;
 } phase_resources[] = {
 	{ "oncpu_ms", "oncpu_ms", 1 }, { "runnable_ms", "runnable_ms", 1 }, { "blocked_ms", "blocked_ms", 1 },
+	{ "iowait_ms", "iowait_ms", 1 },
 	{ "parallelism", "parallelism", 1 },
 	{ "user_ms", "user_s", 1e-3 }, { "sys_ms", "sys_s", 1e-3 }, { "minflt", "minflt", 1 },
 	{ "majflt", "majflt", 1 }, { "vcsw", "vcsw", 1 }, { "ivcsw", "ivcsw", 1 },

@@ -41,6 +41,24 @@ static void test_stat_comm_with_parens(void **state)
 	assert_int_equal(st.stime_ticks, 12);
 	assert_int_equal(st.num_threads, 3);
 	assert_int_equal(st.starttime_ticks, 98765);
+	assert_int_equal(st.blkio_ticks, 0);
+}
+
+/* field 42, delayacct_blkio_ticks: read where the line has it; a line that
+ * ends after vsize (field 23) still parses, without it */
+static void test_stat_blkio_ticks(void **state)
+{
+	(void)state;
+	const char *s = "4242 (io) D 1 4242 4242 0 -1 4194560 1234 0 5 0 77 12 0 0 20 0 1 0 98765 "
+			"10000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 37 0 0 0\n";
+	struct procfs_stat st;
+	assert_int_equal(procfs_parse_stat(s, strlen(s), &st), 0);
+	assert_int_equal(st.blkio_ticks, 37);
+	assert_int_equal(st.vsize_bytes, 10000);
+	const char *shorter = "4242 (io) D 1 4242 4242 0 -1 4194560 1234 0 5 0 77 12 0 0 20 0 1 0 98765 10000\n";
+	assert_int_equal(procfs_parse_stat(shorter, strlen(shorter), &st), 0);
+	assert_int_equal(st.blkio_ticks, 0);
+	assert_int_equal(st.vsize_bytes, 10000);
 }
 
 static void test_stat_truncated(void **state)
@@ -615,6 +633,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stat_comm_with_parens),
+		cmocka_unit_test(test_stat_blkio_ticks),
 		cmocka_unit_test(test_cgroup_names),
 		cmocka_unit_test(test_cgroup_reap_stale),
 		cmocka_unit_test(test_stat_truncated),
