@@ -240,8 +240,7 @@ static void find_reasons(const struct comparison *c, struct comparison_phase *p,
 	p->n_reasons = 0;
 	static const char *const keys[] = { "minflt", "majflt", "sys_s", "user_s", "rss_growth_kb",
 					    "gpu_growth_mib", "parallelism", "blocked_ms", "iowait_ms", "runnable_ms",
-					    "vcsw",
-					    "ivcsw", "read_bytes", "write_bytes", "gpu_busy_ms", "gpu_sync_ms",
+					    "vcsw", "ivcsw", "read_bytes", "write_bytes", "gpu_busy_ms", "gpu_sync_ms",
 					    "h2d_bytes", "d2h_bytes", "h2d_pageable_bytes", "gpu_mem_growth_mib" };
 	double score[COMPARISON_MAX_REASONS] = { 0 };
 	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
