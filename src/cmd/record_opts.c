@@ -214,10 +214,11 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		    OPT_LANE_KEY, 0),
 		PARSEOPT_CLEAR(0, "no-probes", &o->probes, "leave the command's stdout/stderr untouched,\n"
 			       "no probe parsing"),
-		ROW(0, "probe-log", "FILE", "follow FILE like tail -F and parse probe lines in it\n(repeatable)",
+		ROW(0, "probe-log", "FILE", "follow FILE like tail -F and parse probe lines in it,\n"
+		    "JSON-lines and logfmt records by their message (repeatable)",
 		    OPT_PROBE_LOG, PARSEOPT_NONEMPTY),
-		ROW(0, "probe-time", "MODE", "auto (default): a log line's leading timestamp dates\n"
-		    "its probe; arrival: when it was read", OPT_PROBE_TIME, 0),
+		ROW(0, "probe-time", "MODE", "auto (default): a log line's leading timestamp, or a\n"
+		    "record's time field, dates its probe; arrival: when\nit was read", OPT_PROBE_TIME, 0),
 		ROW(0, "tag", "NAME", bench || bisect || hunt ? "tag the runs in the history (repeatable)"
 					    : "tag the run in the history (repeatable)", OPT_TAG, PARSEOPT_NONEMPTY),
 		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "no-save", .value = &o->save,

@@ -331,14 +331,15 @@ static size_t syslog_time(const char *s, const char *end, double now_epoch_ms, d
 	return (size_t)(p - s);
 }
 
-/* Epoch seconds (10 digits) or milliseconds (13), optional fraction. */
+/* Epoch seconds (10 digits), milliseconds (13), microseconds (16) or
+ * nanoseconds (19: pino and zap can write them), optional fraction. */
 static size_t epoch_digits(const char *p, const char *end, double *epoch_ms, double *res_ms)
 {
 	const char *q = p;
 	while (q < end && isdigit((unsigned char)*q))
 		q++;
 	size_t nd = (size_t)(q - p);
-	if (nd != 10 && nd != 13)
+	if (nd != 10 && nd != 13 && nd != 16 && nd != 19)
 		return 0;
 	double v = 0;
 	for (const char *r = p; r < q; r++)
@@ -348,12 +349,10 @@ static size_t epoch_digits(const char *p, const char *end, double *epoch_ms, dou
 		q += fraction(q, end, &frac, res_ms);
 	else
 		*res_ms = 1000;
-	if (nd == 10) {
-		*epoch_ms = (v + frac) * 1000.0;
-	} else {
-		*epoch_ms = v + frac;
-		*res_ms /= 1000;
-	}
+	/* the digits' unit in ms: s, ms, us, ns */
+	double unit_ms = nd == 10 ? 1000.0 : nd == 13 ? 1.0 : nd == 16 ? 1e-3 : 1e-6;
+	*epoch_ms = (v + frac) * unit_ms;
+	*res_ms = *res_ms / 1000.0 * unit_ms;
 	return (size_t)(q - p);
 }
 

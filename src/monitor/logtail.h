@@ -55,8 +55,8 @@ bool logtail_report(const struct logtail *t, char *buf, size_t n);
  * ("2026-11-30T08:12:31.123456Z", "+02:00" or journalctl's "+0200" offsets,
  * a space instead of T, "," before the fraction as Python's logging writes
  * it), glog's "I1130 08:12:31.123456", syslog's and journalctl's
- * "Nov 30 08:12:31[.123456]", or epoch seconds/milliseconds (10 or 13 digits,
- * optional fraction), optionally in [brackets] (env_logger's "[TIME LEVEL
+ * "Nov 30 08:12:31[.123456]", or epoch seconds, milliseconds, microseconds
+ * or nanoseconds (10, 13, 16 or 19 digits, optional fraction), optionally in [brackets] (env_logger's "[TIME LEVEL
  * module]" too). A time without a zone is local time (TZ); a year-less one
  * is the year of now_epoch_ms (the previous one when that would put it more
  * than a day ahead). Returns the bytes it spans (with the blanks after it),

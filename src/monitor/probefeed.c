@@ -103,9 +103,12 @@ static void on_line(void *ctx, const char *line, size_t n, bool truncated)
 	int ok = fd ? probe_parse_fd_line(f->config, line, n, &p) : probe_parse_line(f->config, line, n, &p);
 	if (ok == 1) {
 		double t_ms = f->now_ms, epoch_ms, res_ms;
-		/* a logger's line may carry its own time: more exact than a late read of a log */
+		/* a logger's line may carry its own time: more exact than a late read of a
+		 * log; a structured record's is its time field, a text line's its start */
+		const char *stamp = p.time[0] ? p.time : line;
+		size_t stamp_len = p.time[0] ? strlen(p.time) : n;
 		if (!fd && f->log_time &&
-		    logtail_leading_time(line, n, f->now_ms + f->epoch_offset_ms, &epoch_ms, &res_ms))
+		    logtail_leading_time(stamp, stamp_len, f->now_ms + f->epoch_offset_ms, &epoch_ms, &res_ms))
 			t_ms = stamped_time(f, epoch_ms, res_ms);
 		if (f->counters)
 			marker_counters(f, &p);

@@ -22,7 +22,7 @@ static bool name_char(unsigned char ch)
 	       (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-';
 }
 
-static bool valid_name(const char *s, size_t len)
+bool probe_name_ok(const char *s, size_t len)
 {
 	if (len == 0 || len > PROBE_NAME_MAX)
 		return false;
@@ -44,7 +44,7 @@ static int list_add(char ***list, size_t *n, size_t *cap, const char *s,
 		    const char *what, struct err *e)
 {
 	size_t len = s ? strlen(s) : 0;
-	if (!valid_name(s, len))
+	if (!probe_name_ok(s, len))
 		return err_set(e, "%s '%s': use 1 to %d letters, digits, '_', '.' or '-'",
 			       what, s ? s : "", PROBE_NAME_MAX);
 	if (list_has(*list, *n, s, len))
@@ -163,7 +163,7 @@ static bool blank(char ch)
 static bool parse_token(const struct probe_config *c, char *tok, struct probe_field *f)
 {
 	char *eq = strchr(tok, '=');
-	if (!eq || !valid_name(tok, (size_t)(eq - tok)) || !eq[1])
+	if (!eq || !probe_name_ok(tok, (size_t)(eq - tok)) || !eq[1])
 		return false;
 	for (const char *v = eq + 1; *v; v++)
 		if ((unsigned char)*v < 0x21 || (unsigned char)*v > 0x7e)
@@ -251,8 +251,30 @@ static size_t find_anchor(const struct probe_config *c, const char *line, size_t
 	return n;
 }
 
+/* How parse_clean reads a line: a stream's (any log format), our
+ * descriptor's (prefix optional), or a structured record's message. */
+enum line_kind { LINE_STREAM, LINE_FD, LINE_RECORD };
+
 static int parse_clean(const struct probe_config *c, const char *line, size_t n,
-		       struct probe *out, bool fd_line)
+		       struct probe *out, enum line_kind kind);
+
+/* A stream line that holds a prefix and is a JSON or logfmt record: the
+ * probe is its message's, with the record's fields and time. */
+static int parse_record(const struct probe_config *c, const struct structlog_record *r,
+			struct probe *out)
+{
+	const char *prefix = NULL;
+	size_t plen = 0;
+	if (find_anchor(c, r->text, r->msg_len, &prefix, &plen) >= r->msg_len)
+		return 0; /* the prefix was in another field, not the message */
+	int ret = parse_clean(c, r->text, r->len, out, LINE_RECORD);
+	if (ret == 1)
+		memcpy(out->time, r->time, sizeof(out->time));
+	return ret;
+}
+
+static int parse_clean(const struct probe_config *c, const char *line, size_t n,
+		       struct probe *out, enum line_kind kind)
 {
 	while (n && line[n - 1] == '\r')
 		n--;
@@ -261,7 +283,7 @@ static int parse_clean(const struct probe_config *c, const char *line, size_t n,
 		i++;
 	const char *prefix = NULL;
 	size_t plen = 0;
-	if (fd_line) {
+	if (kind == LINE_FD) {
 		/* our own descriptor: a prefix only at the start, and optional */
 		for (size_t k = 0; k < c->n_prefixes; k++) {
 			size_t len = strlen(c->prefixes[k]);
@@ -282,6 +304,12 @@ static int parse_clean(const struct probe_config *c, const char *line, size_t n,
 		size_t at = find_anchor(c, line + i, n - i, &prefix, &plen);
 		if (!prefix)
 			return 0;
+		struct structlog_record r;
+		if (kind == LINE_STREAM && structlog_unwrap(line + i, n - i, &r)) {
+			int ret = parse_record(c, &r, out);
+			free(r.text);
+			return ret;
+		}
 		i += at + plen + 1;
 	}
 	/* a line with no '=' after the prefix cannot hold a field: cheap exit */
@@ -333,29 +361,29 @@ static int parse_clean(const struct probe_config *c, const char *line, size_t n,
 }
 
 static int parse(const struct probe_config *c, const char *line, size_t n,
-		 struct probe *out, bool fd_line)
+		 struct probe *out, enum line_kind kind)
 {
 	memset(out, 0, sizeof(*out));
 	out->lane = -1;
 	if (!line || !n)
 		return 0;
 	if (!memchr(line, 0x1b, n))
-		return parse_clean(c, line, n, out, fd_line);
+		return parse_clean(c, line, n, out, kind);
 	/* colour sequences anywhere (a logger on a terminal): parse the line without them */
 	char *clean = xmalloc(n);
-	int r = parse_clean(c, clean, probe_strip_ansi(line, n, clean), out, fd_line);
+	int r = parse_clean(c, clean, probe_strip_ansi(line, n, clean), out, kind);
 	free(clean);
 	return r;
 }
 
 int probe_parse_line(const struct probe_config *c, const char *line, size_t n, struct probe *out)
 {
-	return parse(c, line, n, out, false);
+	return parse(c, line, n, out, LINE_STREAM);
 }
 
 int probe_parse_fd_line(const struct probe_config *c, const char *line, size_t n, struct probe *out)
 {
-	return parse(c, line, n, out, true);
+	return parse(c, line, n, out, LINE_FD);
 }
 
 void probe_copy(struct probe *dst, const struct probe *src)

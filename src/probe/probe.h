@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "probe/structlog.h"
 #include "util/err.h"
 
 /* Longest prefix, lane key and field key accepted, in bytes. */
@@ -58,6 +59,8 @@ struct probe {
 	int lane;                  /* index of the first lane-key field, -1 if none */
 	char *buf;                 /* owns every string above */
 	size_t buf_len;
+	/* a structured log record's own time field, as written ("" when none) */
+	char time[STRUCTLOG_TIME_MAX];
 };
 
 /* probe_parse_line's answer for a line that names a prefix but holds no
@@ -68,8 +71,11 @@ struct probe {
  * a probe line: a configured prefix followed by ':' anywhere in the line, at a
  * word boundary (so a logger's timestamp, level and module path may come
  * first: "... INFO cuzk::prover: CUZK_TIMING: a_ms=1"), then blank-separated
- * key=value tokens, at least one of them usable. ANSI escape sequences are
- * ignored wherever they are; a trailing CR is ignored. Returns PROBE_UNPARSED,
+ * key=value tokens, at least one of them usable. A JSON-lines or logfmt
+ * record is read through its message field (structlog.h): the prefix must be
+ * in the message, the record's plain fields follow the message's, and its
+ * time field is kept in out->time. ANSI escape sequences are ignored
+ * wherever they are; a trailing CR is ignored. Returns PROBE_UNPARSED,
  * with out empty, when the prefix is there but no pair is usable, and 0, with
  * out empty, for any other bytes. */
 int probe_parse_line(const struct probe_config *c, const char *line, size_t n, struct probe *out);
@@ -86,6 +92,9 @@ size_t probe_strip_ansi(const char *line, size_t n, char *out);
 void probe_copy(struct probe *dst, const struct probe *src);
 void probe_release(struct probe *p);
 
+/* True when s[0..len) is a usable prefix, lane key or field key:
+ * 1..PROBE_NAME_MAX bytes of [A-Za-z0-9_.-]. */
+bool probe_name_ok(const char *s, size_t len);
 /* Kind of a key by its suffix; *unit_len gets the suffix length and *scale
  * the factor to ms (durations) or bytes (sizes). */
 enum probe_kind probe_key_kind(const char *key, size_t len, size_t *unit_len, double *scale);

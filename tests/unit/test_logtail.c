@@ -55,6 +55,10 @@ static void test_leading_time(void **state)
 	expect_time("1796026351.25 x", 1796026351250.0, "x");
 	expect_time("1796026351123 x", 1796026351123.0, "x");
 	expect_time("  [1796026351123] x", 1796026351123.0, "x");
+	/* pino's and zap's finer epochs: microseconds and nanoseconds */
+	expect_time_res("1796026351123456 x", 1796026351123.456, 0.001, "x");
+	expect_time_res("1796026351123456789", 1796026351123.456789, 1e-6, "");
+	expect_time_res("1796026351.123456", 1796026351123.456, 0.001, "");
 	double ms;
 	/* not timestamps: a probe line, too few digits, glued text, a bad month, an open bracket */
 	const char *no[] = { "CUZK_TIMING: a_ms=1", "12345 x", "1796026351x", "2026-13-30T08:12:31Z x",

@@ -459,6 +459,110 @@ static void test_probe_h_ack(void **state)
 	close(acks[0]);
 }
 
+/* Probe lines as structured loggers write them: the message field is the
+ * probe line, the record's time field is kept, plain fields are values. */
+static void test_structured_logs(void **state)
+{
+	(void)state;
+	struct probe p;
+	/* Rust tracing-subscriber's fmt().json() with thread ids, inside a span */
+	assert_int_equal(parse("{\"timestamp\":\"2026-12-03T10:00:00.123456Z\",\"level\":\"INFO\","
+			       "\"fields\":{\"message\":\"CUZK_TIMING: synth_ms=812\",\"circuits\":4},"
+			       "\"target\":\"cuzk::prover\",\"threadId\":\"ThreadId(2)\","
+			       "\"span\":{\"name\":\"prove\"},\"spans\":[{\"name\":\"prove\"}]}", &p), 1);
+	assert_string_equal(p.prefix, "CUZK_TIMING");
+	assert_int_equal(p.ignored, 0);
+	assert_int_equal(p.n_fields, 4);
+	assert_string_equal(p.fields[0].key, "synth_ms");
+	assert_int_equal(p.fields[0].kind, PROBE_DURATION);
+	assert_true(p.fields[0].scaled == 812);
+	assert_string_equal(p.fields[1].key, "circuits");
+	assert_true(p.fields[1].numeric && p.fields[1].value == 4);
+	assert_int_equal(probe_find(&p, "level"), -1);
+	assert_int_equal(probe_find(&p, "target"), -1);
+	assert_string_equal(p.fields[probe_find(&p, "threadId")].text, "ThreadId(2)");
+	assert_string_equal(p.fields[probe_find(&p, "span")].text, "prove");
+	assert_string_equal(p.time, "2026-12-03T10:00:00.123456Z");
+	probe_release(&p);
+
+	/* Go slog's JSON handler; zap's production encoder (epoch seconds) */
+	assert_int_equal(parse("{\"time\":\"2026-12-03T10:00:00.123456789Z\",\"level\":\"INFO\","
+			       "\"msg\":\"CUZK_TIMING: gpu_tid=1 ntt_ms=21.5\",\"worker\":3}", &p), 1);
+	assert_int_equal(p.n_fields, 3);
+	assert_int_equal(p.lane, 0);
+	assert_true(p.fields[1].scaled == 21.5);
+	assert_string_equal(p.fields[2].key, "worker");
+	assert_string_equal(p.time, "2026-12-03T10:00:00.123456789Z");
+	probe_release(&p);
+	assert_int_equal(parse("{\"level\":\"info\",\"ts\":1764756000.123456,\"caller\":\"prover/main.go:42\","
+			       "\"msg\":\"PERFHUNT: load_ms=5\"}", &p), 1);
+	assert_int_equal(p.n_fields, 1);
+	assert_string_equal(p.time, "1764756000.123456");
+	probe_release(&p);
+
+	/* pino (epoch ms), bunyan (ISO time, its name/hostname/pid/v left out) */
+	assert_int_equal(parse("{\"level\":30,\"time\":1764756000123,\"pid\":4242,\"hostname\":\"node1\","
+			       "\"msg\":\"PERFHUNT: begin=load\"}", &p), 1);
+	assert_int_equal(p.n_fields, 1);
+	assert_string_equal(p.fields[0].text, "load");
+	assert_string_equal(p.time, "1764756000123");
+	probe_release(&p);
+	assert_int_equal(parse("{\"name\":\"api\",\"hostname\":\"node1\",\"pid\":4242,\"level\":30,"
+			       "\"msg\":\"PERFHUNT: end=load\",\"time\":\"2026-12-03T10:00:00.123Z\",\"v\":0}", &p), 1);
+	assert_int_equal(p.n_fields, 1);
+	assert_string_equal(p.time, "2026-12-03T10:00:00.123Z");
+	probe_release(&p);
+
+	/* Python json-logger: asctime with logging's comma, escapes undone */
+	assert_int_equal(parse("{\"asctime\": \"2026-12-03 10:00:00,123\", \"levelname\": \"INFO\", "
+			       "\"message\": \"PERFHUNT:\\tread_ms=7\\nphase=\\u0061b\", \"thread\": 1400}", &p), 1);
+	assert_int_equal(p.n_fields, 3);
+	assert_true(p.fields[0].scaled == 7);
+	assert_string_equal(p.fields[1].text, "ab");
+	assert_string_equal(p.fields[2].key, "thread");
+	assert_string_equal(p.time, "2026-12-03 10:00:00,123");
+	probe_release(&p);
+
+	/* Go slog's text handler and logrus: logfmt, a duration ending the quoted msg */
+	assert_int_equal(parse("time=2026-12-03T10:00:00.123+00:00 level=INFO "
+			       "msg=\"CUZK_TIMING: synth_ms=812\" worker=3", &p), 1);
+	assert_int_equal(p.n_fields, 2);
+	assert_int_equal(p.ignored, 0);
+	assert_int_equal(p.fields[0].kind, PROBE_DURATION);
+	assert_true(p.fields[0].scaled == 812);
+	assert_string_equal(p.fields[1].text, "3");
+	assert_string_equal(p.time, "2026-12-03T10:00:00.123+00:00");
+	probe_release(&p);
+	assert_int_equal(parse("time=\"2026-12-03T10:00:00Z\" level=info msg=\"PERFHUNT: note=\\\"x\\\" b_ms=2\" "
+			       "component=\"two words\"", &p), 1);
+	assert_int_equal(p.n_fields, 2);
+	assert_string_equal(p.fields[0].text, "\"x\"");
+	assert_true(p.fields[1].scaled == 2);
+	assert_int_equal(probe_find(&p, "component"), -1); /* blanks: not one word */
+	assert_string_equal(p.time, "2026-12-03T10:00:00Z");
+	probe_release(&p);
+
+	/* the prefix only outside the message: not a probe */
+	assert_int_equal(parse("{\"msg\":\"started\",\"note\":\"PERFHUNT: a_ms=1\"}", &p), 0);
+	assert_int_equal(parse("level=info msg=started note=PERFHUNT:x", &p), 0);
+	/* a record cut short reads as a text line; the prefix still anchors */
+	assert_int_equal(parse("{\"msg\":\"PERFHUNT: a_ms=1 b_ms=2\",\"lev", &p), 1);
+	assert_true(p.fields[0].scaled == 1);
+	assert_int_equal(p.time[0], '\0');
+	probe_release(&p);
+	/* a text line that merely holds '=' words is not logfmt */
+	assert_int_equal(parse("x=1 PERFHUNT: a_ms=3", &p), 1);
+	assert_int_equal(p.n_fields, 1);
+	probe_release(&p);
+	/* copies keep the time */
+	struct probe q;
+	assert_int_equal(parse("{\"ts\":1764756000,\"msg\":\"PERFHUNT: a_ms=1\"}", &p), 1);
+	probe_copy(&q, &p);
+	probe_release(&p);
+	assert_string_equal(q.time, "1764756000");
+	probe_release(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_fd_line_and_copy),
 		cmocka_unit_test(test_probe_h),
 		cmocka_unit_test(test_probe_h_ack),
+		cmocka_unit_test(test_structured_logs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
