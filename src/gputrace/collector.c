@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -264,6 +265,8 @@ static uint64_t CUPTIAPI timestamp_cb(void)
 
 static void finish(void)
 {
+	if (done)
+		return;
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	size_t cupti_dropped = 0;
 	cuptiActivityGetNumDroppedRecords(NULL, 0, &cupti_dropped);
@@ -299,6 +302,20 @@ static int open_output(void)
 		return -1;
 	setvbuf(out, NULL, _IOFBF, 1u << 20);
 	return 0;
+}
+
+/* A child forked from a traced process (a worker pool's fork) must neither
+ * write its copy of the parent's buffered lines into the parent's file again
+ * nor flush CUPTI at its exit: its copy of the file is dropped unwritten. */
+static void forked_child(void)
+{
+	pthread_mutex_init(&out_lock, NULL);
+	if (out) {
+		__fpurge(out);
+		fclose(out);
+		out = NULL;
+	}
+	done = 1;
 }
 
 /* NVTX hands its calls to the library named by NVTX_INJECTION64_PATH; perfhunt
@@ -347,6 +364,7 @@ int InitializeInjection(void)
 			fputs("}\n", out);
 		}
 	}
+	pthread_atfork(NULL, NULL, forked_child);
 	atexit(finish);
 	return 1;
 }
