@@ -437,6 +437,32 @@ static void report_run_header(const json_t *rec, struct svg *s)
 	svg_raw(s, "</table>\n");
 }
 
+/* The GPU side of a phase name (run --gpu-trace): busy time, its share of the
+ * phase's total time, and the kernel that took most of it. */
+static void report_run_gpu_cells(struct svg *s, const json_t *stat)
+{
+	char a[64], line[600];
+	const json_t *g = json_object_get(stat, "gpu");
+	if (!json_is_object(g)) {
+		for (int i = 0; i < 3; i++)
+			report_page_cell(s, "-", 0);
+		return;
+	}
+	double busy = report_page_num(g, "busy_ms"), total = report_page_num(stat, "total_ms");
+	report_page_cell(s, report_chart_value(REPORT_UNIT_MS, isnan(busy) ? 0 : busy, a, sizeof(a)), 0);
+	snprintf(a, sizeof(a), total > 0 && busy >= 0 ? "%.0f %%" : "-", total > 0 ? 100 * busy / total : 0);
+	report_page_cell(s, a, 0);
+	const json_t *k = json_array_get(json_object_get(g, "kernels"), 0);
+	if (json_is_object(k)) {
+		snprintf(line, sizeof(line), "%s %s (%.0f)", report_page_str(k, "name"),
+			 report_chart_value(REPORT_UNIT_MS, report_page_num(k, "ms"), a, sizeof(a)),
+			 report_page_num(k, "launches"));
+		report_page_cell(s, line, 1);
+	} else {
+		report_page_cell(s, "-", 0);
+	}
+}
+
 static void report_run_tables(const json_t *rec, const struct report_run_flames *f, struct svg *s)
 {
 	char a[64];
@@ -445,9 +471,10 @@ static void report_run_tables(const json_t *rec, const struct report_run_flames 
 	const json_t *stats = json_object_get(rec, "phase_stats");
 	const json_t *phases = json_object_get(rec, "phases");
 	if (json_array_size(stats)) {
-		bool res = false, gpu = false, threads = false;
+		bool res = false, gpu = false, threads = false, traced = false;
 		json_array_foreach(stats, i, p) {
 			const json_t *t = json_object_get(json_object_get(p, "resources"), "total");
+			traced |= json_is_object(json_object_get(p, "gpu"));
 			res |= t != NULL;
 			gpu |= json_object_get(t, "gpu_growth_mib") != NULL;
 			threads |= json_object_get(t, "parallelism") != NULL;
@@ -459,6 +486,8 @@ static void report_run_tables(const json_t *rec, const struct report_run_flames 
 				   gpu ? "<th>GPU growth</th>" : "",
 				   threads ? "<th>parallelism</th><th>thread time: on a CPU / waiting for one / blocked</th>"
 					   : "");
+		if (traced)
+			svg_raw(s, "<th>GPU busy</th><th>GPU busy %</th><th>top kernel (time, launches)</th>");
 		svg_raw(s, "</tr>\n");
 		struct phase_rows pr;
 		phase_rows_init(&pr, stats, phases, PHASE_TABLE_ROWS_MAX);
@@ -501,6 +530,8 @@ static void report_run_tables(const json_t *rec, const struct report_run_flames 
 				if (threads)
 					report_run_thread_cells(s, t);
 			}
+			if (traced)
+				report_run_gpu_cells(s, p);
 			svg_raw(s, "</tr>\n");
 		}
 		svg_raw(s, "</table>\n");

@@ -35,7 +35,7 @@ PERFHUNT_GPU_COLLECTOR=$TMP/none $PERFHUNT run --gpu-trace --no-save -q -- sh -c
 st=$?
 if expect_status 0 "$st" && expect_grep "nothing traced: the collector named by PERFHUNT_GPU_COLLECTOR" "$TMP/err"; then ok; fi
 
-t "compare names the kernel that moved, and show lists each phase's top kernels"
+t "compare names the kernel that moved; show and report list each phase's top kernels"
 # two real records of a phase msm; the GPU side of each is what --gpu-trace
 # would have written there (phases[].gpu, docs/FORMATS.md), the phase as
 # long as its GPU work
@@ -56,11 +56,16 @@ for path, ms, busy in ((sys.argv[1], 10.0, 12.0), (sys.argv[2], 1200.0, 1202.0))
         ph["duration_ms"] = busy
     for st in r["phase_stats"]:
         st["gpu"] = gpu
+        for k in ("total_ms", "median_ms", "min_ms", "max_ms"):
+            st[k] = busy
     json.dump(r, open(path, "w"))
 PY
 $PERFHUNT compare "$TMP/base.json" "$TMP/new.json" >"$TMP/cmp" 2>&1
 $PERFHUNT show "$TMP/new.json" >"$TMP/show" 2>&1
+$PERFHUNT report -o "$TMP/r.html" "$TMP/new.json" >/dev/null 2>&1
 if expect_grep 'msm .*: kernel msm_bucket_accumulate \+1\.190 s, GPU busy \+1\.190 s' "$TMP/cmp" &&
-	expect_grep '^msm .* msm_bucket_accumulate 1\.200 s \(312\), ntt_twiddle 2\.00 ms \(1\)' "$TMP/show"; then ok; fi
+	expect_grep '^msm .* msm_bucket_accumulate 1\.200 s \(312\), ntt_twiddle 2\.00 ms \(1\)' "$TMP/show" &&
+	expect_grep '<th>GPU busy %</th>' "$TMP/r.html" &&
+	expect_grep '>1\.202 s</td><td>100 %</td><td class="l">msm_bucket_accumulate 1\.200 s \(312\)<' "$TMP/r.html"; then ok; fi
 
 done_testing
