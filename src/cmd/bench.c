@@ -27,6 +27,7 @@
 #include "record/command.h"
 #include "record/jsonio.h"
 #include "stats/bench_plan.h"
+#include "stats/bisectpair.h"
 #include "stats/bench_record.h"
 #include "store/store.h"
 #include "util/clock.h"
@@ -76,6 +77,7 @@ struct bench_cli {
 	const char *attach_name, *attach_pidfile;
 	size_t timed_out;             /* runs killed at --timeout */
 	struct bench_params params;
+	bool until_decided;           /* add runs until each command is decided against the first */
 };
 
 /* -L NAME V1,V2,... (two words) or -L NAME=V1,V2,... */
@@ -213,6 +215,12 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		PARSEOPT_CALLBACK('n', "command-name", b, "NAME",
 				  "the next command's name (repeatable; {NAME}s are\nreplaced); -n N with a whole number is -r N",
 				  command_name_opt),
+		PARSEOPT_FLAG(0, "until-decided", &b->until_decided,
+			      "start with --min-runs (default 5), then add\n"
+			      "interleaved runs until each command is different\n"
+			      "from the first or the same (the rule of 'perfhunt\n"
+			      "bisect': wall time and phases, 10 %), at most\n"
+			      "--max-runs (default 30)"),
 		PARSEOPT_I64('w', "warmup", &b->warmup, "N", "untimed runs per command first (default 0)", 0, 1000000),
 		PARSEOPT_CALLBACK('L', "parameter-list", &b->params, "NAME V1,V2,...",
 				  "run once per value with {NAME} replaced in every\n"
@@ -263,6 +271,17 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		return -1;
 	}
 	b->ro.discard_output = !b->show_output;
+	if (b->until_decided) {
+		if (b->runs_given) {
+			*status = cmd_usage_error("bench", "--until-decided takes --min-runs and --max-runs, not --runs");
+			return -1;
+		}
+		b->runs = b->min_runs ? b->min_runs : 5;
+		if (!b->max_runs)
+			b->max_runs = 30;
+		if (b->runs > b->max_runs)
+			b->runs = b->max_runs;
+	}
 	if (seed >= 0)
 		b->seed = (uint64_t)seed;
 	b->ro.daemon_pid = (pid_t)attach;
@@ -569,7 +588,8 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 	bench_plan_schedule(ncmd, (size_t)b->runs, (size_t)b->warmup, b->interleave, b->seed, slots);
 	struct progress pr = { .on = !b->ro.quiet && isatty(STDERR_FILENO), .total = nslots,
 			       .start_ns = clock_mono_ns() };
-	json_t *order = json_array();
+	json_t *order = json_object_get(rec, "order"); /* --until-decided: a later batch adds to it */
+	order = order ? json_incref(order) : json_array();
 	int status = PH_EXIT_OK;
 	monitor_keep_sockets(true); /* one family lookup and registration for all runs */
 	for (size_t s = 0; s < nslots && status == PH_EXIT_OK; s++) {
@@ -654,6 +674,103 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 	return status;
 }
 
+/* The run records of command i in rec (borrowed); *n of them. */
+static json_t **command_runs(const json_t *rec, size_t i, size_t *n)
+{
+	const json_t *runs = json_object_get(json_array_get(json_object_get(rec, "commands"), i), "runs");
+	*n = json_array_size(runs);
+	json_t **out = xcalloc(*n + 1, sizeof(*out));
+	for (size_t k = 0; k < *n; k++)
+		out[k] = json_array_get(runs, k);
+	return out;
+}
+
+/* Each command after the first judged against it (stats/bisectpair.c):
+ * the least decided verdict, and its line in why. */
+static enum bisectrule_verdict judge_commands(const json_t *rec, size_t ncmd, size_t *fewest, json_t *verdicts,
+					      char *why, size_t why_n)
+{
+	enum bisectrule_verdict worst = BISECTRULE_SAME;
+	struct bisectrule r;
+	bisectrule_init(&r);
+	size_t n0;
+	json_t **r0 = command_runs(rec, 0, &n0);
+	*fewest = n0;
+	*why = 0;
+	for (size_t i = 1; i < ncmd; i++) {
+		size_t ni;
+		json_t **ri = command_runs(rec, i, &ni);
+		struct metrics_set a, b;
+		struct err e;
+		struct bisectpair p = { .verdict = BISECTRULE_NOT_YET };
+		if (metrics_from_records(r0, n0, &a, &e) == 0) {
+			if (metrics_from_records(ri, ni, &b, &e) == 0) {
+				bisectpair_judge(&r, &a, &b, NULL, 0, &p);
+				metrics_set_release(&b);
+			}
+			metrics_set_release(&a);
+		}
+		char line[256];
+		bisectpair_why(&p, line, sizeof(line));
+		const char *name = json_string_value(json_object_get(json_array_get(json_object_get(rec, "commands"), i), "name"));
+		json_array_append_new(verdicts, json_pack("{s:I, s:I, s:s, s:I}", "command", (json_int_t)i, "against",
+							  (json_int_t)0, "verdict", bisectrule_name(p.verdict), "runs",
+							  (json_int_t)(ni < n0 ? ni : n0)));
+		if (p.verdict == BISECTRULE_NOT_YET || (worst == BISECTRULE_SAME && p.verdict == BISECTRULE_DIFFERENT) ||
+		    !*why) {
+			snprintf(why, why_n, "'%s' %s the first%s", name ? name : "?",
+				 p.verdict == BISECTRULE_DIFFERENT ? "differs from"
+				 : p.verdict == BISECTRULE_SAME	  ? "is the same as"
+								  : "is not yet decided against",
+				 line);
+			if (p.verdict == BISECTRULE_NOT_YET)
+				worst = BISECTRULE_NOT_YET;
+			else if (worst == BISECTRULE_SAME)
+				worst = p.verdict;
+		}
+		if (ni < *fewest)
+			*fewest = ni;
+		bisectpair_release(&p);
+		free(ri);
+	}
+	free(r0);
+	return worst;
+}
+
+/* --until-decided: batches of interleaved runs of every command until each
+ * is decided against the first, or --max-runs; says why it stopped (stderr)
+ * and keeps it in the record ("until_decided"). Returns the exit status. */
+static int until_decided(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd, json_t *rec)
+{
+	for (;;) {
+		size_t fewest;
+		char why[512];
+		json_t *verdicts = json_array();
+		enum bisectrule_verdict v = judge_commands(rec, ncmd, &fewest, verdicts, why, sizeof(why));
+		bool done = v != BISECTRULE_NOT_YET, full = fewest >= (size_t)b->max_runs;
+		if (done || full) {
+			json_object_set_new(rec, "until_decided",
+					    json_pack("{s:s, s:I, s:I, s:o}", "stopped", done ? "decided" : "max_runs",
+						      "max_runs", (json_int_t)b->max_runs, "runs", (json_int_t)fewest,
+						      "verdicts", verdicts));
+			fprintf(stderr, "bench: %s after %zu runs a command: %s\n",
+				done ? "decided" : "stopped at --max-runs, undecided", fewest, why);
+			return PH_EXIT_OK;
+		}
+		json_decref(verdicts);
+		size_t step = fewest / 2 > 3 ? fewest / 2 : 3;
+		if (step > (size_t)b->max_runs - fewest)
+			step = (size_t)b->max_runs - fewest;
+		if (!b->ro.quiet)
+			fprintf(stderr, "bench: %s: %zu more runs a command\n", why, step);
+		b->runs = (int64_t)step;
+		b->warmup = 0;
+		int status = execute(b, cmds, ncmd, rec);
+		if (status != PH_EXIT_OK)
+			return status;
+	}
+}
+
 static int save(const struct bench_cli *b, json_t *rec)
 {
 	struct err e;
@@ -725,6 +842,8 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	status = execute(&b, cmds, ncmd, rec);
+	if (status == PH_EXIT_OK && b.until_decided && ncmd > 1)
+		status = until_decided(&b, cmds, ncmd, rec);
 	if (b.cleanup && run_hook("--cleanup", b.cleanup) < 0 && status == PH_EXIT_OK)
 		status = PH_EXIT_FAIL;
 	if (status != PH_EXIT_OK)

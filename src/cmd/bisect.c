@@ -31,6 +31,7 @@
 #include "record/command.h"
 #include "record/git.h"
 #include "record/jsonio.h"
+#include "stats/bisectpair.h"
 #include "stats/bisectrule.h"
 #include "stats/comparison.h"
 #include "stats/metrics.h"
@@ -401,51 +402,6 @@ static int run_rounds(struct hunt *h, struct err *e)
 	}
 }
 
-/* The metrics a pair is judged on: --metric, else wall_s and every phase's
- * duration either side has. */
-static bool chosen(const struct bisect_cli *cli, const struct metrics_series *s)
-{
-	if (cli->metrics.n) {
-		for (size_t i = 0; i < cli->metrics.n; i++)
-			if (!strcmp(cli->metrics.items[i], s->name))
-				return true;
-		return false;
-	}
-	return !strcmp(s->name, "wall_s") || (s->is_phase && !metrics_phase_resource(s->name));
-}
-
-/* The smallest change worth a culprit, in a metric's own unit: 1 ms of time. */
-static double floor_of(const char *name)
-{
-	switch (metrics_unit(name)) {
-	case METRICS_MS:
-		return 1;
-	case METRICS_S:
-		return 0.001;
-	case METRICS_NS:
-		return 1e6;
-	default:
-		return 0;
-	}
-}
-
-/* A pair's decision: its verdict and each chosen metric's. */
-struct pair {
-	enum bisectrule_verdict verdict;
-	size_t n;
-	char **names;
-	struct bisectrule_result *res;
-};
-
-static void pair_release(struct pair *p)
-{
-	for (size_t i = 0; i < p->n; i++)
-		free(p->names[i]);
-	free(p->names);
-	free(p->res);
-	memset(p, 0, sizeof(*p));
-}
-
 /* The batch a run was taken in (its "bisect_batch"); 0 for a run taken
  * outside a bisect. */
 static int64_t batch_of(const json_t *rec)
@@ -489,46 +445,21 @@ static int pair_sets(const struct commit *a, const struct commit *b, struct metr
 	return rc;
 }
 
-static int decide(const struct hunt *h, const struct commit *a, const struct commit *b, struct pair *p,
+static int decide(const struct hunt *h, const struct commit *a, const struct commit *b, struct bisectpair *p,
 		  struct err *e)
 {
 	struct metrics_set sa, sb;
 	memset(p, 0, sizeof(*p));
 	if (pair_sets(a, b, &sa, &sb, e) < 0)
 		return -1;
-	metrics_align_phases(&sa, &sb);
-	enum bisectrule_verdict *v = xcalloc(sa.n + 1, sizeof(*v));
-	p->names = xcalloc(sa.n + 1, sizeof(*p->names));
-	p->res = xcalloc(sa.n + 1, sizeof(*p->res));
 	struct bisectrule r;
 	bisectrule_init(&r);
 	r.threshold = h->cli->threshold;
 	r.min_runs = (size_t)h->cli->min_runs;
-	for (size_t i = 0; i < sa.n; i++) {
-		const struct metrics_series *x = &sa.items[i], *y = metrics_find(&sb, x->name);
-		if (!y || !chosen(h->cli, x))
-			continue;
-		r.floor = floor_of(x->name);
-		v[p->n] = bisectrule_decide(&r, x->values, x->n, y->values, y->n, &p->res[p->n]);
-		p->names[p->n++] = xstrdup(x->name);
-	}
-	p->verdict = bisectrule_combine(v, p->n);
-	free(v);
+	bisectpair_judge(&r, &sa, &sb, h->cli->metrics.items, h->cli->metrics.n, p);
 	metrics_set_release(&sa);
 	metrics_set_release(&sb);
 	return 0;
-}
-
-/* "wall_s p 0.003" of the metric that decided the pair, for the progress line. */
-static void pair_why(const struct pair *p, char *buf, size_t n)
-{
-	*buf = 0;
-	for (size_t i = 0; i < p->n; i++)
-		if (p->res[i].verdict == p->verdict || (p->verdict == BISECTRULE_NOT_YET && !*buf)) {
-			snprintf(buf, n, " (%s: p %.3g, %zu runs a side)", p->names[i], p->res[i].p, p->res[i].n);
-			if (p->verdict != BISECTRULE_SAME)
-				return;
-		}
 }
 
 /* The next tested, buildable commit after i, or n. */
@@ -599,17 +530,17 @@ static int step(struct hunt *h, struct err *e)
 		size_t b = next_tested(h, a);
 		if (b >= h->n)
 			break;
-		struct pair p;
+		struct bisectpair p;
 		if (decide(h, &h->c[a], &h->c[b], &p, e) < 0)
 			return -1;
 		char why[160];
-		pair_why(&p, why, sizeof(why));
+		bisectpair_why(&p, why, sizeof(why));
 		if (p.verdict == BISECTRULE_DIFFERENT) {
 			size_t m = pick_middle(h, a, b);
 			if (m < h->n) {
 				fprintf(stderr, "bisect: %.*s..%.*s different%s: splitting\n", ID_SHORT, h->c[a].id, ID_SHORT,
 					h->c[b].id, why);
-				pair_release(&p);
+				bisectpair_release(&p);
 				if (start_testing(h, &h->c[m], e) < 0)
 					return -1;
 				/* both ends run again beside it: its comparisons are contemporaneous */
@@ -623,7 +554,7 @@ static int step(struct hunt *h, struct err *e)
 		} else if (p.verdict == BISECTRULE_NOT_YET && more_runs(h, &h->c[a], &h->c[b])) {
 			work = true;
 		}
-		pair_release(&p);
+		bisectpair_release(&p);
 		a = b;
 	}
 	return work ? 1 : 0;
@@ -631,7 +562,7 @@ static int step(struct hunt *h, struct err *e)
 
 /* --- the perfhunt.bisect/1 record --- */
 
-static json_t *pair_json(const struct pair *p)
+static json_t *pair_json(const struct bisectpair *p)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < p->n; i++) {
@@ -672,26 +603,7 @@ static const struct comparison_phase *find_phase(const struct comparison *c, con
 	return NULL;
 }
 
-/* The metric whose change names a culprit: its largest moved phase, else
- * the first moved metric; -1 when none moved. */
-static ssize_t leading_metric(const struct pair *p)
-{
-	ssize_t best = -1;
-	for (size_t i = 0; i < p->n; i++) {
-		const struct bisectrule_result *r = &p->res[i];
-		if (r->verdict != BISECTRULE_DIFFERENT)
-			continue;
-		bool phase = !strncmp(p->names[i], "phase:", 6);
-		bool best_phase = best >= 0 && !strncmp(p->names[best], "phase:", 6);
-		if (best < 0 || (phase && !best_phase) ||
-		    (phase == best_phase && fabs(r->new_median - r->base_median) >
-						    fabs(p->res[best].new_median - p->res[best].base_median)))
-			best = (ssize_t)i;
-	}
-	return best;
-}
-
-static json_t *culprit_json(const struct hunt *h, size_t a, size_t b, const struct pair *p, const char *headline,
+static json_t *culprit_json(const struct hunt *h, size_t a, size_t b, const struct bisectpair *p, const char *headline,
 			    double total)
 {
 	const struct commit *ca = &h->c[a], *cb = &h->c[b];
@@ -747,7 +659,7 @@ static json_t *culprit_json(const struct hunt *h, size_t a, size_t b, const stru
 	json_object_set_new(cj, "phases", phases);
 	/* what it explains of the headline's change: its leading phase's time
 	 * (a phase runs within the wall time), else its own headline change */
-	ssize_t lead = leading_metric(p);
+	long lead = bisectpair_leading(p);
 	double d = median_of(cb, headline) - median_of(ca, headline);
 	if (lead >= 0 && strcmp(p->names[lead], headline) && metrics_unit(p->names[lead]) == METRICS_MS &&
 	    metrics_unit(headline) == METRICS_S)
@@ -801,8 +713,8 @@ static int build_record(const struct hunt *h, enum bisectrule_verdict ends, json
 			continue;
 		json_t *cj = commit_json(c);
 		size_t b = next_tested(h, i);
-		if (b < h->n && ends == BISECTRULE_DIFFERENT) {
-			struct pair p;
+		if (b < h->n) {
+			struct bisectpair p;
 			if (decide(h, c, &h->c[b], &p, e) < 0) {
 				json_decref(cj);
 				json_decref(rec);
@@ -815,11 +727,13 @@ static int build_record(const struct hunt *h, enum bisectrule_verdict ends, json
 			json_object_set_new(cj, "next", json_string(h->c[b].id));
 			json_object_set_new(cj, "verdict", json_string(bisectrule_name(p.verdict)));
 			json_object_set_new(cj, "metrics", pair_json(&p));
-			if (p.verdict == BISECTRULE_DIFFERENT && pick_middle(h, i, b) == h->n)
+			if (ends != BISECTRULE_DIFFERENT) /* nothing hunted: the ends' verdict only */
+				;
+			else if (p.verdict == BISECTRULE_DIFFERENT && pick_middle(h, i, b) == h->n)
 				json_array_append_new(culprits, culprit_json(h, i, b, &p, headline, total));
 			else if (p.verdict == BISECTRULE_NOT_YET)
 				json_array_append_new(undecided, json_pack("{s:s, s:s}", "from", c->id, "to", h->c[b].id));
-			pair_release(&p);
+			bisectpair_release(&p);
 		}
 		json_array_append_new(tested, cj);
 	}
@@ -881,13 +795,13 @@ static int decide_ends(struct hunt *h, enum bisectrule_verdict *ends, struct err
 		if (g->build != BUILD_OK || b->build != BUILD_OK)
 			return err_set(e, "the %s commit %.*s cannot be used: %s", g->build != BUILD_OK ? "good" : "bad",
 				       ID_SHORT, (g->build != BUILD_OK ? g : b)->id, (g->build != BUILD_OK ? g : b)->why);
-		struct pair p;
+		struct bisectpair p;
 		if (decide(h, g, b, &p, e) < 0)
 			return -1;
 		char why[160];
-		pair_why(&p, why, sizeof(why));
+		bisectpair_why(&p, why, sizeof(why));
 		*ends = p.verdict;
-		pair_release(&p);
+		bisectpair_release(&p);
 		fprintf(stderr, "bisect: good..bad %s%s\n", bisectrule_name(*ends), why);
 		if (*ends != BISECTRULE_NOT_YET || !more_runs(h, g, b))
 			return 0;

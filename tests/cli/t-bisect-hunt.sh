@@ -150,19 +150,36 @@ wait $B
 st=$?
 stored=$(sql "$PERFHUNT_DB" "select count(*) from runs where command = './prog again'")
 if expect_status 130 $st && expect_grep 'stopped by SIGINT: [0-9]+ runs added and stored' "$TMP/out3"; then
-	# good and bad differ by a comment only: the ends are same (or undecided), exit 1
+	# good and bad differ by a comment only: the ends are same or undecided (exit 1);
+	# a load burst on a shared machine may still set them apart (exit 0): what
+	# this case checks is the resume
 	"$P" bisect --good "$C0" --bad "$C1" --threshold 30 --max-runs 8 $PHASES --export-json "$TMP/b3.json" \
 		-- ./prog again >"$TMP/out4" 2>"$TMP/err4"
 	st=$?
 	reused=$(/usr/bin/python3 -c 'import json,sys; print(sum(c["reused"] for c in json.load(open(sys.argv[1]))["tested"]))' "$TMP/b3.json")
-	expect_status 1 $st && check "reused $reused of $stored stored runs" [ "$reused" = "$stored" ] &&
-		check "stored: $stored" [ "$stored" -ge 3 ] &&
-		expect_grep '^no culprit: good and bad are (same|not yet)' "$TMP/out4" && ok
+	check "exit status $st: $(cat "$TMP/err4")" [ "$st" -le 1 ] &&
+		check "reused $reused of $stored stored runs" [ "$reused" = "$stored" ] &&
+		check "stored: $stored" [ "$stored" -ge 3 ] && ok
 fi
 
 t "usage errors exit 2"
 "$P" bisect --bad HEAD -- ./prog >/dev/null 2>"$TMP/err5"
 expect_status 2 $? && expect_grep 'required' "$TMP/err5" && ok
+
+t "bench --until-decided: a command four times slower is decided different after the first 5 runs, and says so"
+W="$WORKLOADS/phwork"
+"$P" bench --until-decided --max-runs 12 --no-save --export-json "$TMP/ud.json" -- "$W" spin:20 ::: "$W" spin:80 \
+	>"$TMP/ud.out" 2>"$TMP/ud.err"
+st=$?
+got=$(/usr/bin/python3 -c 'import json,sys
+r=json.load(open(sys.argv[1])); u=r["until_decided"]
+print(u["stopped"], u["verdicts"][0]["verdict"], u["runs"], *[len(c["runs"]) for c in r["commands"]], len(r["order"]))' "$TMP/ud.json")
+expect_status 0 $st && check "until_decided: $got" [ "$got" = "decided different 5 5 5 10" ] &&
+	expect_grep "^bench: decided after 5 runs a command: '.*spin:80' differs from the first \(" "$TMP/ud.err" && ok
+
+t "bench --until-decided: --runs is a usage error (the first batch is --min-runs)"
+"$P" bench --until-decided --runs 20 -- "$W" spin:1 ::: "$W" spin:2 >/dev/null 2>"$TMP/ud.err"
+expect_status 2 $? && expect_grep 'not --runs' "$TMP/ud.err" && ok
 
 t "--clean removes the worktrees"
 "$P" bisect --clean >"$TMP/out5" 2>&1
