@@ -4,8 +4,9 @@
  * they all parse with: parseopt_parse over a table holding the shared
  * recording options of run (record_opts_rows, every callback) and one row of
  * each other type, and the strict number and duration parsers behind the
- * values. The input is a command line, one word a line; it is parsed twice
- * (options anywhere, and stopping at the first operand). No process is
+ * values. The input is a command line, one word a line; it is parsed three
+ * times (options anywhere, stopping at the first operand, keeping "--"); each
+ * word is also written as a GNU time format (run -f) of a fixed record. No process is
  * spawned and no file is opened. Checked: an error is one non-empty line;
  * the operands are input words, in order; accepted values are in range.
  */
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "cmd/record_opts.h"
+#include "export/time_format.h"
 #include "util/parse.h"
 #include "util/parseopt.h"
 #include "util/xalloc.h"
@@ -53,6 +55,15 @@ static void parse_numbers(const char *arg)
 		check(p == arg);
 }
 
+/* A callback with an optional value, as bench --shell[=SHELL] */
+static int optional_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	(void)st;
+	(void)e;
+	*(const char **)row->value = arg ? arg : "";
+	return 0;
+}
+
 /* A callback that takes a second word, as bench -L does. */
 static int pair_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
 {
@@ -72,8 +83,12 @@ static void parse_once(char **words, int nwords, unsigned flags)
 	int64_t runs = 10;
 	int pairs = 0;
 	bool shell = false;
-	const char *name = NULL;
+	const char *name = NULL, *sh = NULL;
+	double idle_ms = 500;
 	const struct parseopt table[] = {
+		PARSEOPT_DURATION(0, "idle-ms", &idle_ms, "TIME", "a duration", 1, 0, 3600000),
+		{ .type = PARSEOPT_TYPE_CALLBACK, .short_name = 'S', .long_name = "sh", .value = &sh, .argh = "SHELL",
+		  .help = "a shell", .flags = PARSEOPT_OPTIONAL, .cb = optional_opt },
 		PARSEOPT_INCLUDE(shared),
 		PARSEOPT_I64('n', "runs", &runs, "N", "runs", 1, 1000000),
 		PARSEOPT_LIST(0, "metric", &metrics, "NAME", "a metric"),
@@ -113,6 +128,7 @@ static void parse_once(char **words, int nwords, unsigned flags)
 	check(o.push_labels[o.npush_labels] == NULL && o.npush_labels % 2 == 0);
 	check(!metrics.items || metrics.items[metrics.n] == NULL);
 	check(!name || *name);
+	check(idle_ms >= 0 && idle_ms <= 3600000);
 	parseopt_list_release(&metrics);
 	record_opts_release(&o);
 }
@@ -133,6 +149,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	parse_once(words, nwords, 0);
 	parse_once(words, nwords, PARSEOPT_STOP_AT_OPERAND);
+	parse_once(words, nwords, PARSEOPT_STOP_AT_OPERAND | PARSEOPT_KEEP_DASHDASH);
+	json_t *rec = json_pack("{s:[s,s], s:{s:i, s:i}, s:{s:f, s:f, s:f, s:i}}", "command", "sh", "-c", "exit", "code",
+				3, "signal", 0, "summary", "wall_s", 12.5, "user_s", 3600.0, "sys_s", 0.01, "peak_rss_kb", 1000);
+	FILE *null = fopen("/dev/null", "w");
+	for (int i = 0; i < nwords && null; i++)
+		check(time_format_write(rec, words[i], null) == 0);
+	if (null)
+		fclose(null);
+	json_decref(rec);
 	for (int i = 0; i < nwords; i++)
 		free(words[i]);
 	return 0;

@@ -16,7 +16,9 @@
 #include "export/profile_folded.h"
 #include "export/speedscope.h"
 #include "export/summary.h"
+#include "export/time_format.h"
 #include "export/trace.h"
+#include "util/fsafe.h"
 #include "util/xalloc.h"
 
 void record_opts_init(struct record_opts *o)
@@ -411,9 +413,34 @@ static int write_exports(void *arg, const json_t *rec, int status)
 	return sh->exports ? record_opts_write_exports(sh->exports, rec, status) : status;
 }
 
+/* run -f FORMAT: GNU time's lines, to -o FILE (-a: appended) or stderr;
+ * returns status, or PH_EXIT_FAIL where it was 0 when they cannot be written. */
+static int show_time_format(const struct record_opts *o, const json_t *rec, int status)
+{
+	struct err e;
+	const char *path = o->time_path;
+	bool std = !path || !strcmp(path, "-");
+	FILE *f = std ? (path ? stdout : stderr) : NULL;
+	if (!f && fsafe_check_output(path, &e) < 0)
+		return cmd_fail(status ? status : PH_EXIT_FAIL, &e);
+	if (!f && !(f = fopen(path, o->time_append ? "a" : "w"))) {
+		err_sys(&e, "cannot write '%s'", path);
+		return cmd_fail(status ? status : PH_EXIT_FAIL, &e);
+	}
+	fflush(stdout);
+	int rc = time_format_write(rec, o->time_format, f);
+	if ((std ? fflush(f) : fclose(f)) != 0)
+		rc = -1;
+	if (rc < 0 && !std) {
+		err_set(&e, "cannot write '%s'", path);
+		return cmd_fail(status ? status : PH_EXIT_FAIL, &e);
+	}
+	return rc < 0 && !status ? PH_EXIT_FAIL : status;
+}
+
 static void show_summary(const struct shown *sh, const json_t *rec)
 {
-	if (!rec || !sh->summary || sh->o->quiet)
+	if (!rec || !sh->summary || sh->o->quiet || sh->o->time_format)
 		return;
 	fflush(stdout);
 	summary_print(rec, stderr);
@@ -464,6 +491,8 @@ int record_opts_execute(const struct record_opts *o, const struct launch_opts *l
 	json_t *rec;
 	int status = record(&c, &sh, &rec, NULL);
 	show_summary(&sh, rec);
+	if (rec && o->time_format)
+		status = show_time_format(o, rec, status);
 	json_decref(rec);
 	return status;
 }

@@ -72,6 +72,9 @@ struct record_opts {
 	struct record_opts_exports exports; /* --export-folded/-speedscope/-trace */
 	int rows_for;            /* the enum record_opts_for the rows were made for */
 	struct record_opts_target target;
+	const char *time_format; /* run -f, -v, -p: GNU time's lines instead of the summary */
+	const char *time_path;   /* ... into this file (-o with a format), else stderr */
+	bool time_append;        /* -a: appended to time_path */
 	size_t default_prefixes, default_lane_keys; /* probe_cfg's own, before --probe/--lane-key */
 };
 

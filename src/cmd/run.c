@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/record_opts.h"
+#include "export/time_format.h"
 #include "proc/cgroup.h"
 #include "util/xalloc.h"
 
@@ -26,7 +27,8 @@ int cmd_run(int argc, char **argv)
 {
 	struct record_opts ro;
 	record_opts_init(&ro);
-	bool shell = false;
+	bool shell = false, verbose = false, portable = false;
+	const char *repeat = NULL;
 	const char *attach_name = NULL, *attach_pidfile = NULL;
 	int64_t limit_mib = 0, attach = 0;
 	struct parseopt shared[RECORD_OPTS_NROWS];
@@ -34,6 +36,13 @@ int cmd_run(int argc, char **argv)
 	const struct parseopt table[] = {
 		PARSEOPT_INCLUDE(shared),
 		PARSEOPT_FLAG(0, "shell", &shell, "run CMD as a shell command: sh -c \"CMD ARG...\""),
+		PARSEOPT_STRING('f', "format", &ro.time_format, "FORMAT",
+				"print GNU time's FORMAT (%e %U %S %M %x %C ...)\ninstead of the summary; with -o, into FILE"),
+		PARSEOPT_FLAG('v', "verbose", &verbose, "print GNU time's -v listing instead of the summary"),
+		PARSEOPT_FLAG('p', "portability", &portable, "print real, user and sys as POSIX time -p does"),
+		PARSEOPT_FLAG('a', "append", &ro.time_append, "with -f, -v or -p: append to -o FILE"),
+		{ .type = PARSEOPT_TYPE_STRING, .short_name = 'r', .long_name = "repeat", .value = &repeat, .argh = "N",
+		  .flags = PARSEOPT_HIDDEN },
 		PARSEOPT_I64(0, "memory-limit", &limit_mib, "MIB", "with the cgroup: kill the tree past this size\n(refused where it cannot be enforced)",
 			     1, INT64_MAX >> 20),
 		PARSEOPT_I64(0, "attach", &attach, "PID", "also record this daemon's tree for exactly\nCMD's lifetime",
@@ -51,9 +60,30 @@ int cmd_run(int argc, char **argv)
 	if (n < 0)
 		goto out;
 	ro.daemon_pid = (pid_t)attach;
+	if (repeat) { /* perf stat -r N: the repeated runs and their statistics are bench's */
+		cmd_usage_error("run", "-r %s: runs are repeated by 'perfhunt bench -r %s -- CMD' (statistics over the runs)",
+				repeat, repeat);
+		goto out;
+	}
 	if (n == 0) {
 		cmd_usage_error("run", "no command given");
 		goto out;
+	}
+	if (verbose + portable + (ro.time_format != NULL) > 1) {
+		cmd_usage_error("run", "give one of -f, -v, -p");
+		goto out;
+	}
+	if (verbose)
+		ro.time_format = time_format_verbose;
+	if (portable)
+		ro.time_format = "real %e\nuser %U\nsys %S";
+	if (ro.time_append && !(ro.time_format && ro.json_path)) {
+		cmd_usage_error("run", "-a appends GNU time's lines (-f, -v, -p) to -o FILE");
+		goto out;
+	}
+	if (ro.time_format) { /* as GNU time's -o: the file takes the lines, not the record */
+		ro.time_path = ro.json_path;
+		ro.json_path = NULL;
 	}
 	if ((ro.daemon_pid > 0) + (attach_name != NULL) + (attach_pidfile != NULL) > 1) {
 		cmd_usage_error("run", "give one of --attach, --attach-name, --attach-pidfile");

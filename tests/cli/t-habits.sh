@@ -63,4 +63,51 @@ t "--csv - writes the timeline to stdout, as -o - does, and no file named -"
 "$P" run -q --no-save --csv - -- "$W" sleep:50 >out 2>err; st=$?
 expect_status 0 $st && expect_grep '^epoch_ms,rss_kb,' out && check "no file named -" [ ! -e ./- ] && ok
 
+# ---- run: GNU time's -f, -v, -o, -a ----
+
+GNU_TIME=/usr/bin/time
+gnu_time() { [ -x "$GNU_TIME" ] && "$GNU_TIME" --version 2>&1 | grep -q 'GNU'; }
+FMT='%x|%C|%e|%U|%S|%M'
+# fixed work (a shell loop), so its CPU time is the same under either tool even on a busy machine
+LOOP='i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done; exit 3'
+# field N of line $1 over field N of line $2
+ratio() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN{split(a, x, "|"); split(b, y, "|"); print (f == 4 ? x[4] + x[5] : x[f]) / (f == 4 ? y[4] + y[5] : y[f])}'; }
+
+t "run -f prints GNU time's lines for the same command: exit status and %C identical, times close"
+if gnu_time; then
+	"$GNU_TIME" -f "$FMT" sh -c "$LOOP" 2>gnu >/dev/null
+	"$P" run --no-save -f "$FMT" -- sh -c "$LOOP" 2>ph >/dev/null; st=$?
+	g=$(tail -n 1 gnu) && p=$(tail -n 1 ph)
+	expect_status 3 $st && check "the first line, as GNU time's" [ "$(sed -n 1p ph)" = "$(sed -n 1p gnu)" ] &&
+	check "two lines, as GNU time's" [ "$(wc -l <ph)" = 2 ] && [ "$(wc -l <gnu)" = 2 ] &&
+	check "%x|%C: '$p' against '$g'" [ "$(echo "$p" | cut -d'|' -f1-2)" = "$(echo "$g" | cut -d'|' -f1-2)" ] &&
+	check "%x is 3" [ "$(echo "$p" | cut -d'|' -f1)" = 3 ] &&
+	check "%U+%S within x3 of GNU time's ($p, $g)" between 0.33 "$(ratio "$p" "$g" 4)" 3 &&
+	check "%e within x5 ($p, $g)" between 0.2 "$(ratio "$p" "$g" 3)" 5 &&
+	check "%M within x1.5 ($p, $g)" between 0.67 "$(ratio "$p" "$g" 6)" 1.5 && ok
+else
+	skip "GNU time is not installed (apt-get install time)"
+fi
+
+t "run -v lists what GNU time -v lists, line for line"
+if gnu_time; then
+	"$GNU_TIME" -v "$W" sleep:10 2>gnu >/dev/null
+	"$P" run --no-save -v -- "$W" sleep:10 2>ph >/dev/null; st=$?
+	expect_status 0 $st && sed 's/: .*//' gnu >gnu.labels && sed 's/: .*//' ph >ph.labels &&
+	check "labels differ: $(diff gnu.labels ph.labels)" cmp -s gnu.labels ph.labels &&
+	expect_grep "^	Command being timed: \"$W sleep:10\"$" ph && expect_grep '^	Exit status: 0$' ph && ok
+else
+	skip "GNU time is not installed (apt-get install time)"
+fi
+
+t "run -f with -o writes the lines to the file (no JSON); -a appends"
+"$P" run --no-save -f '%x %C' -o t.txt -- true 2>err; st=$?
+"$P" run --no-save -f '%x %C' -a -o t.txt -- sh -c 'exit 2' 2>err2; st2=$?
+expect_status 0 $st && expect_status 2 $st2 &&
+	check "t.txt: $(cat t.txt)" [ "$(cat t.txt)" = "$(printf '0 true\nCommand exited with non-zero status 2\n2 sh -c exit 2')" ] && ok
+
+t "run -r N says that bench repeats runs"
+"$P" run -r 5 -- true 2>err; st=$?
+expect_status 2 $st && expect_grep "perfhunt bench -r 5" err && ok
+
 done_testing
