@@ -12,6 +12,7 @@
 
 #include "stats/metrics.h"
 #include "util/escape.h"
+#include "util/units.h"
 #include "util/xalloc.h"
 
 struct names {
@@ -95,8 +96,9 @@ int bench_csv_write(const json_t *rec, FILE *out, struct err *e)
 			fprintf(out, ",%lld", (long long)json_integer_value(json_object_get(json_object_get(run, "exit"), "status")));
 			for (size_t k = 0; k < metrics.n; k++) {
 				const struct metrics_series *m = metrics_find(&ms, metrics.v[k]);
+				char num[UNITS_SHORTEST_MAX];
 				if (m && m->n)
-					fprintf(out, ",%.10g", m->values[0]);
+					fprintf(out, ",%s", units_shortest(m->values[0], num, sizeof(num)));
 				else
 					fputs(strncmp(metrics.v[k], "phase:", 6) ? "," : ",0", out);
 			}

@@ -1,9 +1,11 @@
 /* bench_gobench: the Go benchmark text format, one result line per run.
  *
- * Units follow Go's conventions so benchstat classes them: "ns/op" for wall
- * time, "-ns/op" for other times, "-B" for sizes in bytes, "/op" for counts.
- * Every metric compare knows is written (phases as phase-NAME-ns/op), so a
- * benchstat table holds the same figures perfhunt compare would.
+ * Units follow benchstat's own: "sec/op" for wall time, "-sec/op" for other
+ * times (seconds, as benchstat turns "ns/op" into "sec/op" itself and then
+ * keeps a run whose time rounds to 0 ns apart from the others), "-B" for
+ * sizes in bytes, "/op" for counts. Values are the shortest decimals that read
+ * back exactly. Every metric compare knows is written (phases as
+ * phase-NAME-sec/op), so a benchstat table holds the figures compare would.
  */
 #include "export/bench_gobench.h"
 
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "stats/metrics.h"
+#include "util/units.h"
 #include "util/xalloc.h"
 
 static bool name_char(char c)
@@ -67,14 +70,12 @@ static void unit_of(const char *metric, char *unit, size_t n, double *factor)
 	size_t len = strlen(metric);
 	*factor = 1;
 	if (!strcmp(metric, "wall_s")) {
-		snprintf(unit, n, "ns/op");
-		*factor = 1e9;
+		snprintf(unit, n, "sec/op");
 	} else if (!strncmp(metric, "phase:", 6) && !metrics_phase_resource(metric)) {
-		snprintf(unit, n, "phase-%s-ns/op", metric + 6);
-		*factor = 1e6;
+		snprintf(unit, n, "phase-%s-sec/op", metric + 6);
+		*factor = 1e-3;
 	} else if (len > 2 && !strcmp(metric + len - 2, "_s")) {
-		snprintf(unit, n, "%.*s-ns/op", (int)(len - 2), metric);
-		*factor = 1e9;
+		snprintf(unit, n, "%.*s-sec/op", (int)(len - 2), metric);
 	} else if (len > 3 && !strcmp(metric + len - 3, "_kb")) {
 		snprintf(unit, n, "%.*s-B", (int)(len - 3), metric);
 		*factor = 1024;
@@ -120,7 +121,8 @@ int bench_gobench_write(const json_t *rec, FILE *out, struct err *e)
 				char unit[200];
 				double factor;
 				unit_of(ms.items[k].name, unit, sizeof(unit), &factor);
-				fprintf(out, " %.0f %s", ms.items[k].values[0] * factor, unit);
+				char num[UNITS_SHORTEST_MAX];
+				fprintf(out, " %s %s", units_shortest(ms.items[k].values[0] * factor, num, sizeof(num)), unit);
 			}
 			fputc('\n', out);
 			metrics_set_release(&ms);

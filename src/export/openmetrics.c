@@ -17,6 +17,7 @@
 #include "record/jsonio.h"
 #include "stats/metrics.h"
 #include "stats/stats.h"
+#include "util/units.h"
 #include "util/xalloc.h"
 
 /* A run, or one command of a bench: the runs its samples summarise. */
@@ -52,28 +53,11 @@ void openmetrics_escape(FILE *f, const char *v)
 	}
 }
 
-/* The shortest decimal that reads back as v; integers without a fraction. */
+/* The shortest decimal that reads back as v. */
 static void om_number(FILE *f, double v)
 {
-	if (isnan(v)) {
-		fputs("NaN", f);
-		return;
-	}
-	if (isinf(v)) {
-		fputs(v > 0 ? "+Inf" : "-Inf", f);
-		return;
-	}
-	char buf[40];
-	if (v == floor(v) && fabs(v) < 1e15) {
-		fprintf(f, "%.0f", v);
-		return;
-	}
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	fputs(buf, f);
+	char buf[UNITS_SHORTEST_MAX];
+	fputs(units_shortest(v, buf, sizeof(buf)), f);
 }
 
 /* name{extra,labels} value — extra and labels may be empty or NULL. */

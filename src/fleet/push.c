@@ -183,7 +183,7 @@ static int push_request(const char *method, const char *base, const char *job,
 		return -1;
 	}
 	char *shown = url_redact(url);
-	struct curl_slist *hdr = curl.slist_append(NULL, "Content-Type: text/plain; version=0.0.4; charset=utf-8");
+	struct curl_slist *hdr = curl.slist_append(NULL, "Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8");
 	int rc = -1, attempts = 0;
 	long backoff = o.backoff_ms;
 	for (;;) {

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* A figure that is not a number or infinite (a hand-edited history) prints
  * as "-", as a missing one does: never "-inf h" or "nan KiB". */
@@ -70,5 +71,20 @@ char *units_count(double v, char *buf, size_t n)
 		snprintf(buf, n, "%.2f G", v / 1e9);
 	else
 		snprintf(buf, n, "%.3g", v);
+	return buf;
+}
+
+char *units_shortest(double v, char *buf, size_t n)
+{
+	if (isnan(v))
+		snprintf(buf, n, "NaN");
+	else if (isinf(v))
+		snprintf(buf, n, "%s", v > 0 ? "+Inf" : "-Inf");
+	else
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(buf, n, "%.*g", prec, v);
+			if (strtod(buf, NULL) == v)
+				break;
+		}
 	return buf;
 }

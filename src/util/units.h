@@ -15,4 +15,13 @@ char *units_ms(double ms, char *buf, size_t n);
 /* "1.2 k", "3.4 M" for counts */
 char *units_count(double v, char *buf, size_t n);
 
+/* The shortest decimal that reads back as v, for the files other programs
+ * read (OpenMetrics, Go benchmark lines, CSV): "0.218883", not
+ * "0.21888300000000005"; "3" for an integer. %.15g, then %.16g and %.17g,
+ * the first that strtod reads back exactly. A NaN is "NaN", an infinity
+ * "+Inf" or "-Inf" (OpenMetrics' spelling, which strtod reads too). buf holds
+ * at least UNITS_SHORTEST_MAX bytes. */
+#define UNITS_SHORTEST_MAX 32
+char *units_shortest(double v, char *buf, size_t n);
+
 #endif

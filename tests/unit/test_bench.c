@@ -296,13 +296,13 @@ static void test_exports(void **state)
 	char *go = render(bench_gobench_write, rec);
 	assert_int_equal(count_lines(go), 13);
 	assert_true(!strncmp(go, "cpu: Test CPU\n", 14));
-	assert_non_null(strstr(go, "\nBenchmarkSleep_0.1 1 100000000 ns/op 50000000 user-ns/op 1000000 sys-ns/op "
+	assert_non_null(strstr(go, "\nBenchmarkSleep_0.1 1 0.1 sec/op 0.05 user-sec/op 0.001 sys-sec/op "
 				   "1048576 peak-rss-B 100 minflt/op\n"));
-	assert_non_null(strstr(go, "\nBenchmarkSleep_0.1 1 101000000 ns/op 50500000 user-ns/op 1000000 sys-ns/op "
-				   "1048576 peak-rss-B 100 minflt/op 10000000 phase-load-ns/op\n"));
-	assert_non_null(strstr(go, "\nBenchmarkSleep_0.2 1 200000000 ns/op"));
+	assert_non_null(strstr(go, "\nBenchmarkSleep_0.1 1 0.101 sec/op 0.0505 user-sec/op 0.001 sys-sec/op "
+				   "1048576 peak-rss-B 100 minflt/op 0.01 phase-load-sec/op\n"));
+	assert_non_null(strstr(go, "\nBenchmarkSleep_0.2 1 0.2 sec/op"));
 	regex_t re;
-	assert_int_equal(regcomp(&re, "^Benchmark[^a-z[:space:]][^[:space:]]* 1( [0-9]+ [^[:space:]]+)+$",
+	assert_int_equal(regcomp(&re, "^Benchmark[^a-z[:space:]][^[:space:]]* 1( [0-9][0-9.e+-]* [^[:space:]]+)+$",
 				 REG_EXTENDED | REG_NOSUB), 0);
 	size_t bench_lines = 0;
 	for (char *save = NULL, *line = strtok_r(go, "\n", &save); line; line = strtok_r(NULL, "\n", &save))

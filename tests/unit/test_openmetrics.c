@@ -276,6 +276,28 @@ static void test_live(void **state)
 	assert_non_null(strstr(e.msg, "positive interval"));
 }
 
+/* Values are the shortest decimals that read back exactly: a wall time read
+ * from the record as 0.218883 is written so, never as its 17-digit
+ * expansion; a value that is not that decimal keeps the digits it needs. */
+static void test_value_format(void **state)
+{
+	(void)state;
+	json_t *rec = load("data/openmetrics/run.json");
+	json_t *summary = json_object_get(rec, "summary");
+	char *text = NULL;
+	size_t len = 0;
+	struct err e = { 0 };
+	json_object_set_new(summary, "wall_s", json_real(0.218883));
+	json_object_set_new(summary, "user_s", json_real(0.1 + 0.2));
+	assert_int_equal(openmetrics_from_record(rec, &text, &len, &e), 0);
+	assert_non_null(strstr(text, "} 0.218883\n"));
+	assert_null(strstr(text, "0.21888300000000005"));
+	assert_non_null(strstr(text, "} 0.30000000000000004\n"));
+	check_valid(text);
+	free(text);
+	json_decref(rec);
+}
+
 static void test_write_atomic(void **state)
 {
 	(void)state;
@@ -308,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_bench_medians),
 		cmocka_unit_test(test_bad_records),
 		cmocka_unit_test(test_live),
+		cmocka_unit_test(test_value_format),
 		cmocka_unit_test(test_write_atomic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -103,6 +103,14 @@ static void test_units(void **state)
 	assert_string_equal(units_ms(94400, b, sizeof b), "1 min 34 s");
 	assert_string_equal(units_ms(3720000, b, sizeof b), "1 h 02 min");
 	assert_string_equal(units_ms(1e300, b, sizeof b), "2.78e+293 h"); /* no int overflow */
+	/* shortest round trip: 15 digits where they read back, 17 where needed */
+	assert_string_equal(units_shortest(0.218883, b, sizeof b), "0.218883");
+	assert_string_equal(units_shortest(0.1 + 0.2, b, sizeof b), "0.30000000000000004");
+	assert_string_equal(units_shortest(100000000, b, sizeof b), "100000000");
+	assert_string_equal(units_shortest(-0.001, b, sizeof b), "-0.001");
+	assert_string_equal(units_shortest(NAN, b, sizeof b), "NaN");
+	assert_string_equal(units_shortest(-INFINITY, b, sizeof b), "-Inf");
+	assert_true(strtod(units_shortest(1.0 / 3, b, sizeof b), NULL) == 1.0 / 3);
 }
 
 /* RFC 3339 from epoch ms, before 1970 too: the milliseconds are floored, never
