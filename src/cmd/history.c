@@ -391,6 +391,34 @@ static int history_trend(int argc, char **argv)
 	return cmd_finish_stdout(PH_EXIT_OK);
 }
 
+struct history_import {
+	struct store *s;
+	const char *const *tags;
+	const char *path;
+	int status;
+};
+
+/* Stores one record as it is read: a file of 10^5 runs is imported in the
+ * memory of one. A record the history refuses is reported and skipped. */
+static int history_import_one(json_t *rec, size_t index, void *arg)
+{
+	struct history_import *x = arg;
+	struct err e = { 0 };
+	int64_t id = 0;
+	const char *schema = json_string_value(json_object_get(rec, "schema"));
+	int bench = schema && !strcmp(schema, "perfhunt.bench/1");
+	if ((bench ? store_add_bench(x->s, rec, x->tags, &id, &e) : store_add_run(x->s, rec, x->tags, 0, &id, &e)) == 0) {
+		printf("%s: stored as %s %" PRId64 "\n", x->path, bench ? "bench" : "run", id);
+		return 0;
+	}
+	if (index)
+		err_wrap(&e, "%s: record %zu", x->path, index + 1);
+	else
+		err_wrap(&e, "%s", x->path);
+	x->status = cmd_fail(PH_EXIT_FAIL, &e);
+	return 0;
+}
+
 static int history_import(int argc, char **argv)
 {
 	struct parseopt_list tags = { 0 };
@@ -415,36 +443,13 @@ static int history_import(int argc, char **argv)
 		parseopt_list_release(&tags);
 		return cmd_fail(PH_EXIT_FAIL, &e);
 	}
-	status = PH_EXIT_OK;
+	struct history_import x = { .s = s, .tags = tags.items, .status = PH_EXIT_OK };
 	for (int i = 0; i < nfiles; i++) {
-		json_t **recs = NULL;
-		size_t nrecs = 0;
-		if (jsonio_read_many(argv[i], &recs, &nrecs, &e)) {
-			status = cmd_fail(PH_EXIT_FAIL, &e);
-			continue;
-		}
-		for (size_t k = 0; k < nrecs; k++) {
-			json_t *rec = recs[k];
-			int64_t id = 0;
-			const char *schema = json_string_value(json_object_get(rec, "schema"));
-			int rc;
-			if (schema && !strcmp(schema, "perfhunt.bench/1"))
-				rc = store_add_bench(s, rec, tags.items, &id, &e);
-			else
-				rc = store_add_run(s, rec, tags.items, 0, &id, &e);
-			if (rc && nrecs > 1) {
-				err_wrap(&e, "%s: record %zu", argv[i], k + 1);
-				status = cmd_fail(PH_EXIT_FAIL, &e);
-			} else if (rc) {
-				err_wrap(&e, "%s", argv[i]);
-				status = cmd_fail(PH_EXIT_FAIL, &e);
-			} else {
-				printf("%s: stored as %s %" PRId64 "\n", argv[i],
-				       schema && !strcmp(schema, "perfhunt.bench/1") ? "bench" : "run", id);
-			}
-		}
-		jsonio_values_free(recs, nrecs);
+		x.path = argv[i];
+		if (jsonio_read_each(argv[i], history_import_one, &x, &e) < 0)
+			x.status = cmd_fail(PH_EXIT_FAIL, &e);
 	}
+	status = x.status;
 	store_close(s);
 	parseopt_list_release(&tags);
 	return cmd_finish_stdout(status);

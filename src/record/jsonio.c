@@ -419,48 +419,56 @@ void jsonio_values_free(json_t **v, size_t n)
 	free(v);
 }
 
-/* Appends v (consumed) or, for an array, its elements; -1 for a non-object. */
-static int jsonio_take(json_t *v, json_t ***out, size_t *n, size_t *cap)
+int jsonio_read_each(const char *path, int (*fn)(json_t *rec, size_t index, void *arg), void *arg,
+		     struct err *e)
 {
-	size_t count = json_is_array(v) ? json_array_size(v) : 1;
-	for (size_t i = 0; i < count; i++) {
-		json_t *item = json_is_array(v) ? json_array_get(v, i) : v;
-		if (!json_is_object(item)) {
-			json_decref(v);
-			return -1;
+	struct jsonio_reader r;
+	if (reader_open(&r, path, e) < 0)
+		return -1;
+	json_t *v;
+	size_t count = 0;
+	int rc;
+	while (rc = reader_next(&r, &v, e), rc > 0) {
+		size_t items = json_is_array(v) ? json_array_size(v) : 1;
+		for (size_t i = 0; i < items && rc > 0; i++) {
+			json_t *item = json_is_array(v) ? json_array_get(v, i) : v;
+			if (!json_is_object(item))
+				rc = err_set(e, "cannot read '%s': value %zu is not a perfhunt record (not a JSON "
+					     "object)", path, r.index);
+			else if (fn(item, count++, arg))
+				rc = -2;
 		}
-		xgrow((void **)out, cap, *n + 1, sizeof(**out));
-		(*out)[(*n)++] = json_incref(item);
+		json_decref(v);
+		if (rc < 0)
+			break;
 	}
-	json_decref(v);
+	reader_close(&r);
+	if (rc == 0 && count == 0)
+		rc = err_set(e, "cannot read '%s': no record in it", path);
+	return rc == -2 ? 1 : rc < 0 ? -1 : 0;
+}
+
+struct jsonio_many {
+	json_t **out;
+	size_t n, cap;
+};
+
+static int jsonio_keep(json_t *rec, size_t index, void *arg)
+{
+	struct jsonio_many *m = arg;
+	(void)index;
+	xgrow((void **)&m->out, &m->cap, m->n + 1, sizeof(*m->out));
+	m->out[m->n++] = json_incref(rec);
 	return 0;
 }
 
 int jsonio_read_many(const char *path, json_t ***out, size_t *n, struct err *e)
 {
-	*out = NULL;
-	*n = 0;
-	struct jsonio_reader r;
-	if (reader_open(&r, path, e) < 0)
-		return -1;
-	size_t vcap = 0;
-	json_t *v;
-	int rc;
-	while ((rc = reader_next(&r, &v, e)) > 0) {
-		if (jsonio_take(v, out, n, &vcap)) {
-			rc = err_set(e, "cannot read '%s': value %zu is not a perfhunt record (not a JSON "
-				     "object)", path, r.index);
-			break;
-		}
-	}
-	reader_close(&r);
-	if (rc == 0 && *n == 0)
-		rc = err_set(e, "cannot read '%s': no record in it", path);
-	if (rc < 0) {
-		jsonio_values_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return -1;
-	}
-	return 0;
+	struct jsonio_many m = { 0 };
+	int rc = jsonio_read_each(path, jsonio_keep, &m, e);
+	*out = rc ? NULL : m.out;
+	*n = rc ? 0 : m.n;
+	if (rc)
+		jsonio_values_free(m.out, m.n);
+	return rc ? -1 : 0;
 }

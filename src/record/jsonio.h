@@ -32,6 +32,13 @@ int jsonio_read(const char *path, const char *schema_prefix, json_t **out, struc
  * Lines, as `history export` writes), or arrays of them (flattened). *out is a new array of new references (caller frees with
  * jsonio_values_free). Errors name the file and the value's position. */
 int jsonio_read_many(const char *path, json_t ***out, size_t *n, struct err *e);
+/* jsonio_read_many one record at a time: fn(rec, index, arg) for each, rec
+ * borrowed for the call, so a file of 10^5 records is read in the memory of
+ * one. 0 when every record was read, -1 on an error (e: the file and the
+ * value's position; the records before it were passed on), 1 when fn
+ * stopped it by returning non-zero. */
+int jsonio_read_each(const char *path, int (*fn)(json_t *rec, size_t index, void *arg), void *arg,
+		     struct err *e);
 void jsonio_values_free(json_t **v, size_t n);
 /* Writes bytes to path atomically (temp file + rename); "-" means stdout. */
 int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *e);

@@ -106,6 +106,52 @@ void store_res_free(struct store_res *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* Run IDs per window of store_each_window: ~20 metric rows per run keep a
+ * window's result near a few MB. */
+#define STORE_WINDOW_RUNS 4096
+
+int store_each_window(struct store *s, const char *sql, struct store_val *p, int np,
+		      int (*fn)(const struct store_res *r, void *arg), void *arg, const char *doing,
+		      struct err *e)
+{
+	struct store_res r = { 0 };
+	if (s->be->query(s, "SELECT coalesce(max(id), 0) FROM runs", NULL, 0, &r, doing, e))
+		return -1;
+	int64_t last = r.rows ? store_res_i64(&r, 0, 0) : 0;
+	store_res_free(&r);
+	int rc = 0;
+	for (int64_t from = 0; from < last && rc == 0; from += STORE_WINDOW_RUNS) {
+		p[0] = (struct store_val){ .type = STORE_INT, .i = from };
+		p[1] = (struct store_val){ .type = STORE_INT, .i = from + STORE_WINDOW_RUNS };
+		if (s->be->query(s, sql, p, np, &r, doing, e))
+			return -1;
+		if (r.rows)
+			rc = fn(&r, arg);
+		store_res_free(&r);
+	}
+	return rc;
+}
+
+uint32_t store_name(struct store_names *t, const char *key)
+{
+	size_t i = strindex_get(&t->index, key);
+	if (i != STRINDEX_NONE)
+		return (uint32_t)i;
+	xgrow((void **)&t->keys, &t->cap, t->n + 1, sizeof(*t->keys));
+	t->keys[t->n] = xstrdup(key);
+	strindex_put(&t->index, t->keys[t->n], t->n);
+	return (uint32_t)t->n++;
+}
+
+void store_names_free(struct store_names *t)
+{
+	strindex_release(&t->index);
+	for (size_t i = 0; i < t->n; i++)
+		free(t->keys[i]);
+	free(t->keys);
+	memset(t, 0, sizeof(*t));
+}
+
 static const struct store_cell *store_cell_at(const struct store_res *r, size_t row, size_t col)
 {
 	return &r->cells[row * r->cols + col];
@@ -925,37 +971,55 @@ static void store_metric_names(struct store *s, char *buf, size_t len)
 	store_res_free(&r);
 }
 
+struct store_trend_acc {
+	struct store_names keys; /* dirty flag and commit: one point each */
+	struct store_trend_point *points;
+	size_t n, cap;
+};
+
+static int store_trend_rows(const struct store_res *r, void *arg)
+{
+	struct store_trend_acc *a = arg;
+	for (size_t row = 0; row < r->rows; row++) {
+		const char *commit = store_res_text(r, row, 0);
+		int dirty = store_res_i64(r, row, 1) != 0;
+		char *key = xasprintf("%d%s", dirty, commit ? commit : "");
+		uint32_t i = store_name(&a->keys, key);
+		free(key);
+		if (i == a->n) {
+			xgrow((void **)&a->points, &a->cap, a->n + 1, sizeof(*a->points));
+			a->points[a->n++] = (struct store_trend_point){ .commit = xstrdup(commit ? commit : ""),
+									.dirty = dirty };
+		}
+		struct store_trend_point *pt = &a->points[i];
+		if ((pt->n & (pt->n - 1)) == 0) /* capacity doubles at powers of two */
+			pt->values = xrealloc(pt->values, (pt->n ? 2 * pt->n : 1) * sizeof(double));
+		pt->values[pt->n++] = store_res_double(r, row, 2);
+	}
+	return 0;
+}
+
 int store_trend(struct store *s, const char *metric, const char *command,
 		struct store_trend_point **points, size_t *n, struct err *e)
 {
 	*points = NULL;
 	*n = 0;
-	struct store_val p[] = { store_text(metric), store_text(command) };
-	struct store_res r = { 0 };
-	if (Q(s, "SELECT coalesce(r.git_commit, ''), coalesce(r.git_dirty, 0), m.value"
-	      " FROM metrics m JOIN runs r ON r.id = m.run_id"
-	      " WHERE m.name = $1 AND ($2 IS NULL OR strpos(r.command, $2) > 0)"
-	      " ORDER BY r.id", p, &r, "reading a trend", e))
+	struct store_val p[] = { store_int(0), store_int(0), store_text(metric), store_text(command) };
+	struct store_trend_acc a = { 0 };
+	int rc = store_each_window(s, "SELECT coalesce(r.git_commit, ''), coalesce(r.git_dirty, 0), m.value"
+				   " FROM metrics m JOIN runs r ON r.id = m.run_id"
+				   " WHERE r.id > $1 AND r.id <= $2 AND m.name = $3"
+				   " AND ($4 IS NULL OR strpos(r.command, $4) > 0) ORDER BY r.id",
+				   p, 4, store_trend_rows, &a, "reading a trend", e);
+	store_names_free(&a.keys);
+	*points = a.points;
+	*n = a.n;
+	if (rc) {
+		store_trend_free(*points, *n);
+		*points = NULL;
+		*n = 0;
 		return -1;
-	size_t cap = 0;
-	for (size_t row = 0; row < r.rows; row++) {
-		const char *commit = store_res_text(&r, row, 0);
-		int dirty = (int)store_res_i64(&r, row, 1);
-		size_t i = 0;
-		while (i < *n && ((*points)[i].dirty != dirty || strcmp((*points)[i].commit, commit)))
-			i++;
-		if (i == *n) {
-			xgrow((void **)points, &cap, *n + 1, sizeof(**points));
-			(*points)[i] = (struct store_trend_point){ .commit = xstrdup(commit),
-								   .dirty = dirty };
-			(*n)++;
-		}
-		struct store_trend_point *pt = &(*points)[i];
-		if ((pt->n & (pt->n - 1)) == 0) /* capacity doubles at powers of two */
-			pt->values = xrealloc(pt->values, (pt->n ? 2 * pt->n : 1) * sizeof(double));
-		pt->values[pt->n++] = store_res_double(&r, row, 2);
 	}
-	store_res_free(&r);
 	if (*n == 0) {
 		char names[320];
 		store_metric_names(s, names, sizeof(names));

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "store/store.h"
+#include "util/strindex.h"
 
 enum store_type { STORE_INT, STORE_REAL, STORE_TEXT };
 
@@ -96,5 +97,25 @@ const char *store_res_text(const struct store_res *r, size_t row, size_t col);
 void store_res_free(struct store_res *r);
 /* Adds a row of cols cells to r and returns it (backends fill it). */
 struct store_cell *store_res_add_row(struct store_res *r, size_t cols);
+
+/* Runs sql over the runs table a window of run IDs at a time, oldest first,
+ * calling fn with each window's rows: sql's $1 and $2 bound the window
+ * ("r.id > $1 AND r.id <= $2"); p[0] and p[1] are set here, the rest are
+ * the caller's. What a history read holds at once is one window's rows,
+ * however many runs the history has. A non-zero return of fn stops. */
+int store_each_window(struct store *s, const char *sql, struct store_val *p, int np,
+		      int (*fn)(const struct store_res *r, void *arg), void *arg, const char *doing,
+		      struct err *e);
+
+/* Distinct strings, each numbered in the order first seen: a commit or a
+ * command named by 10^5 rows is kept once (found through a strindex). */
+struct store_names {
+	struct strindex index;
+	char **keys; /* keys[i]: the i-th distinct string (owned) */
+	size_t n, cap;
+};
+/* The number of key, a copy of it added when new. */
+uint32_t store_name(struct store_names *t, const char *key);
+void store_names_free(struct store_names *t);
 
 #endif
