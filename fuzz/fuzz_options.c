@@ -7,7 +7,8 @@
  * values. The input is a command line, one word a line; it is parsed three
  * times (options anywhere, stopping at the first operand, keeping "--"); each
  * word is also written as a GNU time format (run -f) of a fixed record. No process is
- * spawned and no file is opened. Checked: an error is one non-empty line;
+ * spawned and no file is written (an -e list reads sysfs and tracefs, as
+ * perf does, through libpfm4 too). Checked: an error is one non-empty line;
  * the operands are input words, in order; accepted values are in range.
  */
 #include <math.h>

@@ -231,7 +231,8 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "counters", .value = &o->counters, .defval = 1,
 		  .help = "count perf events over the tree (software always,\nhardware where present)",
 		  .flags = launched },
-		ROW('e', "events", "LIST", "perf event names to count (implies --counters)", OPT_EVENTS, launched),
+		ROW('e', "events", "LIST", "perf events to count, as perf stat -e takes them:\n"
+		    "cycles:u, r003c, cpu/cycles/, sched:sched_switch,\n{a,b} (implies --counters)", OPT_EVENTS, launched),
 		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "gpu-trace", .value = &o->gpu_trace, .defval = 1,
 		  .help = "record the CUDA processes' kernels, copies, GPU memory\nand NVTX ranges (CUPTI), per phase",
 		  .flags = launched },

@@ -8,12 +8,17 @@
  * with their status, never dropped, so the record says what was not counted.
  * A running process (counters_attach) gets the same groups on each of its
  * threads, enabled at once, chained through ->next and summed when read.
+ * The list is perf stat -e's: names go to libpfm4 (perf's generic names,
+ * modifiers, raw rNNNN, the CPU's own events), PMU/terms/ to sysfs and
+ * SYS:NAME to tracefs, so no table here goes stale.
  */
 #include "counters/counters.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
+#include <perfmon/pfmlib_perf_event.h>
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,44 +27,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/fdio.h"
 #include "util/xalloc.h"
-
-struct event_def {
-	const char *name;
-	const char *alias;
-	uint32_t type;
-	uint64_t config;
-};
-
-/* perf's names (and its aliases) for the generic events. */
-static const struct event_def event_defs[] = {
-	{ "task-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "cpu-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "page-faults", "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "minor-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "context-switches", "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "alignment-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
-	{ "cycles", "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branches", "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
-	{ "stalled-cycles-frontend", "idle-cycles-frontend", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
-	{ "stalled-cycles-backend", "idle-cycles-backend", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
-	{ "ref-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
-};
 
 #define TIMES_FORMAT (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
 
+/* Longest event as written (a PMU event with its terms), and the most
+ * distinct names a process keeps (counter_value.name points at them). */
+#define EVENT_NAME_MAX 256
+#define EVENT_NAMES_MAX 512
+
 struct event {
-	const struct event_def *def;
+	const char *name;            /* as written, interned: lives as long as the process */
+	uint32_t type;
+	uint64_t config, config1, config2;
+	bool exclude_user, exclude_kernel, exclude_hv;
+	int group;                   /* index of its {...} group, -1 for none */
+	int resolve_errno;           /* known not countable before opening (an absent PMU) */
 	int fd;
 	enum counter_status status;
 	int open_errno;
@@ -78,57 +62,308 @@ struct counters {
 	struct counters *next;           /* attached: the same events on the process's next thread */
 };
 
-static const struct event_def *find_event(const char *name, size_t len)
+/* One copy of each event name for the process, so that counter values can
+ * be copied and kept (phase counters) without owning strings. */
+static const char *intern(const char *s, size_t len)
 {
-	for (size_t i = 0; i < sizeof(event_defs) / sizeof(event_defs[0]); i++) {
-		const struct event_def *d = &event_defs[i];
-		if ((strlen(d->name) == len && memcmp(d->name, name, len) == 0) ||
-		    (d->alias && strlen(d->alias) == len && memcmp(d->alias, name, len) == 0))
-			return d;
-	}
-	return NULL;
+	static char *names[EVENT_NAMES_MAX];
+	static size_t n;
+	for (size_t i = 0; i < n; i++)
+		if (strlen(names[i]) == len && !memcmp(names[i], s, len))
+			return names[i];
+	if (n == EVENT_NAMES_MAX)
+		return NULL;
+	return names[n++] = xstrndup(s, len);
 }
 
+/* Software events not in a {...} group share perfhunt's one software group. */
+static bool shared_software(const struct event *ev)
+{
+	return ev->type == PERF_TYPE_SOFTWARE && ev->group < 0;
+}
+
+/* perf's modifiers: u, k, h pick the privilege levels counted (any given
+ * excludes the others); G, H, p, P, S, D, I, W are accepted and change
+ * nothing a count depends on. */
+static int apply_modifiers(struct event *ev, const char *mods, size_t len, struct err *e)
+{
+	bool u = false, k = false, h = false;
+	for (size_t i = 0; i < len; i++) {
+		switch (mods[i]) {
+		case 'u': u = true; break;
+		case 'k': k = true; break;
+		case 'h': h = true; break;
+		case 'G': case 'H': case 'p': case 'P': case 'S': case 'D': case 'I': case 'W': break;
+		default:
+			return err_set(e, "event '%s': unknown modifier '%c' (u, k, h, G, H, p)", ev->name, mods[i]);
+		}
+	}
+	if (u || k || h) {
+		ev->exclude_user = !u;
+		ev->exclude_kernel = !k;
+		ev->exclude_hv = !h;
+	}
+	return 0;
+}
+
+/* A small sysfs/tracefs file, its first line. Returns 0, or -1 with errno. */
+static int read_small(const char *path, char *buf, size_t size)
+{
+	if (fdio_read_small(path, buf, size) < 0)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* perf's names, modifiers, raw rNNNN and the CPU's own events, through libpfm4. */
+static bool resolve_pfm(struct event *ev, const char *spec)
+{
+	static int init = 1;
+	if (init == 1)
+		init = pfm_initialize();
+	if (init != PFM_SUCCESS)
+		return false;
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	pfm_perf_encode_arg_t arg;
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &attr;
+	arg.size = sizeof(arg);
+	if (pfm_get_os_event_encoding(spec, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
+		return false;
+	ev->type = attr.type;
+	ev->config = attr.config;
+	ev->config1 = attr.config1;
+	ev->config2 = attr.config2;
+	ev->exclude_user = attr.exclude_user;
+	ev->exclude_kernel = attr.exclude_kernel;
+	ev->exclude_hv = attr.exclude_hv;
+	return true;
+}
+
+/* SYS:NAME[:mods], by its id under tracefs. 0, 1 (not a tracepoint) or -1. */
+static int resolve_tracepoint(struct event *ev, const char *spec, struct err *e)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events" };
+	const char *colon = strchr(spec, ':');
+	if (!colon || colon == spec)
+		return 1;
+	const char *name = colon + 1, *mods = strchr(name, ':');
+	size_t slen = (size_t)(colon - spec), nlen = mods ? (size_t)(mods - name) : strlen(name);
+	if (!nlen || memchr(spec, '/', strlen(spec)) || memchr(spec, '.', slen))
+		return 1;
+	int why = ENOENT;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(*roots); i++) {
+		char path[EVENT_NAME_MAX + 64], id[32];
+		snprintf(path, sizeof(path), "%s/%.*s/%.*s/id", roots[i], (int)slen, spec, (int)nlen, name);
+		if (read_small(path, id, sizeof(id)) == 0) {
+			char *end;
+			unsigned long long v = strtoull(id, &end, 10);
+			if (end == id || *end)
+				break;
+			ev->type = PERF_TYPE_TRACEPOINT;
+			ev->config = v;
+			return mods ? apply_modifiers(ev, mods + 1, strlen(mods + 1), e) : 0;
+		}
+		if (errno == EACCES || errno == EPERM)
+			why = errno;
+	}
+	if (why == ENOENT)
+		return 1;
+	ev->type = PERF_TYPE_TRACEPOINT;
+	ev->resolve_errno = why; /* tracefs readable by root only: not permitted */
+	return 0;
+}
+
+/* Puts value into the config bits a PMU's format file names ("config:0-7,21",
+ * "config1:0-15"). Returns 0 or -1. */
+static int put_format(struct event *ev, const char *format, uint64_t value)
+{
+	uint64_t *word = !strncmp(format, "config2:", 8) ? &ev->config2 :
+			 !strncmp(format, "config1:", 8) ? &ev->config1 :
+			 !strncmp(format, "config:", 7) ? &ev->config : NULL;
+	if (!word)
+		return -1;
+	const char *p = strchr(format, ':') + 1;
+	while (*p) {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi = lo;
+		if (end == p)
+			return -1;
+		if (*end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		if (hi < lo || hi > 63)
+			return -1;
+		for (unsigned long b = lo; b <= hi; b++, value >>= 1)
+			*word = (*word & ~(1ull << b)) | ((value & 1) << b);
+		if (*end != ',' && *end)
+			return -1;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* The terms between a PMU's slashes: an event the PMU names (its sysfs
+ * events/ file holds more terms) or format terms, comma-separated. */
+static int pmu_terms(struct event *ev, const char *dir, const char *terms, size_t len, int depth,
+		     struct err *e)
+{
+	char buf[EVENT_NAME_MAX];
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, terms);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char path[PATH_MAX], text[256];
+		char *eq = strchr(t, '=');
+		if (eq)
+			*eq = '\0';
+		if (!strcmp(t, "name") || !strcmp(t, "period") || !strcmp(t, "freq"))
+			continue; /* perf's own terms: nothing a count depends on */
+		snprintf(path, sizeof(path), "%s/format/%s", dir, t);
+		/* config, config1, config2: the words themselves, on any PMU */
+		bool word = !strcmp(t, "config") || !strcmp(t, "config1") || !strcmp(t, "config2");
+		if (word)
+			snprintf(text, sizeof(text), "%s:0-63", t);
+		if (word || read_small(path, text, sizeof(text)) == 0) {
+			char *end;
+			uint64_t v = eq ? strtoull(eq + 1, &end, 0) : 1;
+			if ((eq && (end == eq + 1 || *end)) || put_format(ev, text, v) < 0)
+				return err_set(e, "event '%s': bad term '%s%s%s'", ev->name, t, eq ? "=" : "",
+					       eq ? eq + 1 : "");
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/events/%s", dir, t);
+		if (!eq && depth == 0 && read_small(path, text, sizeof(text)) == 0) {
+			if (pmu_terms(ev, dir, text, strlen(text), 1, e) < 0)
+				return -1;
+			continue;
+		}
+		return err_set(e, "event '%s': the PMU has no term or event '%s'", ev->name, t);
+	}
+	return 0;
+}
+
+/* PMU/terms/[mods]: the PMU's type and format from sysfs. A PMU this
+ * machine lacks keeps the event, not supported (a list meant for another
+ * machine still runs here). 0, 1 (not this syntax) or -1. */
+static int resolve_pmu(struct event *ev, const char *spec, struct err *e)
+{
+	const char *s1 = strchr(spec, '/');
+	if (!s1)
+		return 1;
+	const char *s2 = strchr(s1 + 1, '/');
+	if (!s2 || s1 == spec)
+		return err_set(e, "event '%s': write a PMU event as PMU/terms/", ev->name);
+	char dir[PATH_MAX], path[PATH_MAX + 8], type[32];
+	snprintf(dir, sizeof(dir), "/sys/bus/event_source/devices/%.*s", (int)(s1 - spec), spec);
+	snprintf(path, sizeof(path), "%s/type", dir);
+	if (read_small(path, type, sizeof(type)) < 0) {
+		ev->resolve_errno = ENOENT;
+		return 0;
+	}
+	ev->type = (uint32_t)strtoul(type, NULL, 10);
+	if (pmu_terms(ev, dir, s1 + 1, (size_t)(s2 - s1 - 1), 0, e) < 0)
+		return -1;
+	const char *mods = s2 + 1 + (s2[1] == ':');
+	return apply_modifiers(ev, mods, strlen(mods), e);
+}
+
+/* One event of the list, as perf stat -e takes it. */
+static int add_event(struct counters *c, const char *s, size_t len, int group, struct err *e)
+{
+	if (len == 0)
+		return err_set(e, "empty event name");
+	if (len >= EVENT_NAME_MAX)
+		return err_set(e, "event '%.*s...': longer than %d bytes", 32, s, EVENT_NAME_MAX - 1);
+	if (c->n == COUNTERS_MAX)
+		return err_set(e, "too many events (at most %d)", COUNTERS_MAX);
+	char spec[EVENT_NAME_MAX];
+	snprintf(spec, sizeof(spec), "%.*s", (int)len, s);
+	struct event *ev = &c->ev[c->n];
+	*ev = (struct event){ .name = intern(s, len), .group = group, .fd = -1 };
+	if (!ev->name)
+		return err_set(e, "too many distinct event names (at most %d)", EVENT_NAMES_MAX);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->ev[i].name == ev->name)
+			return err_set(e, "event '%s' listed twice", ev->name);
+	int r = resolve_pmu(ev, spec, e);
+	if (r == 1 && !resolve_pfm(ev, spec))
+		r = resolve_tracepoint(ev, spec, e);
+	else if (r == 1)
+		r = 0;
+	if (r < 0)
+		return -1;
+	if (r == 1)
+		return err_set(e, "unknown event '%s' (perf's names such as task-clock, cycles:u; "
+			       "rNNNN; PMU/terms/; SYS:TRACEPOINT; {a,b} groups)", spec);
+	c->n++;
+	return 0;
+}
+
+/* perf stat -e's list: events separated by commas (not inside a PMU's
+ * slashes), {a,b} groups, a group's :mods applying to its members. */
 static int parse_events(struct counters *c, const char *list, struct err *e)
 {
 	const char *p = list;
+	int group = -1, ngroups = 0;
+	size_t first = 0;
 	for (;;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (len == 0)
-			return err_set(e, "event list '%s': empty event name", list);
-		const struct event_def *d = find_event(p, len);
-		if (!d)
-			return err_set(e, "unknown event '%.*s' (perf names: task-clock, page-faults, "
-				       "cycles, instructions, cache-misses, ...)", (int)len, p);
-		for (size_t i = 0; i < c->n; i++)
-			if (c->ev[i].def == d)
-				return err_set(e, "event '%s' listed twice", d->name);
-		if (c->n == COUNTERS_MAX)
-			return err_set(e, "too many events (at most %d)", COUNTERS_MAX);
-		c->ev[c->n++] = (struct event){ .def = d, .fd = -1 };
-		if (!end)
-			return 0;
-		p = end + 1;
+		if (*p == '{') {
+			if (group >= 0)
+				return err_set(e, "event list '%s': groups do not nest", list);
+			group = ngroups++;
+			first = c->n;
+			p++;
+		}
+		const char *s = p;
+		bool slash = false;
+		while (*p && (slash || (*p != ',' && *p != '}' && *p != '{'))) {
+			slash ^= *p == '/';
+			p++;
+		}
+		if (*p == '{')
+			return err_set(e, "event list '%s': '{' inside an event", list);
+		if (add_event(c, s, (size_t)(p - s), group, e) < 0)
+			return -1;
+		if (*p == '}') {
+			if (group < 0)
+				return err_set(e, "event list '%s': '}' without '{'", list);
+			p++;
+			if (*p == ':') {
+				const char *m = ++p;
+				while (*p && *p != ',')
+					p++;
+				for (size_t i = first; i < c->n; i++)
+					if (apply_modifiers(&c->ev[i], m, (size_t)(p - m), e) < 0)
+						return -1;
+			}
+			group = -1;
+		}
+		if (!*p)
+			return group >= 0 ? err_set(e, "event list '%s': '{' without '}'", list) : 0;
+		if (*p != ',')
+			return err_set(e, "event list '%s': ',' expected after '}'", list);
+		p++;
 	}
 }
 
-static int perf_open(const struct event_def *d, pid_t pid, int group_fd, uint64_t read_format,
+static int perf_open(const struct event *ev, pid_t pid, int group_fd, uint64_t read_format,
 		     bool exclude_kernel, bool running)
 {
 	struct perf_event_attr attr;
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
-	attr.type = d->type;
-	attr.config = d->config;
+	attr.type = ev->type;
+	attr.config = ev->config;
+	attr.config1 = ev->config1;
+	attr.config2 = ev->config2;
 	attr.read_format = read_format;
 	attr.inherit = 1;
 	/* Members follow their leader; only a leader waits for the exec (a
 	 * running task has had its exec: it counts from now). */
 	attr.disabled = group_fd < 0 && !running;
 	attr.enable_on_exec = group_fd < 0 && !running;
-	attr.exclude_kernel = exclude_kernel;
-	attr.exclude_hv = exclude_kernel;
+	attr.exclude_user = ev->exclude_user;
+	attr.exclude_kernel = ev->exclude_kernel || exclude_kernel;
+	attr.exclude_hv = ev->exclude_hv || exclude_kernel;
 	return (int)syscall(SYS_perf_event_open, &attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -137,18 +372,24 @@ static int perf_open(const struct event_def *d, pid_t pid, int group_fd, uint64_
 static int open_event(struct counters *c, struct event *ev, pid_t pid, int group_fd,
 		      uint64_t read_format, struct err *e)
 {
-	int fd = perf_open(ev->def, pid, group_fd, read_format, c->exclude_kernel, c->running);
-	if (fd < 0 && (errno == EACCES || errno == EPERM) && !c->exclude_kernel) {
+	if (ev->resolve_errno) {
+		ev->open_errno = ev->resolve_errno;
+		ev->status = ev->resolve_errno == ENOENT ? COUNTER_NOT_SUPPORTED : COUNTER_NOT_PERMITTED;
+		return 0;
+	}
+	int fd = perf_open(ev, pid, group_fd, read_format, c->exclude_kernel, c->running);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && !c->exclude_kernel &&
+	    !ev->exclude_kernel && !ev->exclude_user) {
 		/* perf_event_paranoid >= 2 forbids kernel-mode counting to the
 		 * unprivileged: count user space only, as perf stat does. */
-		fd = perf_open(ev->def, pid, group_fd, read_format, true, c->running);
+		fd = perf_open(ev, pid, group_fd, read_format, true, c->running);
 		if (fd >= 0)
 			c->exclude_kernel = true;
 	}
 	if (fd >= 0) {
 		ev->fd = fd;
 		ev->status = COUNTER_NOT_COUNTED;
-		ev->user_only = c->exclude_kernel;
+		ev->user_only = c->exclude_kernel || (ev->exclude_kernel && !ev->exclude_user);
 		return 0;
 	}
 	ev->open_errno = errno;
@@ -157,7 +398,7 @@ static int open_event(struct counters *c, struct event *ev, pid_t pid, int group
 		return err_sys(e, "cannot count events of process %d", (int)pid);
 	case EMFILE:
 	case ENFILE:
-		return err_sys(e, "cannot open event '%s'", ev->def->name);
+		return err_sys(e, "cannot open event '%s'", ev->name);
 	case EACCES:
 	case EPERM:
 		ev->status = COUNTER_NOT_PERMITTED;
@@ -175,7 +416,7 @@ static int open_software_group(struct counters *c, pid_t pid, struct err *e)
 	c->group_read = true;
 	for (size_t i = 0; i < c->n; i++) {
 		struct event *ev = &c->ev[i];
-		if (ev->def->type != PERF_TYPE_SOFTWARE)
+		if (!shared_software(ev))
 			continue;
 		uint64_t fmt = TIMES_FORMAT | (c->group_read ? PERF_FORMAT_GROUP : 0);
 		if (open_event(c, ev, pid, c->group_fd, fmt, e) < 0)
@@ -214,13 +455,23 @@ static int open_task(struct counters **out, pid_t pid, const char *event_list, b
 		goto fail;
 	if (open_software_group(c, pid, e) < 0)
 		goto fail;
-	/* Each hardware event leads its own group, so that the kernel can
+	/* Each other event leads its own group, so that the kernel can
 	 * multiplex them when there are more events than PMU counters (a
-	 * group that does not fit would never count at all). */
-	for (size_t i = 0; i < c->n; i++)
-		if (c->ev[i].def->type != PERF_TYPE_SOFTWARE &&
-		    open_event(c, &c->ev[i], pid, -1, TIMES_FORMAT, e) < 0)
+	 * group that does not fit would never count at all), unless the list
+	 * groups them with {...}: then the first opened leads its members. */
+	int leader[COUNTERS_MAX];
+	for (size_t i = 0; i < COUNTERS_MAX; i++)
+		leader[i] = -1;
+	for (size_t i = 0; i < c->n; i++) {
+		struct event *ev = &c->ev[i];
+		if (shared_software(ev))
+			continue;
+		int group_fd = ev->group >= 0 ? leader[ev->group] : -1;
+		if (open_event(c, ev, pid, group_fd, TIMES_FORMAT, e) < 0)
 			goto fail;
+		if (ev->group >= 0 && group_fd < 0 && ev->fd >= 0)
+			leader[ev->group] = ev->fd;
+	}
 	*out = c;
 	return 0;
 fail:
@@ -377,18 +628,17 @@ static int read_task(struct counters *c, struct counter_values *out, struct err 
 		const struct event *ev = &c->ev[i];
 		struct counter_value *v = &out->v[i];
 		*v = (struct counter_value){
-			.name = ev->def->name,
-			.unit = ev->def->type == PERF_TYPE_SOFTWARE &&
-					(ev->def->config == PERF_COUNT_SW_TASK_CLOCK ||
-					 ev->def->config == PERF_COUNT_SW_CPU_CLOCK) ? "ns" : "",
+			.name = ev->name,
+			.unit = ev->type == PERF_TYPE_SOFTWARE && (ev->config == PERF_COUNT_SW_TASK_CLOCK ||
+								   ev->config == PERF_COUNT_SW_CPU_CLOCK) ? "ns" : "",
 			.status = ev->status,
 			.open_errno = ev->open_errno,
-			.hardware = ev->def->type == PERF_TYPE_HARDWARE,
+			.hardware = ev->type != PERF_TYPE_SOFTWARE && ev->type != PERF_TYPE_TRACEPOINT,
 			.user_only = ev->user_only,
 		};
-		if (ev->fd < 0 || (c->group_read && ev->def->type == PERF_TYPE_SOFTWARE))
+		if (ev->fd < 0 || (c->group_read && shared_software(ev)))
 			continue;
-		if (read_u64s(ev->fd, buf, 3, ev->def->name, e) < 0)
+		if (read_u64s(ev->fd, buf, 3, ev->name, e) < 0)
 			return -1;
 		set_value(v, buf[0], buf[1], buf[2]);
 	}

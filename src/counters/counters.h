@@ -48,7 +48,7 @@ enum counter_status {
 };
 
 struct counter_value {
-	const char *name;        /* perf's event name (static storage) */
+	const char *name;        /* the event as written in the list (lives as long as the process) */
 	const char *unit;        /* "ns" for the clocks, "" for counts */
 	enum counter_status status;
 	int open_errno;          /* why it is not supported or not permitted, else 0 */
@@ -73,9 +73,10 @@ struct counters;
 /* Checks an -e LIST without opening anything, so that a command can refuse a
  * bad list as a usage error before it starts the child. Returns 0 or -1. */
 int counters_check_events(const char *event_list, struct err *e);
-/* Opens the events of event_list (comma-separated perf names; NULL = default)
- * on pid, which must not have exec'd yet. Returns 0, or -1 for an unknown or
- * repeated event name, a vanished pid, or no fds left. *out is owned by the
+/* Opens the events of event_list (perf stat -e's syntax: perf's and libpfm4's
+ * names with :modifiers, rNNNN, PMU/terms/, SYS:TRACEPOINT, {a,b} groups;
+ * NULL = default) on pid, which must not have exec'd yet. Returns 0, or -1 for
+ * an unknown or repeated event, broken syntax, a vanished pid, or no fds left. *out is owned by the
  * caller: counters_close() it. */
 int counters_open(struct counters **out, pid_t pid, const char *event_list, struct err *e);
 /* Opens the events on a process that is already running (an attached daemon,

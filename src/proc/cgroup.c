@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "proc/lookup.h"
+#include "util/fdio.h"
 #include "util/parse.h"
 
 static int write_file(const char *path, const char *s)
@@ -30,18 +31,6 @@ static int write_file(const char *path, const char *s)
 	close(fd);
 	errno = saved;
 	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
-static ssize_t read_small(const char *path, char *buf, size_t n)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t r = read(fd, buf, n - 1);
-	close(fd);
-	if (r >= 0)
-		buf[r] = 0;
-	return r;
 }
 
 /* Where each hierarchy perfhunt can use is mounted and where this process
@@ -115,12 +104,12 @@ static int v2_memory_parent(const char *dir, struct err *e)
 {
 	char ctl[256], path[PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", dir);
-	if (read_small(path, ctl, sizeof(ctl)) < 0 || !strstr(ctl, "memory")) {
+	if (fdio_read_small(path, ctl, sizeof(ctl)) < 0 || !strstr(ctl, "memory")) {
 		errno = ENOENT;
 		return err_set(e, "cgroup v2 has no memory controller here");
 	}
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
-	if (read_small(path, ctl, sizeof(ctl)) >= 0 && strstr(ctl, "memory"))
+	if (fdio_read_small(path, ctl, sizeof(ctl)) >= 0 && strstr(ctl, "memory"))
 		return 0;
 	if (write_file(path, "+memory") < 0)
 		return err_sys(e, "cannot enable the cgroup v2 memory controller in '%s'", dir);
@@ -340,7 +329,7 @@ int cgroup_peak_kb(const struct cgroup *cg, uint64_t *kb, struct err *e)
 	char path[PATH_MAX + 128], buf[64];
 	snprintf(path, sizeof(path), "%s/%s", cg->dir,
 		 cg->version == 2 ? "memory.peak" : "memory.max_usage_in_bytes");
-	ssize_t r = read_small(path, buf, sizeof(buf));
+	ssize_t r = fdio_read_small(path, buf, sizeof(buf));
 	if (r <= 0)
 		return err_sys(e, "cannot read '%s'", path);
 	if (bytes_kb(buf, r, kb) < 0)
@@ -377,7 +366,7 @@ int cgroup_oom_kills(const struct cgroup *cg, uint64_t *n, struct err *e)
 {
 	char path[PATH_MAX + 128], buf[512];
 	snprintf(path, sizeof(path), "%s/%s", cg->dir, cg->version == 2 ? "memory.events" : "memory.oom_control");
-	ssize_t r = read_small(path, buf, sizeof(buf));
+	ssize_t r = fdio_read_small(path, buf, sizeof(buf));
 	if (r <= 0)
 		return err_sys(e, "cannot read '%s'", path);
 	const char *p = strstr(buf, "oom_kill ");
@@ -403,7 +392,7 @@ void cgroup_destroy(struct cgroup *cg)
 	snprintf(dst, sizeof(dst), "%s/cgroup.procs", cg->parent);
 	/* Survivors (daemonized leftovers) go back to where we came from. */
 	for (int round = 0; round < 4; round++) {
-		ssize_t r = read_small(path, buf, sizeof(buf));
+		ssize_t r = fdio_read_small(path, buf, sizeof(buf));
 		if (r <= 0)
 			break;
 		for (char *tok = strtok(buf, "\n"); tok; tok = strtok(NULL, "\n"))

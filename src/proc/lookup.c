@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "proc/procfs.h"
+#include "util/fdio.h"
 #include "util/parse.h"
 #include "util/xalloc.h"
 
@@ -19,16 +20,7 @@ static ssize_t read_proc_file(pid_t pid, const char *file, char *buf, size_t n)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t r = read(fd, buf, n - 1);
-	int saved = errno;
-	close(fd);
-	errno = saved;
-	if (r >= 0)
-		buf[r] = 0;
-	return r;
+	return fdio_read_small(path, buf, n);
 }
 
 int lookup_starttime(pid_t pid, uint64_t *ticks)
