@@ -2,12 +2,13 @@
 # End-to-end test of `perfhunt bisect`: a scratch repository of eight commits
 # of a small C program with three phases (load, fault, solve), where one
 # commit makes the fault phase touch 16 MiB more (page faults), a later one
-# doubles the solve phase's CPU spin, one does not compile and the rest change
+# triples the solve phase's CPU spin, one does not compile and the rest change
 # nothing. The hunt must name exactly those two commits with their phases,
 # skip the broken one, leave the user's work tree as it was, and reuse the
-# stored runs when run again. The program reports each phase's CPU time, and
-# the effects are ×2.5 or more against a 30 % threshold, so the verdicts do
-# not depend on how loaded the machine is.
+# stored runs when run again. The program reports each phase's CPU time; the
+# effects are ×2.2 or more against a 70 % threshold, because on a loaded
+# 2-core machine one binary's phase CPU time was seen 60 % apart between the
+# interleaved runs of one batch (under ASan).
 . ./lib.sh
 P="$PERFHUNT"
 command -v git >/dev/null 2>&1 || { t "bisect needs git"; skip "git is not installed"; done_testing; exit; }
@@ -92,7 +93,7 @@ HEAD_BEFORE=$(git rev-parse HEAD)
 PHASES="--metric phase:load --metric phase:fault --metric phase:solve"
 
 t "bisect names exactly the two culprits with their phases, and skips the broken commit"
-"$P" bisect --good "$C0" --bad HEAD --build 'cc -O1 -o prog prog.c' --threshold 30 --max-runs 12 $PHASES \
+"$P" bisect --good "$C0" --bad HEAD --build 'cc -O1 -o prog prog.c' --threshold 70 --max-runs 12 $PHASES \
 	--export-json "$TMP/b.json" -- ./prog >"$TMP/out" 2>"$TMP/err"
 st=$?
 if expect_status 0 $st; then
@@ -127,7 +128,7 @@ n7=$(jget "$TMP/b.json" tested.0.runs)
 check "runs at $C6 in the history: $n6" [ "$n6" -ge 5 ] && check "good's runs: $n7" [ "$n7" -ge 5 ] && ok
 
 t "a second invocation reuses the stored runs"
-"$P" bisect --good "$C0" --bad HEAD --build 'cc -O1 -o prog prog.c' --threshold 30 --max-runs 12 $PHASES \
+"$P" bisect --good "$C0" --bad HEAD --build 'cc -O1 -o prog prog.c' --threshold 70 --max-runs 12 $PHASES \
 	--export-json "$TMP/b2.json" -- ./prog >"$TMP/out2" 2>"$TMP/err2"
 st=$?
 added=$(jget "$TMP/b2.json" runs_added 2>/dev/null)
@@ -136,7 +137,7 @@ expect_status 0 $st && check "runs added: $added" [ "$added" = 0 ] &&
 
 t "SIGINT stops the hunt cleanly: its runs are stored, and the next invocation resumes with them"
 # another command line ("./prog again"), so none of the runs above is reused
-"$P" bisect --good "$C0" --bad "$C1" --threshold 30 --max-runs 8 $PHASES -- ./prog again \
+"$P" bisect --good "$C0" --bad "$C1" --threshold 70 --max-runs 8 $PHASES -- ./prog again \
 	>"$TMP/out3" 2>"$TMP/err3" &
 B=$!
 i=0 n=0
@@ -153,7 +154,7 @@ if expect_status 130 $st && expect_grep 'stopped by SIGINT: [0-9]+ runs added an
 	# good and bad differ by a comment only: the ends are same or undecided (exit 1);
 	# a load burst on a shared machine may still set them apart (exit 0): what
 	# this case checks is the resume
-	"$P" bisect --good "$C0" --bad "$C1" --threshold 30 --max-runs 8 $PHASES --export-json "$TMP/b3.json" \
+	"$P" bisect --good "$C0" --bad "$C1" --threshold 70 --max-runs 8 $PHASES --export-json "$TMP/b3.json" \
 		-- ./prog again >"$TMP/out4" 2>"$TMP/err4"
 	st=$?
 	reused=$(/usr/bin/python3 -c 'import json,sys; print(sum(c["reused"] for c in json.load(open(sys.argv[1]))["tested"]))' "$TMP/b3.json")
