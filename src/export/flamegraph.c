@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "export/report_chart.h"
+#include "record/profile_json.h"
 #include "util/units.h"
 #include "util/xalloc.h"
 
@@ -241,6 +242,8 @@ int flamegraph_nodes_from_stacks(const json_t *stacks, double min_fraction, stru
 	json_array_foreach(stacks, i, st) {
 		const char *stack = json_string_value(json_object_get(st, "stack"));
 		json_t *cv = json_object_get(st, "count");
+		if (!cv)
+			cv = json_object_get(st, "ms"); /* an off-CPU stack's weight */
 		double count = json_is_number(cv) ? json_number_value(cv) : NAN;
 		int r = stack && count > 0 && count <= FLAMEGRAPH_VALUE_MAX ? fg_trie_add(&t, stack, count) : -1;
 		if (r < 0)
@@ -276,8 +279,16 @@ int flamegraph_nodes_from_stacks(const json_t *stacks, double min_fraction, stru
 	em.name_off = xcalloc(nout ? nout : 1, sizeof(*em.name_off));
 	fg_emit_children(&em, 0);
 	out->merged = t.n - 1 - out->n;
-	for (size_t k = 0; k < out->n; k++)
-		out->v[k].name = out->pool + em.name_off[k];
+	int off_depth = -1; /* the depth of the "[off-cpu]" frame the preorder walk is above */
+	for (size_t k = 0; k < out->n; k++) {
+		struct flamegraph_node *nd = &out->v[k];
+		nd->name = out->pool + em.name_off[k];
+		if (off_depth >= 0 && nd->depth <= off_depth)
+			off_depth = -1;
+		if (off_depth < 0 && !strcmp(nd->name, PROFILE_JSON_OFFCPU))
+			off_depth = nd->depth;
+		nd->off = off_depth >= 0;
+	}
 	free(em.name_off);
 	free(t.v);
 	free(t.parent);
@@ -294,7 +305,7 @@ void flamegraph_nodes_free(struct flamegraph_nodes *n)
 
 /* ---- nodes to SVG ---- */
 
-enum fg_kind { FG_USER, FG_KERNEL, FG_META };
+enum fg_kind { FG_USER, FG_KERNEL, FG_META, FG_OFF };
 
 static enum fg_kind fg_kind(const char *name, size_t *shown_len)
 {
@@ -311,7 +322,8 @@ static enum fg_kind fg_kind(const char *name, size_t *shown_len)
 
 /* A colour of the kind's family, hashed from the name so a function keeps it
  * from graph to graph: warm red–yellow for user code (flamegraph.pl's "hot"),
- * teal–blue for the kernel, grey–lilac for perfhunt's own frames. */
+ * teal–blue for the kernel, grey–lilac for perfhunt's own frames, blue–violet
+ * for off-CPU frames (time blocked, not running). */
 static void fg_color(enum fg_kind k, const char *name, size_t n, char *buf, size_t bn)
 {
 	uint32_t h = 2166136261u;
@@ -321,6 +333,8 @@ static void fg_color(enum fg_kind k, const char *name, size_t n, char *buf, size
 	int r, g, bl;
 	if (k == FG_KERNEL) {
 		r = 40 + (int)(70 * a), g = 160 + (int)(55 * b), bl = 190 + (int)(50 * c);
+	} else if (k == FG_OFF) { /* blocked: blue–violet, as off-CPU flame graphs are drawn */
+		r = 90 + (int)(60 * a), g = 100 + (int)(50 * b), bl = 200 + (int)(55 * c);
 	} else if (k == FG_META) {
 		r = 190 + (int)(25 * a), g = 185 + (int)(20 * a), bl = 215 + (int)(20 * b);
 	} else {
@@ -437,7 +451,7 @@ static struct fg_rect *fg_layout(const struct flamegraph_node *nodes, size_t n, 
 	return r;
 }
 
-static void fg_tooltip(struct svg *s, const struct flamegraph_node *nd, enum fg_kind k, size_t shown,
+static void fg_tooltip(struct svg *s, const struct flamegraph_node *nd, size_t shown,
 		       double total, const struct flamegraph_opts *o)
 {
 	static const char *const states[] = { "", "grown", "shrunk", "within noise" };
@@ -447,7 +461,8 @@ static void fg_tooltip(struct svg *s, const struct flamegraph_node *nd, enum fg_
 	double pct = 100 * nd->value / total;
 	svg_raw(s, "<title>");
 	svg_text(s, name);
-	svg_textf(s, "%s \u2014 %s, %.*f %% of the graph", k == FG_KERNEL ? " [kernel]" : "", val,
+	svg_textf(s, "%s%s \u2014 %s, %.*f %% of the graph", nd->off ? " [off-CPU]" : "",
+		  shown < strlen(nd->name) ? " [kernel]" : "", val,
 		  pct < 0.1 ? 3 : pct < 10 ? 2 : 1, pct);
 	if (o->differential && (isfinite(nd->base) || isfinite(nd->nw))) {
 		unsigned st = (unsigned)nd->state < 4 ? (unsigned)nd->state : 0;
@@ -457,15 +472,16 @@ static void fg_tooltip(struct svg *s, const struct flamegraph_node *nd, enum fg_
 	svg_raw(s, "</title>");
 }
 
-static void fg_legend(struct svg *s, const struct flamegraph_opts *o, int meta)
+static void fg_legend(struct svg *s, const struct flamegraph_opts *o, int meta, int off)
 {
-	static const char *const plain[][2] = { { "#EB7F1E", "user" }, { "#4BB4D7", "kernel" }, { "#CDC3E1", "[phase], [other]" } };
+	static const char *const plain[][2] = { { "#EB7F1E", "user" }, { "#4BB4D7", "kernel" }, { "#CDC3E1", "[phase], [other]" },
+						{ "#7A82E6", "off-CPU (blocked)" } };
 	static const char *const diff[][2] = { { "fgrow", "grown" }, { "fshrink", "shrunk" }, { "fsame", "within noise" } };
 	double x = FG_X0;
 	svg_raw(s, "<g class=\"flegend\">");
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < (!o->differential && off ? 4 : 3); i++) {
 		if (!o->differential && i == 2 && !meta)
-			break;
+			continue;
 		const char *label = o->differential ? diff[i][1] : plain[i][1];
 		if (o->differential)
 			svg_printf(s, "<rect class=\"%s\" x=\"%.0f\" y=\"27\" width=\"12\" height=\"12\"/>", diff[i][0], x);
@@ -488,10 +504,11 @@ void flamegraph_write(struct svg *s, const struct flamegraph_node *nodes, size_t
 	int h = FG_TOP + (max_depth + 1) * FG_FRAME_H + (hidden ? 22 : 8);
 	if (!nr)
 		h = FG_TOP + 24;
-	int meta = 0;
-	for (size_t k = 0; k < nr && !meta; k++) {
+	int meta = 0, off = 0;
+	for (size_t k = 0; k < nr; k++) {
 		size_t shown;
-		meta = fg_kind(nodes[r[k].i].name ? nodes[r[k].i].name : "", &shown) == FG_META;
+		off |= nodes[r[k].i].off;
+		meta |= !nodes[r[k].i].off && fg_kind(nodes[r[k].i].name ? nodes[r[k].i].name : "", &shown) == FG_META;
 	}
 
 	svg_raw(s, "<figure class=\"flame\"");
@@ -507,7 +524,7 @@ void flamegraph_write(struct svg *s, const struct flamegraph_node *nodes, size_t
 	svg_raw(s, "</title><text class=\"ctitle\" x=\"8\" y=\"18\">");
 	svg_text(s, title);
 	svg_raw(s, "</text>\n");
-	fg_legend(s, o, meta);
+	fg_legend(s, o, meta, off);
 	if (!nr)
 		svg_printf(s, "<text class=\"note\" x=\"8\" y=\"%d\">no samples to draw</text>\n", FG_TOP + 14);
 	for (size_t k = 0; k < nr; k++) {
@@ -516,7 +533,9 @@ void flamegraph_write(struct svg *s, const struct flamegraph_node *nodes, size_t
 			continue;
 		size_t shown;
 		enum fg_kind kind = fg_kind(nd->name, &shown);
-		static const char *const kinds[] = { "fu", "fk", "fm" };
+		if (nd->off)
+			kind = FG_OFF;
+		static const char *const kinds[] = { "fu", "fk", "fm", "fo" };
 		static const char *const states[] = { "fsame", "fgrow", "fshrink", "fsame" };
 		double y = FG_TOP + (double)(max_depth - r[k].depth) * FG_FRAME_H;
 		const char *link = o->href ? o->href(o->href_arg, nd->name) : NULL;
@@ -530,7 +549,7 @@ void flamegraph_write(struct svg *s, const struct flamegraph_node *nodes, size_t
 				   states[(unsigned)nd->state < 4 ? (unsigned)nd->state : 0]);
 		else
 			svg_printf(s, "<g class=\"f %s\">", kinds[kind]);
-		fg_tooltip(s, nd, kind, shown, total, o);
+		fg_tooltip(s, nd, shown, total, o);
 		svg_printf(s, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\"", r[k].x, y, r[k].w, FG_FRAME_H - 1);
 		if (!o->differential) {
 			char col[16];

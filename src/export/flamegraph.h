@@ -30,6 +30,7 @@ struct flamegraph_node {
 	double value;          /* width weight (inclusive): samples, or ms */
 	double base, nw;       /* differential only: per-run ms of each side (shown in the tooltip) */
 	enum flamegraph_state state;
+	bool off;              /* off-CPU: the "[off-cpu]" marker frame or above it (its own colour) */
 };
 
 struct flamegraph_opts {
@@ -57,8 +58,9 @@ struct flamegraph_nodes {
 /* CSS of the flame graphs, for the page's stylesheet. */
 extern const char flamegraph_css[];
 
-/* Preorder nodes from a record's folded stacks (a JSON array of {"stack","count"},
- * root first, ';'-joined); frames narrower than min_fraction of the total are merged
+/* Preorder nodes from a record's folded stacks (a JSON array of {"stack","count"}
+ * or, off-CPU, {"stack","ms"}, root first, ';'-joined; frames from an
+ * "[off-cpu]" marker up are marked off); frames narrower than min_fraction of the total are merged
  * into their parent (bounded output). out's arrays are malloc'd; the names are
  * copies in out->pool (1024 bytes at most, a cut marked "…"), so they outlive
  * stacks; flamegraph_nodes_free frees both. Fails only when stacks is not an array. */

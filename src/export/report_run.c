@@ -20,6 +20,7 @@
 #include "export/phases_text.h"
 #include "export/report_chart.h"
 #include "export/summary.h"
+#include "record/profile_json.h"
 #include "util/escape.h"
 #include "util/units.h"
 #include "util/xalloc.h"
@@ -693,6 +694,47 @@ static void report_run_flame(struct svg *s, const json_t *list, const char *id, 
 	flamegraph_nodes_free(&nodes);
 }
 
+/* A phase's wall-clock flame graph: its on-CPU samples as milliseconds and
+ * the stacks its threads blocked on, by how long (async-profiler's wall
+ * mode): the [off-cpu] frame and what stands on it drawn in their own
+ * colour. Nothing where the phase has no off-CPU stacks. */
+static void report_run_wall(struct svg *s, const json_t *on, const json_t *off, const char *name, double ms)
+{
+	if (!json_array_size(json_object_get(off, "stacks")))
+		return;
+	json_t *both = json_array();
+	size_t i;
+	const json_t *st;
+	double on_ms = 0;
+	json_array_foreach(json_object_get(on, "stacks"), i, st) {
+		double w = json_number_value(json_object_get(st, "count")) * ms;
+		on_ms += w;
+		json_array_append_new(both, json_pack("{s:O, s:f}", "stack", json_object_get(st, "stack"), "ms", w));
+	}
+	json_array_foreach(json_object_get(off, "stacks"), i, st) {
+		const char *stack = json_string_value(json_object_get(st, "stack"));
+		if (stack && !strcmp(stack, "[other]"))
+			json_array_append_new(both, json_pack("{s:s, s:O}", "stack", PROFILE_JSON_OFFCPU ";[other]", "ms",
+							      json_object_get(st, "ms")));
+		else
+			json_array_append(both, (json_t *)st);
+	}
+	struct flamegraph_nodes nodes;
+	if (flamegraph_nodes_from_stacks(both, FLAMEGRAPH_MIN_FRACTION, &nodes, NULL) == 0) {
+		char a[32], b[32];
+		char *id = flamegraph_id("wall-", name);
+		char *title = xasprintf("phase %s, wall-clock \u2014 %s on a CPU (sampled), %s blocked (thread time)", name,
+					report_chart_value(REPORT_UNIT_MS, on_ms, a, sizeof(a)),
+					report_chart_value(REPORT_UNIT_MS, report_page_num(off, "ms"), b, sizeof(b)));
+		struct flamegraph_opts o = { .id = id, .title = title, .unit = "ms" };
+		flamegraph_write(s, nodes.v, nodes.n, &o);
+		free(title);
+		free(id);
+		flamegraph_nodes_free(&nodes);
+	}
+	json_decref(both);
+}
+
 /* The "Profile" section: how the stacks were taken and what they miss, a flame
  * graph per phase (the largest first) and one for the whole run. */
 static void report_run_profile(const json_t *rec, const struct report_run_flames *f, struct svg *s)
@@ -723,11 +765,17 @@ static void report_run_profile(const json_t *rec, const struct report_run_flames
 	svg_raw(s, "</table>\n<p class=\"note\">A flame graph per phase, the largest first, then the whole run "
 		   "(its stacks rooted at the phases of their sample). Each frame is a function, as wide as the "
 		   "samples in it and in what it called; callees stand on their caller. User code is warm "
-		   "red\u2013yellow, the kernel teal\u2013blue; hover a frame for its numbers.</p>\n");
+		   "red\u2013yellow, the kernel teal\u2013blue; hover a frame for its numbers. Where the threads' "
+		   "blocking was recorded, a phase's wall-clock graph follows its own: the samples as milliseconds "
+		   "on a CPU beside the stacks its threads blocked on, as wide as they waited, above the "
+		   "[off-cpu] frame in blue\u2013violet.</p>\n");
 	const json_t *phases = json_object_get(p, "phases");
+	const json_t *off = json_object_get(json_object_get(p, "offcpu"), "phases");
 	for (size_t i = 0; i < f->ng; i++) {
 		char *what = xasprintf("phase %s", f->v[i].name);
 		report_run_flame(s, json_object_get(phases, f->v[i].name), f->href[i] + 1, what, ms, NULL);
+		report_run_wall(s, json_object_get(phases, f->v[i].name), json_object_get(off, f->v[i].name), f->v[i].name,
+				ms);
 		free(what);
 	}
 	if (f->n > f->ng) {

@@ -36,6 +36,9 @@ else
 		[ "$(offget "$TMP/r.json" 'all(s["stack"].split(";")[1]=="[off-cpu]" and s["stack"].startswith("phthreads") for s in o["phases"]["msm"]["stacks"] if s["stack"]!="[other]")')" = True ] &&
 	check "unit, marker, bound and what could not be paired are stated" \
 		[ "$(offget "$TMP/r.json" 'o["unit"]=="ms" and o["marker"]=="[off-cpu]" and o["stack_bound"]==300 and o["dropped"]==0 and "open_at_end" in o')" = True ] &&
+	"$PERFHUNT" report "$TMP/r.json" -o "$TMP/r.html" >/dev/null 2>&1
+	check "the report draws msm's wall-clock graph, off-CPU frames in their own colour" \
+		[ "$(grep -c -e 'id="wall-msm"' -e '>off-CPU (blocked)</text>' -e 'class="f fo"' "$TMP/r.html")" -ge 3 ] &&
 	check "on-CPU samples are not off-CPU time" \
 		[ "$(/usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["profile"]; print(all("[off-cpu]" not in s["stack"] for s in p["phases"]["msm"]["stacks"]))' "$TMP/r.json")" = True ] &&
 	ok

@@ -197,6 +197,38 @@ static void test_kernel_user_and_own_frames(void **state)
 	json_decref(stacks);
 }
 
+/* A wall-clock graph: on-CPU samples and off-CPU stacks in ms; the
+ * [off-cpu] frame and everything on it are off-CPU (their own class and
+ * legend entry, "[off-CPU]" in the tooltip), the rest keeps its kind. */
+static void test_offcpu_frames(void **state)
+{
+	(void)state;
+	json_t *st = json_pack("[{s:s, s:f}, {s:s, s:f}, {s:s, s:f}]",
+			       "stack", "app;main;work", "ms", 30.0,
+			       "stack", "app;[off-cpu];main;pthread_mutex_lock;futex_wait_[k]", "ms", 60.5,
+			       "stack", "app;[off-cpu]", "ms", 9.5);
+	struct flamegraph_nodes t;
+	assert_int_equal(flamegraph_nodes_from_stacks(st, 0, &t, NULL), 0);
+	assert_true(fabs(t.total - 100) < 1e-9);
+	size_t off = 0;
+	for (size_t k = 0; k < t.n; k++) {
+		bool under = !strcmp(t.v[k].name, "[off-cpu]") || !strcmp(t.v[k].name, "pthread_mutex_lock") ||
+			     !strcmp(t.v[k].name, "futex_wait_[k]") || (!strcmp(t.v[k].name, "main") && t.v[k].depth == 2);
+		assert_int_equal(t.v[k].off, under);
+		off += t.v[k].off;
+	}
+	assert_int_equal(off, 4);
+	struct svg s;
+	struct flamegraph_opts o = { .id = "w", .title = "wall-clock", .unit = "ms" };
+	render(t.v, t.n, &o, &s);
+	assert_int_equal(count(s.buf, "<g class=\"f fo\">"), 4);
+	assert_non_null(strstr(s.buf, ">off-CPU (blocked)</text>"));
+	assert_non_null(strstr(s.buf, "<title>futex_wait [off-CPU] [kernel] \u2014 "));
+	flamegraph_nodes_free(&t);
+	svg_release(&s);
+	json_decref(st);
+}
+
 static void test_names_are_escaped(void **state)
 {
 	(void)state;
@@ -430,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_widths_are_the_stacks_under_each_path),
 		cmocka_unit_test(test_min_fraction_merges_narrow_frames),
 		cmocka_unit_test(test_kernel_user_and_own_frames),
+		cmocka_unit_test(test_offcpu_frames),
 		cmocka_unit_test(test_names_are_escaped),
 		cmocka_unit_test(test_frame_links),
 		cmocka_unit_test(test_deep_stack_is_capped),

@@ -13,6 +13,9 @@
  *   msm:MS:LOCK   each thread runs 8 chunks of MS/16 ms spinning then MS/16 ms asleep
  *                 (compute, then a wait for a device: msm_chunk), holding the mutex across
  *                 each chunk if LOCK is 1 (a bad build: the pool serializes, CPU unchanged)
+ *   relay:N:US    a token passed N times round the pool through pipes, each thread
+ *                 spinning US us before it passes it on: a blocking switch per hand-off
+ *                 (a server's request relay; 10 000 switches/s at US ~ 80 here)
  *   pipe:MS       every thread blocks reading a pipe a child writes after MS ms
  *   starve:MS:EXTRA  every thread and EXTRA more spin MS ms: more runnable threads than cores
  *   churn:N       N children forked and reaped one after another
@@ -44,6 +47,7 @@ static struct step step;
 static pthread_barrier_t ready_bar, start_bar, done_bar;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int pipe_fd[2];
+static int ring[POOL][2];              /* relay: thread i reads ring[i], writes ring[i + 1] */
 static int nthreads = POOL;            /* threads in the current phase */
 /* each thread's clocks at the start and the end of its share, by round
  * parity: a thread starts round k + 1 while the main thread sums round k */
@@ -99,6 +103,26 @@ __attribute__((noinline)) static void msm_chunk(long ms, bool locked)
 		pthread_mutex_unlock(&lock);
 }
 
+/* The relay step: token values past N stop the pool, each thread seeing
+ * one of N .. N + POOL - 1 and passing it on unless it is the last. */
+static void relay(int id)
+{
+	long n = step.a, t = 0;
+	if (id == 0 && write(ring[1][1], &t, sizeof(t)) != sizeof(t))
+		return;
+	for (;;) {
+		if (read(ring[id][0], &t, sizeof(t)) != sizeof(t))
+			return;
+		if (t < n)
+			spin_ms((double)step.b / 1000);
+		long next = t + 1;
+		if (t >= n + POOL - 1)
+			return;
+		if (write(ring[(id + 1) % POOL][1], &next, sizeof(next)) != sizeof(next) || t >= n)
+			return;
+	}
+}
+
 /* One thread's share of the current step. */
 static void work(int id)
 {
@@ -114,6 +138,8 @@ static void work(int id)
 	} else if (!strcmp(step.kind, "msm")) {
 		for (int i = 0; i < 8; i++) /* chunks: the pool ends together, locked or not */
 			msm_chunk(step.a / 16, step.b != 0);
+	} else if (!strcmp(step.kind, "relay")) {
+		relay(id);
 	} else if (!strcmp(step.kind, "pipe")) {
 		char c;
 		if (read(pipe_fd[0], &c, 1) != 1)
@@ -261,12 +287,15 @@ static void run_step(void)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: phthreads STEP...  (sleeps:N:MS lock:MS work:MS:LOCK msm:MS:LOCK pipe:MS starve:MS:EXTRA "
-				"churn:N)\n");
+		fprintf(stderr, "usage: phthreads STEP...  (sleeps:N:MS lock:MS work:MS:LOCK msm:MS:LOCK relay:N:US pipe:MS "
+				"starve:MS:EXTRA churn:N)\n");
 		return 2;
 	}
 	if (pipe(pipe_fd) < 0)
 		return 1;
+	for (int i = 0; i < POOL; i++)
+		if (pipe(ring[i]) < 0)
+			return 1;
 	pthread_barrier_init(&ready_bar, NULL, POOL);
 	pthread_barrier_init(&start_bar, NULL, POOL);
 	pthread_barrier_init(&done_bar, NULL, POOL);

@@ -1,0 +1,56 @@
+#!/usr/bin/python3
+"""--profile's off-CPU cost on a switch-heavy workload, in one run: phthreads'
+relay step (a token passed round 4 threads through pipes, ~10 000 blocking
+switches a second here) timed by its own clock (the relay phase's wall),
+bare, under perfhunt run, under perfhunt run --profile (on-CPU samples and
+every blocking switch-out's stack), and under `perf sched record` (the
+scheduler's tracepoints, no stacks), alternated REPEAT times; medians and
+their ratios to bare. Also the switches a second and the record's off-CPU ms.
+
+  bench/offcpu/run.py --perfhunt build/perfhunt --workload build/tests/workloads/phthreads
+"""
+import argparse, json, os, re, statistics, subprocess, tempfile
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--perfhunt", default="build/perfhunt")
+ap.add_argument("--workload", default="build/tests/workloads/phthreads")
+ap.add_argument("--hops", type=int, default=20000)
+ap.add_argument("--us", type=int, default=50)
+ap.add_argument("--repeat", type=int, default=5)
+a = ap.parse_args()
+tmp = tempfile.mkdtemp()
+rec, sched = os.path.join(tmp, "r.json"), os.path.join(tmp, "sched.data")
+step = f"relay:{a.hops}:{a.us}"
+
+def truth(err):
+    m = re.search(r"^truth relay wall_ms=([0-9.]+)", err, re.M)
+    return float(m.group(1))
+
+def run(kind):
+    cmd = {"bare": [a.workload, step],
+           "perfhunt": [a.perfhunt, "run", "-q", "--no-save", "-o", rec, "--", a.workload, step],
+           "perfhunt --profile": [a.perfhunt, "run", "-q", "--no-save", "--profile", "-o", rec, "--", a.workload, step],
+           "perf sched record": ["perf", "sched", "record", "-q", "-o", sched, "--", a.workload, step]}[kind]
+    p = subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    off = None
+    if kind == "perfhunt --profile":
+        o = json.load(open(rec))["profile"].get("offcpu", {})
+        off = (o.get("run", {}).get("ms", 0), o.get("run", {}).get("intervals", 0), o.get("dropped", 0))
+    return truth(p.stderr), off
+
+kinds = ["bare", "perfhunt", "perfhunt --profile", "perf sched record"]
+walls = {k: [] for k in kinds}
+offs = []
+for i in range(a.repeat):
+    for k in kinds:
+        w, off = run(k)
+        walls[k].append(w)
+        if off:
+            offs.append(off)
+bare = statistics.median(walls["bare"])
+print(f"{step}: {a.hops / bare * 1e3:.0f} hand-offs (blocking switches) a second bare; relay phase wall, median of {a.repeat}:")
+for k in kinds:
+    m = statistics.median(walls[k])
+    print(f"  {k:20s} {m:8.1f} ms  x{m / bare:.3f}  (min {min(walls[k]):.1f}, max {max(walls[k]):.1f})")
+ms, n, dropped = offs[len(offs) // 2]
+print(f"off-CPU profile of a run: {n} blocked intervals, {ms:.0f} ms blocked, {dropped} dropped")
