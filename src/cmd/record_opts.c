@@ -244,7 +244,7 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		  .help = "the gateway's job (default perfhunt)", .flags = PARSEOPT_NONEMPTY | not_bisect },
 		ROW(0, "push-label", "K=V", "a grouping label of the push (repeatable)", OPT_PUSH_LABEL, not_bisect),
 		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "profile", .value = &o->profile, .defval = 1,
-		  .help = "sample on-CPU stacks (user and kernel) of the tree\nwith perf, per phase, into the record",
+		  .help = "sample on-CPU stacks (user and kernel) of the tree\nwith perf, and the stacks its threads blocked on\nwith how long, per phase, into the record",
 		  .flags = no_profile },
 		{ .type = PARSEOPT_TYPE_INT, .long_name = "profile-hz", .value = &o->profile_hz, .argh = "HZ",
 		  .help = "samples per second of --profile (default 99)", .min = 1, .max = 10000, .flags = no_profile },
