@@ -5,7 +5,8 @@ switches a second here) timed by its own clock (the relay phase's wall),
 bare, under perfhunt run, under perfhunt run --profile (on-CPU samples and
 every blocking switch-out's stack), and under `perf sched record` (the
 scheduler's tracepoints, no stacks), alternated REPEAT times; medians and
-their ratios to bare. Also the switches a second and the record's off-CPU ms.
+their ratios to bare, of the wall and of the threads' own CPU. Also the
+switches a second and the record's off-CPU ms.
 
   bench/offcpu/run.py --perfhunt build/perfhunt --workload build/tests/workloads/phthreads
 """
@@ -23,8 +24,8 @@ rec, sched = os.path.join(tmp, "r.json"), os.path.join(tmp, "sched.data")
 step = f"relay:{a.hops}:{a.us}"
 
 def truth(err):
-    m = re.search(r"^truth relay wall_ms=([0-9.]+)", err, re.M)
-    return float(m.group(1))
+    m = re.search(r"^truth relay wall_ms=([0-9.]+) oncpu_ms=([0-9.]+)", err, re.M)
+    return float(m.group(1)), float(m.group(2))
 
 def run(kind):
     cmd = {"bare": [a.workload, step],
@@ -40,11 +41,13 @@ def run(kind):
 
 kinds = ["bare", "perfhunt", "perfhunt --profile", "perf sched record"]
 walls = {k: [] for k in kinds}
+cpus = {k: [] for k in kinds}
 offs = []
 for i in range(a.repeat):
     for k in kinds:
-        w, off = run(k)
+        (w, c), off = run(k)
         walls[k].append(w)
+        cpus[k].append(c)
         if off:
             offs.append(off)
 bare = statistics.median(walls["bare"])
@@ -52,5 +55,13 @@ print(f"{step}: {a.hops / bare * 1e3:.0f} hand-offs (blocking switches) a second
 for k in kinds:
     m = statistics.median(walls[k])
     print(f"  {k:20s} {m:8.1f} ms  x{m / bare:.3f}  (min {min(walls[k]):.1f}, max {max(walls[k]):.1f})")
+# the threads' own CPU (each thread's clock): what the recording costs the
+# program in its own context (the tracepoint, the stack copied at each
+# switch-out), less sensitive than wall to other load on the machine
+cbare = statistics.median(cpus["bare"])
+print(f"the relay threads' own CPU, median of {a.repeat} (per hand-off over bare):")
+for k in kinds:
+    m = statistics.median(cpus[k])
+    print(f"  {k:20s} {m:8.1f} ms  x{m / cbare:.3f}  ({(m - cbare) / a.hops * 1e3:+.1f} us a hand-off)")
 ms, n, dropped = offs[len(offs) // 2]
 print(f"off-CPU profile of a run: {n} blocked intervals, {ms:.0f} ms blocked, {dropped} dropped")

@@ -28,6 +28,7 @@ struct profiler {
 	pid_t keeper;                 /* perf's parent, in its own process group */
 	int pids_fd, ctl_fd, ack_fd, done_fd;
 	bool attached, stopped;
+	bool bound_hit;               /* perf said it reached --max-size */
 	int dir_fd;                   /* the directory, flock'ed while it is ours */
 	char dir[PATH_MAX];
 	char data[PATH_MAX + 16], log[PATH_MAX + 16], script_log[PATH_MAX + 16];
@@ -150,15 +151,15 @@ static void exec_perf(const struct profiler *p, const char *pids, const struct p
 	char hz[16], ev[64];
 	snprintf(hz, sizeof(hz), "%d", info->hz);
 	char *const argv[] = { "perf", "record", "-q", "--no-buildid-cache", "-k", "mono", "-e", (char *)info->event, "-F", hz,
-			       "--call-graph", "dwarf", "-D", "-1", "--control", "fd:4,5", "-o", (char *)p->data,
-			       "-p", (char *)pids, NULL };
+			       "--call-graph", "dwarf", "-D", "-1", "--control", "fd:4,5", "--max-size", PROFILER_DATA_BOUND,
+			       "-o", (char *)p->data, "-p", (char *)pids, NULL };
 	/* with off-CPU stacks: every blocking switch-out is sampled (-c 1), the
 	 * on-CPU event keeps its frequency as its own term */
 	snprintf(ev, sizeof(ev), "%s/freq=%d/", info->event, info->hz);
 	char *const offcpu[] = { "perf", "record", "-q", "--no-buildid-cache", "-k", "mono", "-e", ev, "-e",
 				 PROFILER_OFFCPU_EVENT, "--filter", "prev_state != 0", "-c", "1", "--switch-events",
-				 "--call-graph", "dwarf", "-D", "-1", "--control", "fd:4,5", "-o", (char *)p->data,
-				 "-p", (char *)pids, NULL };
+				 "--call-graph", "dwarf", "-D", "-1", "--control", "fd:4,5", "--max-size",
+				 PROFILER_DATA_BOUND, "-o", (char *)p->data, "-p", (char *)pids, NULL };
 	execvp("perf", info->offcpu ? offcpu : argv);
 	_exit(127);
 }
@@ -458,6 +459,14 @@ int profiler_attach(struct profiler *p, const pid_t *pids, size_t n, struct err 
 	return 0;
 }
 
+static bool bound_line(const char *line, void *arg)
+{
+	if (!strstr(line, "size limit reached"))
+		return true;
+	*(bool *)arg = true;
+	return false;
+}
+
 int profiler_stop(struct profiler *p, struct err *e)
 {
 	if (p->stopped)
@@ -472,6 +481,7 @@ int profiler_stop(struct profiler *p, struct err *e)
 	wait_keeper(p);
 	close_fd(&p->ctl_fd);
 	close_fd(&p->ack_fd);
+	each_log_line(p->log, bound_line, &p->bound_hit);
 	struct stat sb;
 	if (stat(p->data, &sb) < 0) {
 		char why[300];
@@ -557,6 +567,7 @@ int profiler_script(struct profiler *p, struct perfscript *ps, struct profiler_i
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	info->bad_lines = ps->bad_lines;
+	info->data_bound_hit = p->bound_hit;
 	scan_script_log(p->script_log, info);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return err_set(e, "profile not recorded: perf script failed%s%s",

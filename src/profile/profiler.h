@@ -35,6 +35,7 @@ struct profiler_info {
 	pid_t keeper;            /* not a sample of the measured tree */
 	char script_warning[200]; /* the first warning perf script printed, or "" */
 	bool offcpu;             /* switch-outs recorded with their stacks (PROFILER_OFFCPU_EVENT) */
+	bool data_bound_hit;     /* perf stopped at PROFILER_DATA_BOUND: later samples are missing */
 	char offcpu_note[200];   /* why they are not, or "" */
 };
 
@@ -42,6 +43,10 @@ struct profiler_info {
  * switch-outs of a thread not runnable (prev_state != 0) are sampled, and
  * perf's switch records (--switch-events) say when each thread came back. */
 #define PROFILER_OFFCPU_EVENT "sched:sched_switch"
+/* perf.data's bound (perf record --max-size): DWARF stacks are ~8 KiB each,
+ * and a thread blocking 10 000 times a second writes 80 MiB/s of them. */
+#define PROFILER_DATA_BOUND "2G"
+#define PROFILER_DATA_BOUND_TEXT "2 GiB"
 
 /* Whether a profile can be taken here: 0, or -1 with e the one line to show
  * (perf missing, kernel.perf_event_paranoid). info gets the event and the

@@ -266,6 +266,8 @@ json_t *profile_json_build(const struct profile_json *pj, const struct profile_j
 		json_object_set_new(problems, "phase_names_past_bound", json_integer((json_int_t)pj->phases_dropped));
 	if (m->kernel_note && m->kernel_note[0])
 		json_object_set_new(problems, "kernel", json_string(m->kernel_note));
+	if (m->bound_note && m->bound_note[0])
+		json_object_set_new(problems, "data_bound", json_string(m->bound_note));
 	json_object_set_new(p, "problems", problems);
 	json_object_set_new(p, "run", table_json(&pj->run, false));
 	json_t *phases = json_object();

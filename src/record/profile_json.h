@@ -36,6 +36,7 @@ struct profile_json_meta {
 	uint64_t truncated;           /* samples with more frames than kept */
 	uint64_t outside;             /* samples of perfhunt's own helper, not counted */
 	const char *kernel_note;      /* why kernel frames are not named, or NULL */
+	const char *bound_note;       /* perf stopped at its bound on the data: what is missing, or NULL */
 	bool offcpu;                  /* blocked time was recorded: the "offcpu" object */
 	const char *offcpu_event;     /* "sched:sched_switch" */
 	const char *offcpu_note;      /* why it was not, or NULL */

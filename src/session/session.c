@@ -542,6 +542,14 @@ static json_t *collect_profile(struct session *s, const struct monitor_result *r
 		f.m.lost_chunks = in->lost_chunks;
 		f.m.bad_lines = in->bad_lines;
 		f.m.kernel_note = in->kernel_note;
+		if (in->data_bound_hit) {
+			f.m.bound_note = "perf stopped at its " PROFILER_DATA_BOUND_TEXT " bound on perf.data: "
+					 "the samples and blocked time after it are missing";
+			warn(s, "profile: %s", f.m.bound_note);
+		}
+		if (f.off && offcpu_counts(f.off).dropped)
+			warn(s, "profile: more than %d threads blocked at once: %llu switch-outs past them not counted",
+			     OFFCPU_MAX_THREADS, (unsigned long long)offcpu_counts(f.off).dropped);
 		f.m.offcpu = in->offcpu;
 		f.m.offcpu_event = PROFILER_OFFCPU_EVENT;
 		f.m.offcpu_note = in->offcpu_note;
