@@ -845,8 +845,9 @@ static int parse(struct bisect_cli *b, int argc, char **argv, int *status)
 				  "smallest change that counts, in percent (default 10)", cmd_opt_threshold),
 		PARSEOPT_I64(0, "min-runs", &b->min_runs, "N", "runs of a commit before any decision (default 5)", 2,
 			     1000),
-		PARSEOPT_I64(0, "max-runs", &b->max_runs, "N", "runs of a commit at most (default 30); a pair still\n"
-			     "open there is reported undecided", 2, 100000),
+		PARSEOPT_I64(0, "max-runs", &b->max_runs, "N", "runs a side a pair of commits is judged on at\n"
+			     "most (default 30); a pair still open there is\n"
+			     "reported undecided", 2, 100000),
 		PARSEOPT_FLAG(0, "shell", &b->shell, "CMD is a shell command: sh -c \"CMD ARG...\""),
 		PARSEOPT_STRING(0, "export-json", &b->json_path, "FILE", "the perfhunt.bisect/1 record of the hunt"),
 		PARSEOPT_FLAG(0, "clean", &b->clean, "remove the worktrees bisect made, and exit"),
