@@ -1,7 +1,8 @@
 /* fuzz_compare: libFuzzer target for `perfhunt compare`'s outputs.
  *
  * The input is BASE, or BASE NUL NEW: each side goes through the record
- * reader (metrics_runs_of, metrics_add_records), the comparison, then every
+ * reader (hyperfine's results converted first, as compare converts them;
+ * metrics_runs_of, metrics_add_records), the comparison, then every
  * exporter of its result — the terminal table, the markdown table, the
  * perfhunt.compare/1 record — and that record through the report's compare
  * page, so whatever numbers get through (1e308, one run, no phases) reach
@@ -17,6 +18,7 @@
 #include "export/compare_markdown.h"
 #include "export/compare_text.h"
 #include "export/report.h"
+#include "record/hyperfine.h"
 #include "stats/comparison.h"
 #include "stats/metrics.h"
 
@@ -29,6 +31,13 @@ static int fuzz_compare_load(const uint8_t *data, size_t size, struct metrics_se
 	json_t *root = json_loadb((const char *)data, size, 0, &je), **runs;
 	size_t n;
 	int rc = -1;
+	if (hyperfine_is(root)) { /* hyperfine's results, as compare reads them */
+		json_t *bench = NULL;
+		if (hyperfine_to_bench(root, &bench, &e) < 0)
+			bench = NULL;
+		json_decref(root);
+		root = bench;
+	}
 	if (root && metrics_runs_of(root, NULL, &runs, &n, &e) == 0) {
 		rc = metrics_add_records(s, runs, n, &e);
 		free(runs);

@@ -27,6 +27,7 @@
 
 #include "record/command.h"
 #include "record/git.h"
+#include "record/hyperfine.h"
 #include "record/jsonio.h"
 #include "stats/metrics.h"
 #include "stats/stats.h"
@@ -94,6 +95,7 @@ static const char import_usage[] =
 	"Adds perfhunt.run/1 and perfhunt.bench/1 records to the history, each record\n"
 	"in one transaction. A file holds one record, or many, one per line, as\n"
 	"'history export' writes them (or a JSON array of records). FILE '-' is stdin.\n"
+	"A file of hyperfine's --export-json results is stored as a bench.\n"
 	"\n";
 
 static const char detect_usage[] =
@@ -405,12 +407,20 @@ static int history_import_one(json_t *rec, size_t index, void *arg)
 	struct history_import *x = arg;
 	struct err e = { 0 };
 	int64_t id = 0;
+	json_t *converted = NULL;
+	if (hyperfine_is(rec) && hyperfine_to_bench(rec, &converted, &e) < 0) /* stored as the bench it is */
+		goto failed;
+	if (converted)
+		rec = converted;
 	const char *schema = json_string_value(json_object_get(rec, "schema"));
 	int bench = schema && !strcmp(schema, "perfhunt.bench/1");
 	if ((bench ? store_add_bench(x->s, rec, x->tags, &id, &e) : store_add_run(x->s, rec, x->tags, 0, &id, &e)) == 0) {
 		printf("%s: stored as %s %" PRId64 "\n", x->path, bench ? "bench" : "run", id);
+		json_decref(converted);
 		return 0;
 	}
+failed:
+	json_decref(converted);
 	if (index)
 		err_wrap(&e, "%s: record %zu", x->path, index + 1);
 	else

@@ -480,12 +480,15 @@ int compare_text_notes(const struct comparison *c, FILE *out)
 	struct quote_pool q = { 0 };
 	int n = 0;
 	if (c->base_command && c->new_command && !json_equal(c->base_command, c->new_command)) {
+		/* by the line a shell reads: argv ["sleep", "1"] is hyperfine's "sleep 1" */
 		char *a = command_text(c->base_command), *b = command_text(c->new_command);
-		fprintf(out, "note: BASE and NEW ran different commands:\n  base: %s\n  new:  %s\n",
-			quote_pool_c(&q, a ? a : "?"), quote_pool_c(&q, b ? b : "?"));
+		if (!a || !b || strcmp(a, b)) {
+			fprintf(out, "note: BASE and NEW ran different commands:\n  base: %s\n  new:  %s\n",
+				quote_pool_c(&q, a ? a : "?"), quote_pool_c(&q, b ? b : "?"));
+			n++;
+		}
 		free(a);
 		free(b);
-		n++;
 	}
 	if (c->base_host && c->new_host && !json_equal(c->base_host, c->new_host)) {
 		fprintf(out, "note: BASE and NEW were recorded on different hosts:\n  base: %s\n  new:  %s\n",

@@ -58,7 +58,49 @@ static json_t *summary_json(const struct stats_summary *s)
 			 s->stddev, "mad", s->mad, "min", s->min, "max", s->max, "n", (json_int_t)s->n);
 }
 
-static int finish_command(json_t *cmd, size_t index, struct err *e)
+/* The mean of a metric over the runs, or null where the runs lack it. */
+static json_t *mean_of(const struct metrics_set *ms, const char *name)
+{
+	const struct metrics_series *m = metrics_find(ms, name);
+	struct stats_summary s;
+	if (!m || m->n == 0)
+		return json_null();
+	stats_summarize(m->values, m->n, &s);
+	return json_real(s.mean);
+}
+
+/* The command as hyperfine's --export-json writes one of its results, so a
+ * tool that reads hyperfine's files reads perfhunt's: wall times in
+ * seconds, the sample standard deviation (null for one run), the mean user
+ * and system time, each run's time and exit code, the parameters. */
+static json_t *hyperfine_result(const json_t *cmd, const struct metrics_set *ms)
+{
+	const struct metrics_series *wall = metrics_find(ms, "wall_s");
+	struct stats_summary s;
+	stats_summarize(wall->values, wall->n, &s);
+	json_t *times = json_array(), *codes = json_array();
+	for (size_t i = 0; i < wall->n; i++)
+		json_array_append_new(times, json_real(wall->values[i]));
+	size_t i;
+	json_t *run;
+	json_array_foreach(json_object_get(cmd, "runs"), i, run) {
+		json_t *code = json_object_get(json_object_get(run, "exit"), "code");
+		json_t *sig = json_object_get(json_object_get(run, "exit"), "signal");
+		/* hyperfine has no code for a run a signal ended */
+		json_array_append_new(codes, json_integer_value(sig) ? json_null() : json_copy(code ? code : json_null()));
+	}
+	json_t *r = json_pack("{s:O, s:f, s:o, s:f, s:o, s:o, s:f, s:f, s:o, s:o}", "command",
+			      json_object_get(cmd, "name"), "mean", s.mean, "stddev",
+			      s.n > 1 ? json_real(s.stddev) : json_null(), "median", s.median, "user",
+			      mean_of(ms, "user_s"), "system", mean_of(ms, "sys_s"), "min", s.min, "max", s.max,
+			      "times", times, "exit_codes", codes);
+	json_t *params = json_object_get(cmd, "parameters");
+	if (json_object_size(params))
+		json_object_set(r, "parameters", params);
+	return r;
+}
+
+static int finish_command(json_t *cmd, size_t index, json_t *results, struct err *e)
 {
 	json_t *runs = json_object_get(cmd, "runs");
 	size_t n = json_array_size(runs);
@@ -79,6 +121,7 @@ static int finish_command(json_t *cmd, size_t index, struct err *e)
 		json_object_set_new(stats, ms.items[i].name, summary_json(&s));
 	}
 	json_object_set_new(cmd, "stats", stats);
+	json_array_append_new(results, hyperfine_result(cmd, &ms));
 
 	const struct metrics_series *wall = metrics_find(&ms, "wall_s");
 	double *z = xcalloc(wall->n, sizeof(*z)), max_z = 0;
@@ -103,10 +146,13 @@ static int finish_command(json_t *cmd, size_t index, struct err *e)
 int bench_record_finish(json_t *rec, struct err *e)
 {
 	size_t i;
-	json_t *cmd;
+	json_t *cmd, *results = json_array();
 	json_array_foreach(json_object_get(rec, "commands"), i, cmd)
-		if (finish_command(cmd, i, e) < 0)
+		if (finish_command(cmd, i, results, e) < 0) {
+			json_decref(results);
 			return -1;
+		}
+	json_object_set_new(rec, "results", results);
 	return 0;
 }
 

@@ -29,7 +29,9 @@ void bench_record_add_run(json_t *rec, size_t i, json_t *run);
 void bench_record_add_failed(json_t *rec, size_t i, json_t *run);
 /* Sets "stats" ({"METRIC": {median, mean, stddev, mad, min, max, n}}) and
  * "outliers" ({"metric": "wall_s", "runs": [1-based], "max_abs_z"}) of every
- * command that has runs. Errors name the command and the bad field. */
+ * command that has runs, and the record's "results": one per such command
+ * in hyperfine's --export-json shape (command, mean, stddev, median, user,
+ * system, min, max, times, exit_codes, parameters). Errors name the command and the bad field. */
 int bench_record_finish(json_t *rec, struct err *e);
 
 /* A statistic of command i ("median" of "wall_s"); NAN when absent. */

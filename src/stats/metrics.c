@@ -367,6 +367,22 @@ static int add_phases(struct metrics_set *s, json_t *rec, size_t run, size_t lab
 	return 0;
 }
 
+/* A run's command: its argv, or for a shell run (options.words holds
+ * --shell; argv[0] is the script) the script as the shell string it is, as
+ * hyperfine's results hold it. */
+static json_t *run_command(const json_t *rec)
+{
+	json_t *cmd = json_object_get(rec, "command");
+	if (json_array_size(cmd) != 1)
+		return cmd;
+	size_t i;
+	json_t *w;
+	json_array_foreach(json_object_get(json_object_get(rec, "options"), "words"), i, w)
+		if (json_is_string(w) && !strcmp(json_string_value(w), "--shell"))
+			return json_array_get(cmd, 0);
+	return cmd;
+}
+
 int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n, struct err *e)
 {
 	/* Pass 1: summary and counters, so they come before phases in the set. */
@@ -377,7 +393,7 @@ int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n,
 		json_t *schema = json_object_get(rec, "schema");
 		if (schema && (!json_is_string(schema) || strcmp(json_string_value(schema), "perfhunt.run/1")))
 			return err_set(e, "run %zu: schema is not perfhunt.run/1", i + 1);
-		json_t *cmd = json_object_get(rec, "command");
+		json_t *cmd = run_command(rec);
 		if (cmd && !s->command)
 			s->command = json_incref(cmd);
 		else if (cmd && !json_equal(cmd, s->command))

@@ -10,10 +10,35 @@
 #include <string.h>
 
 #include "record/command.h"
+#include "record/hyperfine.h"
 #include "record/jsonio.h"
 #include "stats/bench_record.h"
 #include "store/store.h"
 #include "util/xalloc.h"
+
+int store_ref_read_file(const char *path, json_t **out, struct err *e)
+{
+	json_t *v;
+	if (jsonio_read(path, NULL, &v, e) < 0)
+		return -1;
+	int rc = 0;
+	if (hyperfine_is(v)) {
+		rc = hyperfine_to_bench(v, out, e);
+		if (rc < 0)
+			err_wrap(e, "cannot read '%s'", path);
+		json_decref(v);
+		return rc;
+	}
+	const char *schema = json_string_value(json_object_get(v, "schema"));
+	if (!schema || strncmp(schema, "perfhunt.", 9)) {
+		err_set(e, "cannot read '%s': schema is '%s', expected perfhunt... (or hyperfine's results)", path,
+			schema ? schema : "(none)");
+		json_decref(v); /* after the message: schema points into v */
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
 
 bool store_ref_is_history(const char *arg)
 {
@@ -29,7 +54,15 @@ static int load_file(struct metrics_set *s, const char *path, const char *comman
 	size_t n;
 	if (jsonio_read(path, NULL, &root, e) < 0)
 		return -1;
-	int rc = metrics_runs_of(root, command, &runs, &n, e);
+	int rc = 0;
+	if (hyperfine_is(root)) { /* a user's hyperfine results are a baseline as they are */
+		json_t *bench = NULL;
+		rc = hyperfine_to_bench(root, &bench, e);
+		json_decref(root);
+		root = bench;
+	}
+	if (rc == 0)
+		rc = metrics_runs_of(root, command, &runs, &n, e);
 	if (rc == 0)
 		rc = metrics_add_records(s, runs, n, e);
 	if (rc < 0)
@@ -101,7 +134,7 @@ static int bench_of(json_t **recs, size_t n, json_t **out, struct err *e)
 int store_ref_record(const char *arg, json_t **out, struct err *e)
 {
 	if (!store_ref_is_history(arg))
-		return jsonio_read(arg, "perfhunt.", out, e);
+		return store_ref_read_file(arg, out, e);
 	json_t **recs;
 	size_t n;
 	int rc = store_resolve_default(arg, &recs, &n, e);

@@ -16,6 +16,10 @@
 
 /* True when arg is a history reference (@last, @tag:NAME, a run ID), not a file. */
 bool store_ref_is_history(const char *arg);
+/* One record file (show, report, push): a perfhunt record, or hyperfine's
+ * --export-json results as a perfhunt.bench/1 record (record/hyperfine.h).
+ * *out is a new reference. */
+int store_ref_read_file(const char *path, json_t **out, struct err *e);
 /* Loads the runs that arg names into out (initialised here; released on
  * failure). command picks the command of a bench record (its name or
  * 1-based index; NULL for the first). */

@@ -51,6 +51,60 @@ t "--show-output shows the command's output; by default it is discarded"
 expect_status 0 $st && expect_status 0 $st2 && expect_grep '^shown-output$' out && expect_no_grep '^hidden-output$' out2 &&
 	ok
 
+# ---- hyperfine's JSON: a user's results are a baseline; perfhunt's carry results[] ----
+
+have_hyperfine() { command -v hyperfine >/dev/null 2>&1; }
+
+t "compare reads hyperfine's --export-json as a baseline against perfhunt's bench of the same command"
+if have_hyperfine; then
+	hyperfine -N -r 4 --export-json hf.json "$W sleep:20" >/dev/null 2>&1; hst=$?
+	"$P" bench -q --no-save -r 4 --export-json pb.json "$W sleep:20" >/dev/null 2>err; st=$?
+	"$P" compare hf.json pb.json >cmp 2>err2; cst=$?
+	expect_status 0 $hst && expect_status 0 $st && expect_status 0 $cst &&
+	expect_grep '^base: hf\.json \(4 runs\)$' cmp && expect_grep '^wall_s ' cmp &&
+	expect_no_grep 'different commands' cmp && ok
+else
+	skip "hyperfine is not installed (apt-get install hyperfine)"
+fi
+
+t "perfhunt's bench JSON carries results[] in hyperfine's shape: the keys and types hyperfine writes"
+if have_hyperfine; then
+	hyperfine -N -r 3 -P ms 10 20 -D 10 --export-json hfp.json "$W sleep:{ms}" >/dev/null 2>&1; hst=$?
+	"$P" bench -q --no-save -r 3 -P ms 10 20 -D 10 --export-json pbp.json "$W sleep:{ms}" >/dev/null 2>err; st=$?
+	cat >shape.py <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["results"]; p = json.load(open(sys.argv[2]))["results"]
+assert len(h) == len(p) == 2, (len(h), len(p))
+for a, b in zip(h, p):
+    assert sorted(a) == sorted(b), (sorted(a), sorted(b))
+    for k in a:
+        assert type(a[k]) == type(b[k]) or {type(a[k]), type(b[k])} <= {int, float}, (k, a[k], b[k])
+    assert a["command"] == b["command"] and a["parameters"] == b["parameters"], (a["command"], b["command"])
+    assert len(b["times"]) == len(b["exit_codes"]) == 3 and b["exit_codes"] == [0, 0, 0]
+    assert b["min"] <= b["median"] <= b["max"] and min(b["times"]) == b["min"]
+PY
+	expect_status 0 $hst && expect_status 0 $st &&
+	check "results[] differ: $(/usr/bin/python3 shape.py hfp.json pbp.json 2>&1)" /usr/bin/python3 shape.py hfp.json pbp.json &&
+	ok
+else
+	skip "hyperfine is not installed (apt-get install hyperfine)"
+fi
+
+t "history import stores hyperfine's results as a bench; compare reads it back by reference"
+if have_hyperfine && [ -f hf.json ]; then
+	PERFHUNT_DB="$TMP/hist.db" "$P" history import hf.json >imp 2>err; st=$?
+	PERFHUNT_DB="$TMP/hist.db" "$P" compare @last hf.json >cmp2 2>err2; cst=$?
+	expect_status 0 $st && expect_grep 'hf\.json: stored as bench [0-9]+$' imp &&
+	expect_status 0 $cst && expect_grep '\(4 runs\)' cmp2 && expect_grep '^wall_s .* same$' cmp2 && ok
+else
+	skip "hyperfine is not installed (apt-get install hyperfine)"
+fi
+
+t "a hyperfine file with a bad time is refused, naming the result"
+printf '{"results": [{"command": "x", "times": [0.1, "fast"]}]}' >bad.json
+"$P" compare bad.json bad.json >/dev/null 2>err; st=$?
+expect_status 1 $st && expect_grep "^perfhunt: cannot read .bad\.json.: hyperfine result 1 \('x'\): time 2 is not a number of seconds" err && ok
+
 # ---- run: durations with units, - for stdout ----
 
 t "every duration option takes units: --interval 50ms and --idle-ms 0.2s"
