@@ -1,6 +1,8 @@
 /* trace_demo: a CUDA program with known phases, to check `perfhunt run --gpu-trace`.
  *
- * Phases are probe markers on stderr (`PERFHUNT: begin=NAME` / `end=NAME`):
+ * Phases are probe markers (`begin=NAME` / `end=NAME`): under perfhunt through
+ * <perfhunt/probe.h>, which waits for perfhunt's sample at each marker so the
+ * GPU work that follows at once counts in its own phase; elsewhere on stderr:
  * dev_alloc (cudaMalloc of three buffers), h2d_pinned and h2d_pageable (the same
  * bytes copied from pinned and from pageable host memory), compute (kernel launches
  * inside NVTX ranges: `step` pushes in the default domain, `solve` in domain
@@ -14,6 +16,7 @@
  */
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
+#include <perfhunt/probe.h>
 
 #include <cstdarg>
 #include <cstdio>
@@ -47,6 +50,34 @@ static void probe(const char *fmt, ...)
 	std::fputc('\n', stderr);
 	std::fflush(stderr);
 	va_end(ap);
+}
+
+static void begin(const char *name)
+{
+	if (ph__fd >= 0)
+		ph_begin(name);
+	else
+		probe("begin=%s", name);
+}
+
+/* The end marker, then what the program knows of the phase (key=value ...). */
+static void end(const char *name, const char *fmt = nullptr, ...) __attribute__((format(printf, 2, 3)));
+static void end(const char *name, const char *fmt, ...)
+{
+	char vals[512] = "";
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		std::vsnprintf(vals, sizeof vals, fmt, ap);
+		va_end(ap);
+	}
+	if (ph__fd >= 0) {
+		ph_end(name);
+		if (vals[0])
+			probe("%s", vals);
+	} else {
+		probe("end=%s%s%s", name, vals[0] ? " " : "", vals);
+	}
 }
 
 static long long mem_used()
@@ -97,18 +128,18 @@ int main(int argc, char **argv)
 	size_t bytes = (size_t)mib << 20;
 	int n = (int)(bytes / sizeof(float));
 
-	probe("begin=ctx_init");
+	begin("ctx_init");
 	CHECK(cudaFree(0));
-	probe("end=ctx_init");
+	end("ctx_init");
 
-	probe("begin=dev_alloc");
+	begin("dev_alloc");
 	long long used0 = mem_used();
 	float *x, *y, *spare;
 	CHECK(cudaMalloc(&x, bytes));
 	CHECK(cudaMalloc(&y, bytes));
 	CHECK(cudaMalloc(&spare, bytes));
 	long long used1 = mem_used();
-	probe("end=dev_alloc dev_alloc_bytes=%zu memgetinfo_delta_bytes=%lld", 3 * bytes,
+	end("dev_alloc", "dev_alloc_bytes=%zu memgetinfo_delta_bytes=%lld", 3 * bytes,
 	      used1 - used0);
 
 	float *pinned, *pageable = (float *)std::malloc(bytes);
@@ -123,16 +154,16 @@ int main(int argc, char **argv)
 	CHECK(cudaEventCreate(&e1));
 	float ms = 0;
 
-	probe("begin=h2d_pinned");
+	begin("h2d_pinned");
 	CHECK(cudaMemcpy(x, pinned, bytes, cudaMemcpyHostToDevice));
 	CHECK(cudaMemcpy(y, pinned, bytes, cudaMemcpyHostToDevice));
-	probe("end=h2d_pinned h2d_pinned_bytes=%zu", 2 * bytes);
+	end("h2d_pinned", "h2d_pinned_bytes=%zu", 2 * bytes);
 
-	probe("begin=h2d_pageable");
+	begin("h2d_pageable");
 	CHECK(cudaMemcpy(spare, pageable, bytes, cudaMemcpyHostToDevice));
-	probe("end=h2d_pageable h2d_pageable_bytes=%zu", bytes);
+	end("h2d_pageable", "h2d_pageable_bytes=%zu", bytes);
 
-	probe("begin=compute");
+	begin("compute");
 	nvtxDomainHandle_t demo = nvtxDomainCreateA("demo");
 	CHECK(cudaEventRecord(e0));
 	for (long it = 0; it < iters; it++) {
@@ -155,21 +186,21 @@ int main(int argc, char **argv)
 	nvtxDomainRangePop(demo);
 	CHECK(cudaGetLastError());
 	CHECK(cudaEventElapsedTime(&ms, e0, e1));
-	probe("end=compute compute_event_ms=%.3f kernel_launches=%ld", ms,
+	end("compute", "compute_event_ms=%.3f kernel_launches=%ld", ms,
 	      2 * iters + iters / 4 + 1);
 
-	probe("begin=d2h");
+	begin("d2h");
 	CHECK(cudaMemcpy(pageable, y, bytes, cudaMemcpyDeviceToHost));
 	CHECK(cudaMemcpy(pinned, x, bytes, cudaMemcpyDeviceToHost));
-	probe("end=d2h d2h_bytes=%zu", 2 * bytes);
+	end("d2h", "d2h_bytes=%zu", 2 * bytes);
 
-	probe("begin=release");
+	begin("release");
 	long long used2 = mem_used();
 	CHECK(cudaFree(spare));
 	CHECK(cudaFree(y));
 	CHECK(cudaFree(x));
 	long long used3 = mem_used();
-	probe("end=release release_bytes=%zu memgetinfo_delta_bytes=%lld", 3 * bytes,
+	end("release", "release_bytes=%zu memgetinfo_delta_bytes=%lld", 3 * bytes,
 	      used3 - used2);
 
 	CHECK(cudaFreeHost(pinned));

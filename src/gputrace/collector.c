@@ -78,14 +78,18 @@ static void put_str(const char *s)
 	fputc('"', out);
 }
 
-/* Kernel names arrive mangled; the C++ runtime (present in any CUDA program
- * built with nvcc) demangles them when it is loaded. */
+/* Kernel names arrive mangled; the C++ runtime demangles them. A program
+ * may hold it only in a local scope (Python loads PyTorch's libraries
+ * RTLD_LOCAL), so it is opened by name when the global scope lacks it. */
 static void put_kernel_name(const char *mangled)
 {
 	static demangle_fn demangle;
 	static int looked;
 	if (!looked) {
 		demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		void *cxx = demangle ? NULL : dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+		if (cxx)
+			demangle = (demangle_fn)dlsym(cxx, "__cxa_demangle");
 		looked = 1;
 	}
 	int status = -1;

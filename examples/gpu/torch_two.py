@@ -1,0 +1,41 @@
+"""torch_two: two PyTorch worker processes on one GPU, for `perfhunt run --gpu-trace`.
+
+Each worker (a spawned process: its own CUDA context) allocates a different
+amount of device memory through PyTorch's caching allocator, multiplies
+matrices inside an NVTX range and reports, as probe lines in its own lane
+(`worker=N`), what PyTorch itself says it reserved at most, so the trace's
+per-process memory can be checked against it (and against nvidia-smi).
+
+    python3 torch_two.py [GIB_WORKER0 GIB_WORKER1]
+"""
+import sys
+
+import torch
+import torch.multiprocessing as mp
+
+
+def probe(rank, text):
+    print(f"PERFHUNT: worker={rank} {text}", file=sys.stderr, flush=True)
+
+
+def worker(rank, sizes):
+    torch.cuda.set_device(0)
+    probe(rank, "begin=alloc")
+    keep = torch.empty(int(sizes[rank] * 2**30) // 4, device="cuda")
+    keep.fill_(1.0)
+    torch.cuda.synchronize()
+    probe(rank, "end=alloc")
+    probe(rank, "begin=matmul")
+    torch.cuda.nvtx.range_push("matmul_loop")
+    a = torch.randn(4096, 4096, device="cuda")
+    for _ in range(40):
+        a = (a @ a).clamp_(-1, 1)
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_pop()
+    probe(rank, f"end=matmul reserved_peak_bytes={torch.cuda.max_memory_reserved()}")
+    del keep, a
+
+
+if __name__ == "__main__":
+    sizes = [float(v) for v in sys.argv[1:3]] or [4.0, 7.0]
+    mp.spawn(worker, args=(sizes,), nprocs=2, join=True)
