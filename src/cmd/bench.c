@@ -69,11 +69,13 @@ struct bench_cli {
 	struct parseopt_list names;   /* -n, --command-name: the commands' names, in order */
 	const char *scan[3];          /* -P NAME MIN MAX */
 	const char *scan_step;        /* -D STEP */
+	int color, progress;          /* --style: 1 on, 0 off, -1 when a terminal */
+	bool no_results;              /* --style=none: no results on stdout */
 	bool *tmpl_shell;             /* per template: run by launch's sh -c (argv[0] the script) */
 	char **tmpl_name;             /* per template: its name, {NAME}s unsubstituted (NULL: from argv) */
 	uint64_t seed;
 	const char *prepare, *conclude, *setup, *cleanup;
-	const char *json_path, *csv_path, *md_path, *go_path;
+	const char *json_path, *csv_path, *md_path, *go_path, *adoc_path, *org_path;
 	const char *attach_name, *attach_pidfile;
 	size_t timed_out;             /* runs killed at --timeout */
 	struct bench_params params;
@@ -139,6 +141,23 @@ static int shell_opt(struct parseopt_state *st, const struct parseopt *row, cons
 	b->shell_none = !strcmp(arg, "none");
 	b->shell_prog = b->shell_none ? NULL : arg;
 	return 0;
+}
+
+/* --style, as hyperfine's: what of the terminal output is shown */
+static int style_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	(void)st;
+	struct bench_cli *b = row->value;
+	static const char *const names[] = { "auto", "basic", "full", "nocolor", "color", "none" };
+	static const int color[] = { -1, 0, 1, 0, 1, 0 }, progress[] = { -1, 0, 1, -1, 0, 0 };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(arg, names[i])) {
+			b->color = color[i];
+			b->progress = progress[i];
+			b->no_results = i == 5;
+			return 0;
+		}
+	return err_set(e, "--style: expected auto, basic, full, nocolor, color or none, got '%s'", arg);
 }
 
 /* -P NAME MIN MAX: three words */
@@ -239,6 +258,9 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		  .flags = PARSEOPT_OPTIONAL, .cb = shell_opt },
 		PARSEOPT_FLAG('N', NULL, &b->shell_none, "no shell: each command string split into words"),
 		PARSEOPT_FLAG(0, "show-output", &b->show_output, "show the commands' output (default: discarded)"),
+		PARSEOPT_CALLBACK(0, "style", b, "STYLE",
+				  "auto (default), basic (no color, no progress bar),\nfull (both), nocolor, color (no progress bar),\n"
+				  "none (no progress bar, no results on stdout)", style_opt),
 		PARSEOPT_FLAG('i', "ignore-failure", &b->ignore_failure, "keep going when a command exits non-zero"),
 		PARSEOPT_CLEAR(0, "no-interleave", &b->interleave, "all runs of the first command, then the next"),
 		PARSEOPT_I64(0, "seed", &seed, "N", "seed of the interleaved order (default: random,\nrecorded)", 0,
@@ -246,6 +268,8 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		PARSEOPT_STRING(0, "export-json", &b->json_path, "FILE", "perfhunt.bench/1 record with every run"),
 		PARSEOPT_STRING(0, "export-csv", &b->csv_path, "FILE", "one row per run: parameters and every metric"),
 		PARSEOPT_STRING(0, "export-markdown", &b->md_path, "FILE", "the results table in markdown"),
+		PARSEOPT_STRING(0, "export-asciidoc", &b->adoc_path, "FILE", "the results table in AsciiDoc"),
+		PARSEOPT_STRING(0, "export-orgmode", &b->org_path, "FILE", "the results table in Org mode"),
 		PARSEOPT_STRING(0, "export-gobench", &b->go_path, "FILE", "Go benchmark format, for benchstat"),
 		PARSEOPT_I64(0, "attach", &attach, "PID", "also record this daemon's tree for each run's lifetime",
 			     1, 0x7fffffff),
@@ -549,6 +573,16 @@ static int markdown_fn(const json_t *rec, FILE *f, struct err *e)
 	return bench_markdown_write(rec, f) < 0 ? err_set(e, "write error") : 0;
 }
 
+static int asciidoc_fn(const json_t *rec, FILE *f, struct err *e)
+{
+	return bench_asciidoc_write(rec, f) < 0 ? err_set(e, "write error") : 0;
+}
+
+static int orgmode_fn(const json_t *rec, FILE *f, struct err *e)
+{
+	return bench_orgmode_write(rec, f) < 0 ? err_set(e, "write error") : 0;
+}
+
 static json_t *options_json(const struct bench_cli *b)
 {
 	json_t *o = json_pack("{s:I, s:I, s:b, s:I, s:b, s:b, s:i}", "runs", (json_int_t)b->runs, "warmup",
@@ -586,7 +620,7 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 	struct bench_slot *slots = xcalloc(nslots, sizeof(*slots));
 	size_t *done = xcalloc(2 * ncmd, sizeof(*done)); /* timed, warmup runs per command */
 	bench_plan_schedule(ncmd, (size_t)b->runs, (size_t)b->warmup, b->interleave, b->seed, slots);
-	struct progress pr = { .on = !b->ro.quiet && isatty(STDERR_FILENO), .total = nslots,
+	struct progress pr = { .on = !b->ro.quiet && (b->progress < 0 ? isatty(STDERR_FILENO) : b->progress), .total = nslots,
 			       .start_ns = clock_mono_ns() };
 	json_t *order = json_object_get(rec, "order"); /* --until-decided: a later batch adds to it */
 	order = order ? json_incref(order) : json_array();
@@ -789,7 +823,7 @@ static int save(const struct bench_cli *b, json_t *rec)
 
 int cmd_bench(int argc, char **argv)
 {
-	struct bench_cli b = { .runs = 10, .interleave = true };
+	struct bench_cli b = { .runs = 10, .interleave = true, .color = -1, .progress = -1 };
 	b.tmpl_shell = xcalloc((size_t)argc + 1, sizeof(*b.tmpl_shell));
 	b.tmpl_name = xcalloc((size_t)argc + 1, sizeof(*b.tmpl_name));
 	record_opts_init(&b.ro);
@@ -820,7 +854,7 @@ int cmd_bench(int argc, char **argv)
 		status = cmd_usage_error("bench", "%s", e.msg);
 		goto out;
 	}
-	const char *files[] = { b.json_path, b.csv_path, b.md_path, b.go_path };
+	const char *files[] = { b.json_path, b.csv_path, b.md_path, b.go_path, b.adoc_path, b.org_path };
 	if ((status = record_opts_check_outputs(&b.ro, files, sizeof(files) / sizeof(files[0]))) != 0)
 		goto out;
 	char started[40];
@@ -852,7 +886,7 @@ int cmd_bench(int argc, char **argv)
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;
 	}
-	if (bench_text_write(rec, cmd_use_color(STDOUT_FILENO), stdout) < 0)
+	if (!b.no_results && bench_text_write(rec, b.color < 0 ? cmd_use_color(STDOUT_FILENO) : b.color, stdout) < 0)
 		status = PH_EXIT_FAIL;
 	if (b.json_path && jsonio_write(b.json_path, rec, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
@@ -865,6 +899,7 @@ int cmd_bench(int argc, char **argv)
 		free(elsewhere);
 	}
 	const struct cmd_export ex[] = { { b.csv_path, bench_csv_write }, { b.md_path, markdown_fn },
+					 { b.adoc_path, asciidoc_fn }, { b.org_path, orgmode_fn },
 					 { b.go_path, bench_gobench_write } };
 	status = cmd_write_exports(ex, sizeof(ex) / sizeof(ex[0]), rec, status);
 	if (b.timed_out && !b.ignore_failure && status == PH_EXIT_OK)

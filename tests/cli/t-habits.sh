@@ -51,6 +51,20 @@ t "--show-output shows the command's output; by default it is discarded"
 expect_status 0 $st && expect_status 0 $st2 && expect_grep '^shown-output$' out && expect_no_grep '^hidden-output$' out2 &&
 	ok
 
+t "--export-asciidoc and --export-orgmode write the markdown table's rows in their markup"
+"$P" bench -q --no-save -r 2 --export-markdown b.md --export-asciidoc b.adoc --export-orgmode b.org 'true' 'echo a|cat' >/dev/null 2>err; st=$?
+expect_status 0 $st && expect_grep '^\|===$' b.adoc && expect_grep '^\| `echo a\\\|cat` \| [0-9.]+ [mµ]s \|' b.adoc &&
+	expect_grep '^\|--\+' b.org && expect_grep '^\| =true= \| ' b.org && expect_grep '^\| echo a\\vert\{\}cat \| ' b.org &&
+	check "the same cells" [ "$(sed -n 3p b.md | cut -d"|" -f3-)" = "$(sed -n 3p b.org | cut -d"|" -f3-)" ] && ok
+
+t "--style: none prints no results, full colours them even into a file, basic does not"
+"$P" bench -r 1 --no-save --style none true >none.out 2>err; st=$?
+"$P" bench -q -r 1 --no-save --style full true >full.out 2>err2; st2=$?
+"$P" bench -q -r 1 --no-save --style basic true >basic.out 2>err3; st3=$?
+esc=$(printf '\033')
+expect_status 0 $st && expect_status 0 $st2 && expect_status 0 $st3 && check "none: nothing" [ ! -s none.out ] &&
+	expect_grep "^${esc}\[1mBenchmark 1: true" full.out && expect_grep '^Benchmark 1: true$' basic.out && ok
+
 # ---- hyperfine's JSON: a user's results are a baseline; perfhunt's carry results[] ----
 
 have_hyperfine() { command -v hyperfine >/dev/null 2>&1; }
