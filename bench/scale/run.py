@@ -113,4 +113,5 @@ def main():
         table("arguments", nargs, [(("command line", c), [x[c] for x in cells]) for c in cells[0]])
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -122,10 +122,12 @@ static const char site_usage[] =
 	"\n"
 	"Writes a static, self-contained trend site into DIR (created if missing):\n"
 	"index.html lists the benchmarks and every change point; bench-N.html has a\n"
-	"chart per metric and phase over the commits (each point the median of its\n"
-	"runs, min-max whiskers, segment medians, change points marked and labelled);\n"
-	"each point links to runs/ID.html, the report of its run. No server, no\n"
-	"network: open DIR/index.html or publish DIR as it is.\n"
+	"chart per metric and phase over the commits (the median of each commit's\n"
+	"runs as a line over the band of their min-max spread, one column per pixel\n"
+	"past the chart's width, segment medians, change points marked and\n"
+	"labelled); the points either side of a change and the latest 5 are marked\n"
+	"and link to runs/ID.html, the report of their run (--all-runs: every\n"
+	"point). No server, no network: open DIR/index.html or publish DIR as it is.\n"
 	"\n";
 
 static const char export_usage[] =
@@ -774,39 +776,47 @@ static int history_site_mkdir(const char *path, struct err *e)
 	return err_sys(e, "cannot create '%s'", path);
 }
 
-/* The report of every run a point links to: runs/ID.html. */
-static int history_site_runs(struct store *st, const char *dir, const struct detect_series *s, size_t n,
-			     size_t *written, struct err *e)
+static int history_id_cmp(const void *pa, const void *pb)
 {
-	int64_t *done = NULL;
-	size_t ndone = 0, cap = 0;
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/* The report of every run a point links to (report_site_linked):
+ * runs/ID.html, each once. */
+static int history_site_runs(struct store *st, const char *dir, const struct detect_series *s, size_t n,
+			     int all_runs, size_t *written, struct err *e)
+{
+	int64_t *ids = NULL;
+	size_t nids = 0, cap = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t p = 0; p < s[i].n; p++)
+			if (report_site_linked(&s[i], p, all_runs)) {
+				xgrow((void **)&ids, &cap, nids + 1, sizeof(*ids));
+				ids[nids++] = s[i].points[p].run_ids[0];
+			}
+	if (nids)
+		qsort(ids, nids, sizeof(*ids), history_id_cmp);
 	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		for (size_t p = 0; p < s[i].n && rc == 0; p++) {
-			int64_t id = s[i].points[p].run_ids[0];
-			int seen = 0;
-			for (size_t k = ndone; k-- > 0 && !seen;)
-				seen = done[k] == id;
-			if (seen)
-				continue;
-			xgrow((void **)&done, &cap, ndone + 1, sizeof(*done));
-			done[ndone++] = id;
-			json_t *rec = NULL;
-			struct svg page;
-			svg_init(&page);
-			char name[48];
-			snprintf(name, sizeof(name), "runs/%" PRId64 ".html", id);
-			rc = store_get_run(st, id, &rec, e);
-			if (rc == 0 && report_html(rec, &page, e) == 0)
-				rc = history_site_page(dir, name, &page, e);
-			else if (rc == 0)
-				rc = err_wrap(e, "run %" PRId64, id);
-			json_decref(rec);
-			svg_release(&page);
-		}
+	*written = 0;
+	for (size_t k = 0; k < nids && rc == 0; k++) {
+		if (k && ids[k] == ids[k - 1])
+			continue;
+		json_t *rec = NULL;
+		struct svg page;
+		svg_init(&page);
+		char name[48];
+		snprintf(name, sizeof(name), "runs/%" PRId64 ".html", ids[k]);
+		rc = store_get_run(st, ids[k], &rec, e);
+		if (rc == 0 && report_html(rec, &page, e) == 0)
+			rc = history_site_page(dir, name, &page, e);
+		else if (rc == 0)
+			rc = err_wrap(e, "run %" PRId64, ids[k]);
+		json_decref(rec);
+		svg_release(&page);
+		*written += rc == 0;
 	}
-	free(done);
-	*written = ndone;
+	free(ids);
 	return rc;
 }
 
@@ -820,8 +830,11 @@ static int history_site(int argc, char **argv)
 	struct store *st = NULL;
 	struct err e = { 0 };
 	int status = 0;
+	bool all_runs = false;
 	const struct parseopt table[] = {
 		HISTORY_DETECT_ROWS(&a),
+		PARSEOPT_FLAG(0, "all-runs", &all_runs, "a run report for every point, not only those either\n"
+			      "side of a change and the latest 5"),
 		PARSEOPT_END(),
 	};
 	int nargs = history_options(site_usage, table, argc, argv, &status);
@@ -857,11 +870,11 @@ static int history_site(int argc, char **argv)
 		snprintf(name, sizeof(name), "bench-%zu.html", b + 1);
 		page.len = 0;
 		page.buf[0] = 0;
-		report_site_bench(series, starts[b], starts[b + 1], &ctx, &page);
+		report_site_bench(series, starts[b], starts[b + 1], &ctx, all_runs, &page);
 		rc = history_site_page(dir, name, &page, &e);
 	}
 	if (rc == 0)
-		rc = history_site_runs(st, dir, series, n, &reports, &e);
+		rc = history_site_runs(st, dir, series, n, all_runs, &reports, &e);
 	if (rc == 0) {
 		page.len = 0;
 		page.buf[0] = 0;

@@ -1,9 +1,12 @@
 /* report_site: the pages of `perfhunt history site`, a static trend site.
  *
  * An index of benchmarks and, per benchmark, one chart per metric over the
- * commits: each point the median of its runs with a min–max whisker and a
- * link to its run's report, each segment's median as a line, each change
- * point a dashed line labelled with its shift. Pure functions into markup
+ * commits: the per-commit medians as one line over a band of their runs'
+ * min–max spread, binned to one column per pixel past the chart's width (a
+ * page stays tens of KB per chart at 10^5 commits), each segment's median as
+ * a line, each change point a dashed line labelled with its shift; a marker
+ * with a link to its run's report only on the points either side of a change
+ * and the latest commits (every point with --all-runs). Pure functions into markup
  * (the command writes the files); the page shell, the escaping and the axis
  * helpers are the report's, so a site page looks and behaves like a report.
  */
@@ -143,8 +146,19 @@ void report_site_index(const struct detect_series *s, const struct detect_contex
 	report_page_end(out);
 }
 
-/* One trend chart: points, whiskers, segment medians, change points. */
-static void report_site_chart(struct svg *out, const struct detect_series *s, size_t id)
+int report_site_linked(const struct detect_series *s, size_t i, int all_runs)
+{
+	if (all_runs || i + REPORT_SITE_LATEST >= s->n)
+		return 1;
+	for (size_t k = 0; k < s->cp.n; k++)
+		if (i + 1 == s->cp.items[k].index || i == s->cp.items[k].index)
+			return 1;
+	return 0;
+}
+
+/* One trend chart: medians over their spread, segment medians, change
+ * points, the linked points' markers. */
+static void report_site_chart(struct svg *out, const struct detect_series *s, size_t id, int all_runs)
 {
 	double scale;
 	enum report_unit unit = report_site_unit(s->metric, &scale);
@@ -225,8 +239,43 @@ static void report_site_chart(struct svg *out, const struct detect_series *s, si
 			  detect_direction_name(d), detect_text_point(&s->points[cp->index], pt, sizeof(pt)));
 		svg_raw(out, "</text></g>\n");
 	}
-	/* points: whisker, dot, link to the run's report */
+	/* the medians over their spread, a column per pixel at most */
+	size_t cols = s->n < REPORT_CHART_PLOT_W ? s->n : REPORT_CHART_PLOT_W;
+	double *med = calloc(cols, sizeof(double)), *cmin = calloc(cols, sizeof(double)),
+	       *cmax = calloc(cols, sizeof(double)), *xs = calloc(cols, sizeof(double)),
+	       *tmp = calloc(s->n / (cols ? cols : 1) + 2, sizeof(double));
+	if (cols && med && cmin && cmax && xs && tmp) {
+		for (size_t c = 0; c < cols; c++) {
+			size_t lo_i = c * s->n / cols, hi_i = (c + 1) * s->n / cols;
+			cmin[c] = INFINITY;
+			cmax[c] = -INFINITY;
+			for (size_t i = lo_i; i < hi_i; i++) {
+				tmp[i - lo_i] = s->points[i].median;
+				cmin[c] = fmin(cmin[c], s->points[i].min);
+				cmax[c] = fmax(cmax[c], s->points[i].max);
+			}
+			med[c] = stats_median(tmp, hi_i - lo_i);
+			xs[c] = (SX(lo_i) + SX(hi_i - 1)) / 2;
+		}
+		svg_raw(out, "<path class=\"spread\" fill=\"#4C72B0\" fill-opacity=\".2\" d=\"");
+		for (size_t c = 0; c < cols; c++)
+			svg_printf(out, "%s%.1f %.1f", c ? "L" : "M", xs[c], SY(cmax[c]));
+		for (size_t c = cols; c-- > 0;)
+			svg_printf(out, "L%.1f %.1f", xs[c], SY(cmin[c]));
+		svg_raw(out, "Z\"/>\n<polyline class=\"medians\" fill=\"none\" stroke=\"#4C72B0\" stroke-width=\"1.5\" points=\"");
+		for (size_t c = 0; c < cols; c++)
+			svg_printf(out, "%s%.1f,%.1f", c ? " " : "", xs[c], SY(med[c]));
+		svg_raw(out, "\"/>\n");
+	}
+	free(med);
+	free(cmin);
+	free(cmax);
+	free(xs);
+	free(tmp);
+	/* markers with a link to the run's report: where report_site_linked says */
 	for (size_t i = 0; i < s->n; i++) {
+		if (!report_site_linked(s, i, all_runs))
+			continue;
 		const struct detect_point *p = &s->points[i];
 		double x = SX(i);
 		if (p->max > p->min)
@@ -244,7 +293,7 @@ static void report_site_chart(struct svg *out, const struct detect_series *s, si
 }
 
 void report_site_bench(const struct detect_series *s, size_t from, size_t to, const struct detect_context *c,
-		       struct svg *out)
+		       int all_runs, struct svg *out)
 {
 	report_page_begin(out, s[from].bench);
 	svg_raw(out, "<p><a href=\"index.html\">&larr; all benchmarks</a></p>\n<h1><code>");
@@ -252,7 +301,7 @@ void report_site_bench(const struct detect_series *s, size_t from, size_t to, co
 	svg_raw(out, "</code></h1>\n");
 	report_site_header(out, c);
 	for (size_t i = from; i < to; i++) {
-		report_site_chart(out, &s[i], i - from + 1);
+		report_site_chart(out, &s[i], i - from + 1, all_runs);
 		for (size_t k = 0; k < s[i].cp.n; k++) {
 			char *start, *run;
 			if (!detect_text_bisect(&s[i], k, &start, &run))

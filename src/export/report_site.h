@@ -1,9 +1,10 @@
 /* report_site: pages of the static trend site (perfhunt history site).
  *
  * index.html lists the benchmarks and every change point; bench-N.html draws
- * one chart per metric of benchmark N over the commits; each point links to
- * runs/ID.html, the report of its first run (report_html). Markup only: the
- * command writes the files.
+ * one chart per metric of benchmark N over the commits; the points either
+ * side of a change and the latest ones (every point with --all-runs) link to
+ * runs/ID.html, the report of their first run (report_html). Markup only:
+ * the command writes the files.
  */
 #ifndef PERFHUNT_REPORT_SITE_H
 #define PERFHUNT_REPORT_SITE_H
@@ -20,8 +21,14 @@ size_t report_site_benches(const struct detect_series *s, size_t n, size_t *star
 /* The index page of the nbench benchmarks report_site_benches found. */
 void report_site_index(const struct detect_series *s, const struct detect_context *c,
 		       const size_t *starts, size_t nbench, struct svg *out);
+/* The latest points of each series that link to their run's report. */
+#define REPORT_SITE_LATEST 5
+/* 1 when point i of s is marked and links to its first run's report: the
+ * points either side of a change point, the REPORT_SITE_LATEST latest, or
+ * every point when all_runs. */
+int report_site_linked(const struct detect_series *s, size_t i, int all_runs);
 /* The page of one benchmark: series s[from..to). */
 void report_site_bench(const struct detect_series *s, size_t from, size_t to, const struct detect_context *c,
-		       struct svg *out);
+		       int all_runs, struct svg *out);
 
 #endif

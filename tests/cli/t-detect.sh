@@ -210,16 +210,27 @@ fi
 # ---- site ----
 export PERFHUNT_DB="$TMP/h.db"
 t "site: index, a page per benchmark, a report per linked run, self-contained"
+# linked: the points either side of each change (9|10, 24|25, 29|30) and the
+# latest 5 of each series (35-39): 26 markers, 11 distinct runs
 H site "$TMP/site"; expect_status 0 $? &&
-	expect_grep "^perfhunt: wrote $TMP/site/index.html: 1 benchmark, 4 series, 40 run reports$" "$TMP/err" &&
-	check "no runs dir" [ "$(ls "$TMP/site/runs" | wc -l)" = 40 ] &&
+	expect_grep "^perfhunt: wrote $TMP/site/index.html: 1 benchmark, 4 series, 11 run reports$" "$TMP/err" &&
+	check "runs dir" [ "$(ls "$TMP/site/runs" | wc -l)" = 11 ] &&
 	expect_grep 'href="bench-1.html"' "$TMP/site/index.html" && expect_grep '<table id="changes">' "$TMP/site/index.html" &&
 	check "4 charts" [ "$(grep -c 'class="chart trend"' "$TMP/site/bench-1.html")" = 4 ] &&
+	check "4 median lines" [ "$(grep -c 'class="medians"' "$TMP/site/bench-1.html")" = 4 ] &&
 	check "3 change marks" [ "$(grep -c 'class="change"' "$TMP/site/bench-1.html")" = 3 ] &&
-	check "160 points" [ "$(grep -c 'class="dot point"' "$TMP/site/bench-1.html")" = 160 ] &&
+	check "26 markers" [ "$(grep -c 'class="dot point"' "$TMP/site/bench-1.html")" = 26 ] &&
 	first=$(grep -o 'href="runs/[0-9]*.html"' "$TMP/site/bench-1.html" | head -1 | sed 's/href="//; s/"$//') &&
 	check "linked report $first" [ -s "$TMP/site/$first" ] && expect_grep '^<!DOCTYPE html>' "$TMP/site/$first" &&
-	expect_no_grep '<link|src=|@import|url\(' "$TMP/site/bench-1.html" && ok
+	for l in $(grep -o 'href="runs/[0-9]*.html"' "$TMP/site/bench-1.html" | sed 's/href="//; s/"$//' | sort -u); do
+		check "missing $l" [ -s "$TMP/site/$l" ] || break
+	done && expect_no_grep '<link|src=|@import|url\(' "$TMP/site/bench-1.html" && ok
+
+t "site --all-runs: every point marked and linked to its run's report"
+H site --all-runs "$TMP/allsite"; expect_status 0 $? &&
+	expect_grep "^perfhunt: wrote $TMP/allsite/index.html: 1 benchmark, 4 series, 40 run reports$" "$TMP/err" &&
+	check "runs dir" [ "$(ls "$TMP/allsite/runs" | wc -l)" = 40 ] &&
+	check "160 markers" [ "$(grep -c 'class="dot point"' "$TMP/allsite/bench-1.html")" = 160 ] && ok
 
 t "site: names from records stay text"
 export PERFHUNT_DB="$TMP/hostile.db"
