@@ -15,6 +15,7 @@
 #include "counters/counters.h"
 #include "export/profile_folded.h"
 #include "export/speedscope.h"
+#include "export/perfstat.h"
 #include "export/summary.h"
 #include "export/time_format.h"
 #include "export/trace.h"
@@ -441,7 +442,7 @@ static int show_time_format(const struct record_opts *o, const json_t *rec, int 
 
 static void show_summary(const struct shown *sh, const json_t *rec)
 {
-	if (!rec || !sh->summary || sh->o->quiet || sh->o->time_format)
+	if (!rec || !sh->summary || sh->o->quiet || sh->o->time_format || sh->o->counter_sep)
 		return;
 	fflush(stdout);
 	summary_print(rec, stderr);
@@ -494,6 +495,8 @@ int record_opts_execute(const struct record_opts *o, const struct launch_opts *l
 	show_summary(&sh, rec);
 	if (rec && o->time_format)
 		status = show_time_format(o, rec, status);
+	if (rec && o->counter_sep && (perfstat_write(rec, o->counter_sep, stderr) < 0 || fflush(stderr) != 0) && !status)
+		status = PH_EXIT_FAIL;
 	json_decref(rec);
 	return status;
 }

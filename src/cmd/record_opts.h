@@ -75,6 +75,7 @@ struct record_opts {
 	const char *time_format; /* run -f, -v, -p: GNU time's lines instead of the summary */
 	const char *time_path;   /* ... into this file (-o with a format), else stderr */
 	bool time_append;        /* -a: appended to time_path */
+	const char *counter_sep; /* run -x SEP: perf stat's -x lines of the counters instead of the summary */
 	size_t default_prefixes, default_lane_keys; /* probe_cfg's own, before --probe/--lane-key */
 };
 

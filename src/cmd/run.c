@@ -41,6 +41,9 @@ int cmd_run(int argc, char **argv)
 		PARSEOPT_FLAG('v', "verbose", &verbose, "print GNU time's -v listing instead of the summary"),
 		PARSEOPT_FLAG('p', "portability", &portable, "print real, user and sys as POSIX time -p does"),
 		PARSEOPT_FLAG('a', "append", &ro.time_append, "with -f, -v or -p: append to -o FILE"),
+		{ .type = PARSEOPT_TYPE_STRING, .short_name = 'x', .long_name = "field-separator", .value = &ro.counter_sep,
+		  .argh = "SEP", .help = "count perf events (--counters) and print them as\nperf stat -x SEP does, instead of the summary",
+		  .flags = PARSEOPT_NONEMPTY },
 		{ .type = PARSEOPT_TYPE_STRING, .short_name = 'r', .long_name = "repeat", .value = &repeat, .argh = "N",
 		  .flags = PARSEOPT_HIDDEN },
 		PARSEOPT_I64(0, "memory-limit", &limit_mib, "MIB", "with the cgroup: kill the tree past this size\n(refused where it cannot be enforced)",
@@ -73,6 +76,8 @@ int cmd_run(int argc, char **argv)
 		cmd_usage_error("run", "give one of -f, -v, -p");
 		goto out;
 	}
+	if (ro.counter_sep)
+		ro.counters = true;
 	if (verbose)
 		ro.time_format = time_format_verbose;
 	if (portable)

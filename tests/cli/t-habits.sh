@@ -174,6 +174,20 @@ t "run -f with -o writes the lines to the file (no JSON); -a appends"
 expect_status 0 $st && expect_status 2 $st2 &&
 	check "t.txt: $(cat t.txt)" [ "$(cat t.txt)" = "$(printf '0 true\nCommand exited with non-zero status 2\n2 sh -c exit 2')" ] && ok
 
+t "run -x, prints the counters as perf stat -x, does for the same command: events, units, fields"
+if command -v perf >/dev/null 2>&1 && perf stat -x, -e task-clock,page-faults true 2>pst >/dev/null && grep -q ',page-faults,' pst; then
+	perf stat -x, -e task-clock,page-faults,context-switches "$W" alloc:4 2>ps >/dev/null
+	"$P" run --no-save -x, -e task-clock,page-faults,context-switches -- "$W" alloc:4 2>ph >/dev/null; st=$?
+	expect_status 0 $st &&
+	check "event and unit columns: $(cut -d, -f2-3 ph | tr '\n' ' ') against $(cut -d, -f2-3 ps | tr '\n' ' ')" \
+		[ "$(cut -d, -f2-3 ph)" = "$(cut -d, -f2-3 ps)" ] &&
+	check "7 fields a line" [ "$(awk -F, '{print NF}' ph | sort -u)" = 7 ] &&
+	check "page-faults within x1.5 of perf's" between 0.67 "$(awk -F, '$3 == "page-faults" {v[n++] = $1} END {print v[0] / v[1]}' ph ps)" 1.5 &&
+	ok
+else
+	skip "perf stat cannot count here (not installed, or perf_event_paranoid)"
+fi
+
 t "run -r N says that bench repeats runs"
 "$P" run -r 5 -- true 2>err; st=$?
 expect_status 2 $st && expect_grep "perfhunt bench -r 5" err && ok
