@@ -27,6 +27,8 @@
 #include "cmd/record_opts.h"
 #include "export/bisect_text.h"
 #include "export/compare_text.h"
+#include "export/report.h"
+#include "export/svg.h"
 #include "monitor/monitor.h"
 #include "record/command.h"
 #include "record/git.h"
@@ -81,7 +83,7 @@ struct commit {
 
 struct bisect_cli {
 	struct record_opts ro;
-	const char *good, *bad, *build, *json_path;
+	const char *good, *bad, *build, *json_path, *report_path;
 	struct parseopt_list metrics;
 	int64_t max_runs, min_runs;
 	double threshold;
@@ -701,6 +703,16 @@ static int build_record(const struct hunt *h, enum bisectrule_verdict ends, json
 	double total = median_of(&h->c[h->n - 1], headline) - median_of(&h->c[0], headline);
 	json_object_set_new(rec, "headline", json_pack("{s:s, s:f}", "metric", headline, "delta",
 						       isfinite(total) ? total : 0.0));
+	/* the judged metrics (those of good against bad), with each tested commit's median */
+	struct bisectpair ends_pair;
+	if (decide(h, &h->c[0], &h->c[h->n - 1], &ends_pair, e) < 0) {
+		json_decref(rec);
+		return -1;
+	}
+	json_t *judged = json_array();
+	for (size_t i = 0; i < ends_pair.n; i++)
+		json_array_append_new(judged, json_string(ends_pair.names[i]));
+	json_object_set_new(rec, "metrics", judged);
 	json_t *tested = json_array(), *skipped = json_array(), *culprits = json_array(), *undecided = json_array();
 	size_t runs = 0;
 	for (size_t i = 0; i < h->n; i++) {
@@ -711,11 +723,17 @@ static int build_record(const struct hunt *h, enum bisectrule_verdict ends, json
 								 "why", c->why ? c->why : ""));
 		if (!c->tested || c->build != BUILD_OK)
 			continue;
-		json_t *cj = commit_json(c);
+		json_t *cj = commit_json(c), *medians = json_object();
+		for (size_t k = 0; k < ends_pair.n; k++) {
+			double v = median_of(c, ends_pair.names[k]);
+			json_object_set_new(medians, ends_pair.names[k], isfinite(v) ? json_real(v) : json_null());
+		}
+		json_object_set_new(cj, "medians", medians);
 		size_t b = next_tested(h, i);
 		if (b < h->n) {
 			struct bisectpair p;
 			if (decide(h, c, &h->c[b], &p, e) < 0) {
+				bisectpair_release(&ends_pair);
 				json_decref(cj);
 				json_decref(rec);
 				json_decref(tested);
@@ -737,6 +755,7 @@ static int build_record(const struct hunt *h, enum bisectrule_verdict ends, json
 		}
 		json_array_append_new(tested, cj);
 	}
+	bisectpair_release(&ends_pair);
 	json_object_set_new(rec, "tested", tested);
 	json_object_set_new(rec, "skipped", skipped);
 	json_object_set_new(rec, "culprits", culprits);
@@ -745,6 +764,17 @@ static int build_record(const struct hunt *h, enum bisectrule_verdict ends, json
 	json_object_set_new(rec, "runs_added", json_integer((json_int_t)h->added));
 	*out = rec;
 	return 0;
+}
+
+static int report_fn(const json_t *rec, FILE *f, struct err *e)
+{
+	struct svg page;
+	svg_init(&page);
+	int rc = report_html(rec, &page, e);
+	if (rc == 0 && fwrite(page.buf, 1, page.len, f) != page.len)
+		rc = err_set(e, "write error");
+	svg_release(&page);
+	return rc;
 }
 
 static int json_fn(const json_t *rec, FILE *f, struct err *e)
@@ -850,6 +880,8 @@ static int parse(struct bisect_cli *b, int argc, char **argv, int *status)
 			     "reported undecided", 2, 100000),
 		PARSEOPT_FLAG(0, "shell", &b->shell, "CMD is a shell command: sh -c \"CMD ARG...\""),
 		PARSEOPT_STRING(0, "export-json", &b->json_path, "FILE", "the perfhunt.bisect/1 record of the hunt"),
+		PARSEOPT_STRING(0, "report", &b->report_path, "FILE",
+				"the HTML report: each judged metric's median along\nthe tested commits, the culprits marked"),
 		PARSEOPT_FLAG(0, "clean", &b->clean, "remove the worktrees bisect made, and exit"),
 		PARSEOPT_GROUP("recording options, as for 'perfhunt run':"),
 		PARSEOPT_INCLUDE(shared),
@@ -910,8 +942,8 @@ int cmd_bisect(int argc, char **argv)
 		status = cmd_finish_stdout(clean(&h));
 		goto out;
 	}
-	const char *more[] = { cli.json_path };
-	if ((status = record_opts_check_outputs(&cli.ro, more, 1)) != 0)
+	const char *more[] = { cli.json_path, cli.report_path };
+	if ((status = record_opts_check_outputs(&cli.ro, more, 2)) != 0)
 		goto out;
 	status = PH_EXIT_FAIL;
 	char *shell_argv[2] = { NULL, NULL };
@@ -956,8 +988,8 @@ int cmd_bisect(int argc, char **argv)
 	if (h.signal)
 		printf("bisect: stopped by SIG%s: %zu runs added and stored; run the same command again to resume\n",
 		       sigabbrev_np(h.signal), h.added);
-	struct cmd_export ex[] = { { cli.json_path, json_fn } };
-	status = cmd_write_exports(ex, 1, rec, status);
+	struct cmd_export ex[] = { { cli.json_path, json_fn }, { cli.report_path, report_fn } };
+	status = cmd_write_exports(ex, 2, rec, status);
 	status = cmd_finish_stdout(status);
 out:
 	if (h.store)

@@ -29,8 +29,10 @@ int report_html(const json_t *record, struct svg *out, struct err *e)
 		return report_bench_html(record, out, e);
 	if (!strcmp(schema, "perfhunt.compare/1"))
 		return report_compare_html(record, out, e);
+	if (!strcmp(schema, "perfhunt.bisect/1"))
+		return report_bisect_html(record, out, e);
 	return err_set(e, "unsupported record schema '%s' (expected perfhunt.run/1, "
-		       "perfhunt.bench/1 or perfhunt.compare/1)", schema);
+		       "perfhunt.bench/1, perfhunt.compare/1 or perfhunt.bisect/1)", schema);
 }
 
 int report_memory_svg(const json_t *record, struct svg *out, struct err *e)

@@ -34,5 +34,6 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e);
 int report_run_memory_svg(const json_t *rec, struct svg *s, struct err *e);
 int report_bench_html(const json_t *rec, struct svg *s, struct err *e);
 int report_compare_html(const json_t *rec, struct svg *s, struct err *e);
+int report_bisect_html(const json_t *rec, struct svg *s, struct err *e);
 
 #endif

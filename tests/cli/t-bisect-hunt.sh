@@ -129,11 +129,24 @@ check "runs at $C6 in the history: $n6" [ "$n6" -ge 5 ] && check "good's runs: $
 
 t "a second invocation reuses the stored runs"
 "$P" bisect --good "$C0" --bad HEAD --build 'cc -O1 -o prog prog.c' --threshold 70 --max-runs 12 $PHASES \
-	--export-json "$TMP/b2.json" -- ./prog >"$TMP/out2" 2>"$TMP/err2"
+	--export-json "$TMP/b2.json" --report "$TMP/b2.html" -- ./prog >"$TMP/out2" 2>"$TMP/err2"
 st=$?
 added=$(jget "$TMP/b2.json" runs_added 2>/dev/null)
 expect_status 0 $st && check "runs added: $added" [ "$added" = 0 ] &&
 	check "same culprits" [ "$(jget "$TMP/b2.json" culprits.1.commit)" = "$C6" ] && expect_no_grep building "$TMP/err2" && ok
+
+t "the bisect report marks both culprits along the history, and perfhunt report draws the same page"
+"$P" report -o "$TMP/b3.html" "$TMP/b2.json" >/dev/null 2>"$TMP/err.r"
+st=$?
+charts=$(grep -o '[a-z:_]*: median per tested commit' "$TMP/b2.html" | sort -u | wc -l)
+marks=$(grep -o 'culprit</title>' "$TMP/b2.html" | wc -l)
+m2=$(grep -o "<title>${C2%"${C2#???????}"} [^<]*culprit</title>" "$TMP/b2.html" | wc -l)
+m6=$(grep -o "<title>${C6%"${C6#???????}"} [^<]*culprit</title>" "$TMP/b2.html" | wc -l)
+expect_status 0 $st && expect_grep 'perfhunt bisect report' "$TMP/b2.html" &&
+	check "charts $charts (load, fault, solve)" [ "$charts" = 3 ] &&
+	check "culprit marks: $marks, $m2 on the fault culprit, $m6 on the solve culprit" \
+		[ "$marks.$m2.$m6" = 6.3.3 ] &&
+	check "report differs from --report" cmp -s "$TMP/b2.html" "$TMP/b3.html" && ok
 
 t "SIGINT stops the hunt cleanly: its runs are stored, and the next invocation resumes with them"
 # another command line ("./prog again"), so none of the runs above is reused
