@@ -90,6 +90,9 @@ class P(html.parser.HTMLParser):
 p = P(); p.feed(page)
 phases = [n for n, v in prof["phases"].items() if v["samples"] > 0]
 want = {"flame-" + n for n in phases} | {"profile-run"}
+# a graphed phase whose threads blocked (off-CPU stacks recorded) gets its wall-clock graph too
+off = prof.get("offcpu", {}).get("phases", {})
+want |= {"wall-" + n for n in phases if off.get(n, {}).get("stacks")}
 assert set(p.figs) == want, (sorted(p.figs), sorted(want))
 def labels(fig): return {t for c, t in p.figs[fig] if c.startswith("f ")}
 assert "hot_alpha" in labels("flame-alpha") and "hot_alpha" not in labels("flame-beta"), labels("flame-alpha")
