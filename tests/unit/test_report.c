@@ -22,6 +22,7 @@
 #include "export/detect_markdown.h"
 #include "export/report.h"
 #include "export/report_chart.h"
+#include "export/report_site.h"
 #include "export/summary.h"
 #include "export/svg.h"
 #include "util/xalloc.h"
@@ -518,6 +519,57 @@ static void test_detect_markdown_hostile(void **state)
 	free(md);
 }
 
+/* A trend chart of 10 000 commits with one change: the medians one polyline
+ * of at most a vertex per pixel, markers only either side of the change and
+ * on the latest commits, the page tens of KB; --all-runs marks every point. */
+static void test_site_chart_bounded(void **state)
+{
+	(void)state;
+	enum { N = 10000 };
+	struct detect_point *pts = xcalloc(N, sizeof(*pts));
+	int64_t *ids = xcalloc(N, sizeof(*ids));
+	double *vals = xcalloc(N, sizeof(*vals));
+	for (size_t i = 0; i < N; i++) {
+		ids[i] = (int64_t)i + 1;
+		vals[i] = i < N / 2 ? 1.0 + 0.001 * (double)(i % 7) : 1.1;
+		pts[i] = (struct detect_point){ .commit = "", .started_at = "2026-01-01T00:00:00Z", .position = -1,
+						.run_ids = &ids[i], .values = &vals[i], .n = 1,
+						.median = vals[i], .min = vals[i], .max = vals[i] };
+	}
+	struct changepoint cp = { .index = N / 2, .before_start = 0, .after_end = N, .p_value = 0.002,
+				  .before_median = 1.003, .after_median = 1.1, .rel_change = 0.097 };
+	enum detect_direction dir = DETECT_REGRESSION;
+	struct detect_series s = { .bench = "./server", .metric = "wall_s", .points = pts, .n = N,
+				   .cp = { .items = &cp, .n = 1 }, .directions = &dir };
+	struct detect_context c = { .first_parent = 0, .runs = N };
+	for (int all = 0; all < 2; all++) {
+		struct svg page;
+		svg_init(&page);
+		report_site_bench(&s, 0, 1, &c, all, &page);
+		assert_int_equal(count(page.buf, "class=\"medians\""), 1);
+		assert_int_equal(count(page.buf, "class=\"spread\""), 1);
+		assert_int_equal(count(page.buf, "class=\"dot point\""), all ? (size_t)N : 2 + REPORT_SITE_LATEST);
+		if (!all) {
+			assert_true(page.len < 100000);
+			assert_non_null(strstr(page.buf, "href=\"runs/5000.html\""));
+			assert_non_null(strstr(page.buf, "href=\"runs/5001.html\""));
+			assert_non_null(strstr(page.buf, "href=\"runs/10000.html\""));
+			assert_null(strstr(page.buf, "href=\"runs/1.html\""));
+			const char *poly = strstr(page.buf, "class=\"medians\"");
+			const char *pts_attr = strstr(poly, "points=\"");
+			const char *end = strchr(pts_attr + 8, '"');
+			int vertices = 0;
+			for (const char *q = pts_attr; q < end; q++)
+				vertices += *q == ',';
+			assert_int_equal(vertices, REPORT_CHART_PLOT_W);
+		}
+		svg_release(&page);
+	}
+	free(pts);
+	free(ids);
+	free(vals);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_save),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_detect_markdown_hostile),
+		cmocka_unit_test(test_site_chart_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
