@@ -2,7 +2,8 @@
  *
  * A phase's window on the trace's clock is its start_ms/end_ms plus the run's
  * monotonic start, so the GPU figures of a phase are read the way its CPU
- * figures are: by time, whichever process did the work. Per name, every
+ * figures are: by time, whichever process did the work; an NVTX range, which
+ * belongs to one process, counts only that process's. Per name, every
  * instance's window is summed into one accumulator, so a kernel outside each
  * instance's top still counts in the name's totals.
  */
@@ -55,10 +56,38 @@ static json_t *sum_json(const struct gputrace *t, const struct gputrace_sum *s)
 	return o;
 }
 
-static void window(const json_t *ph, int64_t t0_ns, int64_t *a, int64_t *b)
+/* The process of an NVTX phase: the range that starts where it starts (the
+ * record keeps microseconds), with its name and domain; 0 for any other phase
+ * (charged the whole tree's activity) or when none matches. */
+static int nvtx_pid(const struct gputrace *t, const json_t *ph, int64_t a)
+{
+	const char *src = json_string_value(json_object_get(ph, "source"));
+	const char *name = json_string_value(json_object_get(ph, "name"));
+	const char *lane = json_string_value(json_object_get(ph, "lane"));
+	if (!src || strcmp(src, "nvtx") || !name || !lane)
+		return 0;
+	const char *domain = !strncmp(lane, "nvtx=", 5) ? lane + 5 : "";
+	size_t lo = 0, hi = t->n_ranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->ranges[mid].start_ns < a - 2000)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < t->n_ranges && t->ranges[lo].start_ns <= a + 2000; lo++)
+		if (!strcmp(t->ranges[lo].name, name) && !strcmp(t->ranges[lo].domain, domain))
+			return t->ranges[lo].pid;
+	return 0;
+}
+
+/* A phase's window on the trace's clock, and whose activity counts in it:
+ * an NVTX range's own process's, any other phase the whole tree's. */
+static int window(const struct gputrace *t, const json_t *ph, int64_t t0_ns, int64_t *a, int64_t *b)
 {
 	*a = t0_ns + (int64_t)(json_number_value(json_object_get(ph, "start_ms")) * 1e6);
 	*b = t0_ns + (int64_t)(json_number_value(json_object_get(ph, "end_ms")) * 1e6);
+	return nvtx_pid(t, ph, *a);
 }
 
 struct named {
@@ -97,8 +126,8 @@ static void add_stats(json_t *phases, json_t *stats, const struct gputrace *t, i
 		gputrace_sum_init(&s, t);
 		for (; hit < by_name + n && !strcmp(hit->name, key.name); hit++) {
 			int64_t a, b;
-			window(hit->ph, t0_ns, &a, &b);
-			gputrace_sum_add(&s, t, a, b, 0);
+			int pid = window(t, hit->ph, t0_ns, &a, &b);
+			gputrace_sum_add(&s, t, a, b, pid);
 		}
 		gputrace_sum_finish(&s);
 		json_object_set_new(st, "gpu", sum_json(t, &s));
@@ -115,9 +144,9 @@ void gputrace_json_add_phases(json_t *obj, const struct gputrace *t, int64_t t0_
 	json_array_foreach(phases, i, ph) {
 		struct gputrace_sum s;
 		int64_t a, b;
-		window(ph, t0_ns, &a, &b);
+		int pid = window(t, ph, t0_ns, &a, &b);
 		gputrace_sum_init(&s, t);
-		gputrace_sum_add(&s, t, a, b, 0);
+		gputrace_sum_add(&s, t, a, b, pid);
 		gputrace_sum_finish(&s);
 		json_object_set_new(ph, "gpu", sum_json(t, &s));
 		gputrace_sum_release(&s);

@@ -313,12 +313,90 @@ static void test_short_names(void **state)
 	assert_string_equal(buf, "abc");
 }
 
+/* NVTX ranges become phases the way the session makes them (domain as lane);
+ * each is charged its own process's kernels and device memory, not the other
+ * worker's held at the same time. */
+static void test_nvtx_phase_is_its_process(void **state)
+{
+	(void)state;
+	struct gputrace t;
+	struct err e;
+	gputrace_init(&t);
+	assert_int_equal(gputrace_read_dir(&t, "data/gputrace/two", &e), 2);
+	gputrace_finish(&t);
+	int64_t t0 = INT64_MAX;
+	for (size_t i = 0; i < t.n_ranges; i++)
+		if (t.ranges[i].start_ns < t0)
+			t0 = t.ranges[i].start_ns;
+	struct phase_set s;
+	phase_set_init(&s);
+	for (size_t i = 0; i < t.n_ranges; i++) {
+		const struct gputrace_range *g = &t.ranges[i];
+		phase_set_add_range(&s, g->name, g->domain[0] ? "nvtx" : NULL, g->domain, (double)(g->start_ns - t0) / 1e6,
+				    (double)(g->end_ns - t0) / 1e6, PHASE_NVTX);
+	}
+	phase_set_finish(&s, 1e9);
+	json_t *obj = phase_set_to_json(&s);
+	gputrace_json_add_phases(obj, &t, t0);
+	size_t i, solves = 0, others = 0, shared = 0;
+	double stat_launches = 0;
+	json_t *ph;
+	json_array_foreach(json_object_get(obj, "phases"), i, ph) {
+		if (strcmp(json_string_value(json_object_get(ph, "name")), "solve"))
+			continue;
+		assert_string_equal(json_string_value(json_object_get(ph, "lane")), "nvtx=demo");
+		assert_string_equal(json_string_value(json_object_get(ph, "source")), "nvtx");
+		/* the range it came from, and the kernels its process started inside */
+		const struct gputrace_range *r = NULL;
+		for (size_t k = 0; k < t.n_ranges && !r; k++)
+			if (!strcmp(t.ranges[k].name, "solve") &&
+			    fabs((double)(t.ranges[k].start_ns - t0) / 1e6 - num(ph, "start_ms")) < 0.002)
+				r = &t.ranges[k];
+		assert_non_null(r);
+		uint64_t own = 0, all = 0;
+		for (size_t k = 0; k < t.n_kernels; k++) {
+			if (t.kernels[k].start_ns < r->start_ns || t.kernels[k].start_ns >= r->end_ns)
+				continue;
+			all++;
+			own += t.kernels[k].pid == r->pid;
+		}
+		json_t *g = json_object_get(ph, "gpu");
+		assert_true(num(g, "launches") == (double)own);
+		others += all - own;
+		/* its process's device memory (3 buffers of 32 or 48 MiB), not the
+		 * tree's: both workers held theirs at the time */
+		struct gputrace_sum tree;
+		gputrace_sum_init(&tree, &t);
+		gputrace_sum_add(&tree, &t, r->start_ns, r->end_ns, 0);
+		for (size_t k = 0; k < t.n_procs; k++)
+			if (t.procs[k].pid == r->pid)
+				assert_true(num(g, "mem_start_mib") * MIB == (double)t.procs[k].mem_max_bytes);
+		/* the first worker's solve ran while the second held its 144 MiB too */
+		if (tree.mem_start_bytes == 3 * (32 + 48) * 1024 * 1024)
+			shared++;
+		gputrace_sum_release(&tree);
+		stat_launches += (double)own;
+		solves++;
+	}
+	assert_int_equal(solves, 2);
+	assert_int_equal(others, 0); /* in these files the workers' kernels did not overlap */
+	assert_int_equal(shared, 1);
+	json_t *st;
+	json_array_foreach(json_object_get(obj, "phase_stats"), i, st)
+		if (!strcmp(json_string_value(json_object_get(st, "name")), "solve"))
+			assert_true(num(json_object_get(st, "gpu"), "launches") == stat_launches);
+	json_decref(obj);
+	phase_set_release(&s);
+	gputrace_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reads_every_kind),
 		cmocka_unit_test(test_phases_match_the_program),
 		cmocka_unit_test(test_two_processes),
+		cmocka_unit_test(test_nvtx_phase_is_its_process),
 		cmocka_unit_test(test_damaged_input),
 		cmocka_unit_test(test_busy_is_a_union),
 		cmocka_unit_test(test_short_names),
