@@ -84,7 +84,7 @@ void record_opts_export_rows(struct record_opts_exports *x, unsigned flags,
 		PARSEOPT_CALLBACK(0, "export-speedscope", x, "FILE",
 				  "the profile as speedscope JSON: one profile per\nphase and the run", export_opt),
 		PARSEOPT_CALLBACK(0, "export-trace", x, "FILE",
-				  "the run as Chrome trace-event JSON (Perfetto):\nphases, counters, profile samples",
+				  "the run as Chrome trace-event JSON (Perfetto):\nphases, counters, sampled stacks",
 				  export_opt),
 		PARSEOPT_END(),
 	};

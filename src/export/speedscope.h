@@ -2,8 +2,9 @@
  *
  * The JSON that https://www.speedscope.app opens (its "$schema" named): the
  * frames shared, then sampled profiles weighted in milliseconds (samples /
- * frequency) — the whole run first (its stacks rooted at their phases), then
- * one per phase name.
+ * frequency) — the whole run first (its stacks rooted at their phases, one
+ * sample after another in time order where the record's timeline holds them
+ * all), then one per phase name.
  */
 #ifndef PERFHUNT_SPEEDSCOPE_H
 #define PERFHUNT_SPEEDSCOPE_H

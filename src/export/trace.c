@@ -237,34 +237,144 @@ static void add_counters(const json_t *rec, json_t *events)
 	}
 }
 
-static void add_profile_samples(const json_t *rec, json_t *events)
+/* A timeline sample: when, on which thread, its stack "process;root;...;leaf". */
+struct tsample {
+	int64_t t_us;
+	int tid;
+	const char *stack;
+	size_t index;
+};
+
+static int tsample_cmp(const void *a, const void *b)
 {
-	const json_t *tl = json_object_get(json_object_get(json_object_get(rec, "profile"), "timeline"), "samples");
-	if (!json_array_size(tl))
-		return;
-	json_array_append_new(events, meta("process_name", TRACE_SAMPLES_PID, 0, "profile samples"));
-	json_t *seen = json_object();
-	size_t i;
+	const struct tsample *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->t_us != y->t_us)
+		return x->t_us < y->t_us ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The sampled stacks, the format's two ways over one set of call-tree nodes
+ * (a tree per thread, a node per frame under its parent, ids unique in the
+ * trace): each thread's "Profile" and "ProfileChunk" events (the CPU profile
+ * Chrome DevTools shows as a flame chart under the thread), and the
+ * top-level "stackFrames" and "samples" of the Trace Event Format. */
+struct cpu_trees {
+	json_t *index;             /* "PARENT\x1fFRAME" -> node id */
+	json_t *frames, *samples;  /* the document's stackFrames and samples */
+	json_int_t next_id;
+};
+
+/* The node of frame name (len bytes) under parent, made on first use; a
+ * thread's root node ("(root)", parent 0) is no stack frame, and the frames
+ * right under it have no parent there. */
+static json_int_t node_for(struct cpu_trees *ct, json_t *nodes, json_int_t root, json_int_t parent, const char *name,
+			   size_t len)
+{
+	char *key = xmalloc(len + 32);
+	int kl = snprintf(key, 32, "%lld\x1f", (long long)parent);
+	memcpy(key + kl, name, len);
+	key[(size_t)kl + len] = '\0';
+	const json_t *at = parent ? json_object_get(ct->index, key) : NULL; /* a root: each thread its own */
+	json_int_t id = at ? json_integer_value(at) : ++ct->next_id;
+	if (!at) {
+		if (parent)
+			json_object_set_new_nocheck(ct->index, key, json_integer(id));
+		json_t *frame = json_pack("{s:s%, s:s, s:s, s:i, s:i, s:s}", "functionName", name, len, "url", "",
+					  "scriptId", "0", "lineNumber", -1, "columnNumber", -1, "codeType", "other");
+		json_t *node = json_pack("{s:I, s:o}", "id", id, "callFrame", frame);
+		if (parent) {
+			json_object_set_new(node, "parent", json_integer(parent));
+			json_t *sf = json_pack("{s:s%, s:s}", "name", name, len, "category", "perfhunt");
+			if (parent != root)
+				json_object_set_new(sf, "parent", json_integer(parent));
+			char idk[24];
+			snprintf(idk, sizeof(idk), "%lld", (long long)id);
+			json_object_set_new(ct->frames, idk, sf);
+		}
+		json_array_append_new(nodes, node);
+	}
+	free(key);
+	return id;
+}
+
+/* One thread's samples (in time order) as its CPU profile. */
+static void add_thread_profile(struct cpu_trees *ct, const struct tsample *v, size_t n, const char *event,
+			       json_t *events)
+{
+	json_t *nodes = json_array(), *ids = json_array(), *deltas = json_array();
+	json_int_t root = node_for(ct, nodes, 0, 0, "(root)", 6);
+	for (size_t i = 0; i < n; i++) {
+		json_int_t id = root;
+		for (const char *p = v[i].stack; *p;) {
+			const char *semi = strchr(p, ';');
+			size_t len = semi ? (size_t)(semi - p) : strlen(p);
+			if (len)
+				id = node_for(ct, nodes, root, id, p, len);
+			p += len + (semi ? 1 : 0);
+		}
+		json_array_append_new(ids, json_integer(id));
+		json_array_append_new(deltas, json_integer(i ? v[i].t_us - v[i - 1].t_us : 0));
+		json_array_append_new(ct->samples, json_pack("{s:i, s:i, s:I, s:s, s:I, s:i}", "pid", TRACE_SAMPLES_PID,
+							     "tid", v[i].tid, "ts", (json_int_t)v[i].t_us, "name",
+							     event, "sf", id, "weight", 1));
+	}
+	char pid[32];
+	snprintf(pid, sizeof(pid), "0x%x", (unsigned)v[0].tid);
+	json_int_t t0 = v[0].t_us;
+	json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:{s:{s:I}}}", "name", "Profile",
+						"cat", "disabled-by-default-v8.cpu_profiler", "ph", "P", "id", pid,
+						"pid", TRACE_SAMPLES_PID, "tid", v[0].tid, "ts", t0, "args", "data",
+						"startTime", t0));
+	json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:{s:{s:{s:o, s:o}, s:o}}}",
+						"name", "ProfileChunk", "cat", "disabled-by-default-v8.cpu_profiler",
+						"ph", "P", "id", pid, "pid", TRACE_SAMPLES_PID, "tid", v[0].tid, "ts",
+						t0, "args", "data", "cpuProfile", "nodes", nodes, "samples", ids,
+						"timeDeltas", deltas));
+}
+
+/* The profile's timeline: per thread a named track holding its CPU profile;
+ * doc gets the stackFrames and samples. A record from before the timeline
+ * kept stacks gives each sample its leaf frame alone. */
+static void add_profile_samples(const json_t *rec, json_t *events, json_t *doc)
+{
+	const json_t *p = json_object_get(rec, "profile");
+	const json_t *timeline = json_object_get(p, "timeline");
+	const json_t *tl = json_object_get(timeline, "samples"), *stacks = json_object_get(timeline, "stacks");
+	struct tsample *v = xcalloc(json_array_size(tl) + 1, sizeof(*v));
+	size_t n = 0, i;
 	const json_t *s;
 	json_array_foreach(tl, i, s) {
 		double t_ms = json_number_value(json_array_get(s, 0));
-		int tid = (int)json_integer_value(json_array_get(s, 1));
-		const char *leaf = json_string_value(json_array_get(s, 2));
-		if (t_ms < 0 || !leaf)
+		const json_t *k = json_array_get(s, 3);
+		const char *stack = json_string_value(json_is_integer(k) ? json_array_get(stacks, (size_t)json_integer_value(k))
+									: json_array_get(s, 2));
+		if (!(t_ms >= 0 && t_ms < 1e12) || !stack || !stack[0])
 			continue;
-		char key[16];
-		snprintf(key, sizeof(key), "%d", tid);
-		if (!json_object_get(seen, key)) {
-			json_object_set_new(seen, key, json_true());
-			char name[32];
-			snprintf(name, sizeof(name), "thread %d", tid);
-			json_array_append_new(events, meta("thread_name", TRACE_SAMPLES_PID, tid, name));
-		}
-		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:s, s:f, s:i, s:i}", "name", leaf, "cat",
-							"sample", "ph", "i", "s", "t", "ts", t_ms * 1000, "pid",
-							TRACE_SAMPLES_PID, "tid", tid));
+		v[n++] = (struct tsample){ .t_us = llround(t_ms * 1000), .stack = stack, .index = i,
+					   .tid = (int)json_integer_value(json_array_get(s, 1)) };
 	}
-	json_decref(seen);
+	if (!n) {
+		free(v);
+		return;
+	}
+	qsort(v, n, sizeof(*v), tsample_cmp);
+	const char *event = json_string_value(json_object_get(p, "event"));
+	struct cpu_trees ct = { .index = json_object(), .frames = json_object(), .samples = json_array() };
+	json_array_append_new(events, meta("process_name", TRACE_SAMPLES_PID, 0, "profile samples"));
+	for (size_t a = 0, b; a < n; a = b) {
+		for (b = a; b < n && v[b].tid == v[a].tid;)
+			b++;
+		char name[32];
+		snprintf(name, sizeof(name), "thread %d", v[a].tid);
+		json_array_append_new(events, meta("thread_name", TRACE_SAMPLES_PID, v[a].tid, name));
+		add_thread_profile(&ct, v + a, b - a, event && event[0] ? event : "cpu-clock", events);
+	}
+	json_object_set_new(doc, "stackFrames", ct.frames);
+	json_object_set_new(doc, "samples", ct.samples);
+	json_decref(ct.index);
+	free(v);
 }
 
 int trace_write(const json_t *rec, FILE *out, struct err *e)
@@ -282,9 +392,9 @@ int trace_write(const json_t *rec, FILE *out, struct err *e)
 	json_array_append_new(events, meta("process_name", TRACE_RUN_PID, 0, title));
 	size_t left_out = add_phases(rec, events);
 	add_counters(rec, events);
-	add_profile_samples(rec, events);
 	json_t *doc = json_pack("{s:o, s:s, s:{s:s, s:O?}}", "traceEvents", events, "displayTimeUnit", "ms",
 				"otherData", "generator", "perfhunt", "started_at", json_object_get(rec, "started_at"));
+	add_profile_samples(rec, events, doc);
 	if (left_out) /* the viewers show otherData as the trace's metadata */
 		json_object_set_new(json_object_get(doc, "otherData"), "phases_left_out",
 				    json_sprintf("%zu phases not drawn: each overlaps, without nesting, phases on "

@@ -6,8 +6,10 @@
  * another of it without nesting (the slices of one track must nest, for the
  * format and Perfetto); and its timelines as counter ("C") events: memory,
  * faults and CPU per interval, GPU memory where sampled. Process 2 holds the
- * profile's timed samples as instant ("i") events, one track per sampled
- * thread, named by their leaf frame. Times are microseconds since the
+ * profile's timed samples with their stacks, one track per sampled thread:
+ * the thread's CPU profile as Chrome writes one ("Profile" and "ProfileChunk"
+ * events, which DevTools draws as a flame chart), and the same stacks as the
+ * format's top-level "stackFrames" and "samples". Times are microseconds since the
  * recording started (the record's t_ms x 1000). Records without a profile
  * export too.
  */

@@ -31,7 +31,7 @@ struct phase_profile {
 struct timed_sample {
 	double t_ms;
 	int tid;
-	char *leaf;
+	char *leaf, *stack;           /* stack: as the run's, "[phase:P];process;root;...;leaf" */
 };
 
 struct profile_json {
@@ -115,8 +115,8 @@ static struct phase_profile *phase_table(struct profile_json *pj, const char *na
 }
 
 /* Counts stack n times (off: nanoseconds off the CPU) in the run's table,
- * rooted at phases, and in each phase name's. */
-static void add_stack(struct profile_json *pj, bool off, const char *phases, const char *stack, uint64_t count)
+ * rooted at phases, and in each phase name's. Returns the rooted stack, to free. */
+static char *add_stack(struct profile_json *pj, bool off, const char *phases, const char *stack, uint64_t count)
 {
 	/* the run's stacks are rooted at the phases of their instant; a name's ';'
 	 * or line break would make frames or lines of its own: escape_frame */
@@ -133,7 +133,6 @@ static void add_stack(struct profile_json *pj, bool off, const char *phases, con
 	if (sl)
 		sprintf(rooted + rl, ";%s", stack);
 	table_add(off ? &pj->off_run : &pj->run, rooted, count);
-	free(rooted);
 	/* each phase name active at the sample counts it once */
 	const char *s = phases;
 	while (*s) {
@@ -155,25 +154,33 @@ static void add_stack(struct profile_json *pj, bool off, const char *phases, con
 		}
 		s = plus ? plus + 1 : s + n;
 	}
+	return rooted;
 }
 
 void profile_json_add(struct profile_json *pj, double t_ms, int tid, const char *phases, const char *stack,
 		      const char *leaf)
 {
-	add_stack(pj, false, phases, stack, 1);
+	char *rooted = add_stack(pj, false, phases, stack, 1);
 	if (pj->ntimeline < PROFILE_JSON_TIMELINE) {
 		if (pj->ntimeline % 256 == 0)
 			pj->timeline = xrealloc(pj->timeline, (pj->ntimeline + 256) * sizeof(*pj->timeline));
-		pj->timeline[pj->ntimeline++] = (struct timed_sample){ t_ms, tid, xstrdup(leaf) };
+		if (!stack[0]) { /* the leaf ("[no stack]") under the phases */
+			char *both = xmalloc(strlen(rooted) + strlen(leaf) + 2);
+			sprintf(both, "%s;%s", rooted, leaf);
+			free(rooted);
+			rooted = both;
+		}
+		pj->timeline[pj->ntimeline++] = (struct timed_sample){ t_ms, tid, xstrdup(leaf), rooted };
 	} else {
 		pj->timeline_dropped++;
+		free(rooted);
 	}
 }
 
 void profile_json_add_offcpu(struct profile_json *pj, const char *phases, const char *stack, int64_t blocked_ns)
 {
 	if (blocked_ns > 0)
-		add_stack(pj, true, phases, stack, (uint64_t)blocked_ns);
+		free(add_stack(pj, true, phases, stack, (uint64_t)blocked_ns));
 }
 
 static int by_count(const void *a, const void *b)
@@ -279,13 +286,21 @@ json_t *profile_json_build(const struct profile_json *pj, const struct profile_j
 		json_object_set_new(p, "offcpu", offcpu_json(pj, m));
 	else if (m->offcpu_note && m->offcpu_note[0])
 		json_object_set_new(problems, "offcpu", json_string(m->offcpu_note));
-	json_t *tl = json_array();
+	/* each sample's stack an index into "stacks", each distinct stack kept once */
+	json_t *tl = json_array(), *stacks = json_array(), *index = json_object();
 	for (size_t i = 0; i < pj->ntimeline; i++) {
 		const struct timed_sample *s = &pj->timeline[i];
-		json_array_append_new(tl, json_pack("[f, i, s]", s->t_ms, s->tid, s->leaf));
+		const json_t *at = json_object_get(index, s->stack);
+		size_t k = at ? (size_t)json_integer_value(at) : json_array_size(stacks);
+		if (!at) {
+			json_object_set_new(index, s->stack, json_integer((json_int_t)k));
+			json_array_append_new(stacks, json_string(s->stack));
+		}
+		json_array_append_new(tl, json_pack("[f, i, s, I]", s->t_ms, s->tid, s->leaf, (json_int_t)k));
 	}
-	json_object_set_new(p, "timeline", json_pack("{s:i, s:I, s:o}", "bound", PROFILE_JSON_TIMELINE, "dropped",
-						     (json_int_t)pj->timeline_dropped, "samples", tl));
+	json_decref(index);
+	json_object_set_new(p, "timeline", json_pack("{s:i, s:I, s:o, s:o}", "bound", PROFILE_JSON_TIMELINE, "dropped",
+						     (json_int_t)pj->timeline_dropped, "stacks", stacks, "samples", tl));
 	return p;
 }
 
@@ -301,8 +316,10 @@ void profile_json_free(struct profile_json *pj)
 		table_free(&pj->phases[i].off);
 	}
 	free(pj->phases);
-	for (size_t i = 0; i < pj->ntimeline; i++)
+	for (size_t i = 0; i < pj->ntimeline; i++) {
 		free(pj->timeline[i].leaf);
+		free(pj->timeline[i].stack);
+	}
 	free(pj->timeline);
 	free(pj);
 }

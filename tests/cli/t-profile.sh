@@ -152,18 +152,85 @@ PY
 	[ $? = 0 ] && ok || fail "$(cat "$TMP/py")"
 else skip "perf cannot sample here"; fi
 
+t "--export-speedscope: the run's samples in time order (Time Order is the run's chronology)"
+if [ "$PERF" = 1 ]; then
+	/usr/bin/python3 - "$TMP/s.json" "$TMP/r.json" >"$TMP/py" 2>&1 <<'PY'
+import json, sys
+d, r = (json.load(open(f)) for f in sys.argv[1:3])
+fr, run = d["shared"]["frames"], d["profiles"][0]
+tl = r["profile"]["timeline"]
+assert tl["dropped"] == 0, "the timeline dropped samples"
+assert run["name"] == "run (rooted at phases, in time order)", run["name"]
+got = [";".join(fr[i]["name"] for i in s) for s in run["samples"]]
+want = [tl["stacks"][s[3]] for s in sorted(tl["samples"], key=lambda s: s[0])]
+assert got == want, "the samples are not the timeline's in time order"
+assert len(got) == r["profile"]["samples"], (len(got), r["profile"]["samples"])
+# phprof runs alpha, then beta, then spawn: their samples follow in that order
+order = {"[phase:alpha]": 0, "[phase:beta]": 1, "[phase:spawn]": 2}
+seq = [order[s.split(";")[0]] for s in got if s.split(";")[0] in order]
+assert seq == sorted(seq) and set(seq) == {0, 1, 2}, seq
+print("%d samples in time order" % len(got))
+PY
+	[ $? = 0 ] && echo "# $(tail -1 "$TMP/py")" && ok || fail "$(cat "$TMP/py")"
+else skip "perf cannot sample here"; fi
+
 # trace_check FILE: the trace-event format's documented fields, every event
 # (trace_check.py says which, and why the trace processor is not used here);
 # its first line, the event types seen, goes to $TMP/py
-trace_check() { /usr/bin/python3 ./trace_check.py "$1" >"$TMP/py" 2>&1; }
-# trace_ok FILE TYPES: trace_check passes and the types seen are TYPES, else the case fails
+trace_check() { /usr/bin/python3 ./trace_check.py "$@" >"$TMP/py" 2>&1; }
+# trace_ok FILE TYPES [--stacks]: trace_check passes and the types seen are TYPES, else the case fails
 trace_ok() {
-	trace_check "$1" && [ "$(head -1 "$TMP/py")" = "$2" ] || { fail "$(cat "$TMP/py")"; return 1; }
+	trace_check ${3:-} "$1" && [ "$(head -1 "$TMP/py")" = "$2" ] || { fail "$(cat "$TMP/py")"; return 1; }
 }
 
-t "--export-trace: trace events with their documented fields (X, C, i, M)"
+t "--export-trace: trace events with their documented fields (X, C, P, M), sampled stacks both ways"
 if [ "$PERF" = 1 ]; then
-	trace_ok "$TMP/t.json" "C M X i" && ok
+	trace_ok "$TMP/t.json" "C M P X" --stacks && sed -n 2p "$TMP/py" && ok
+else skip "perf cannot sample here"; fi
+
+t "--export-trace: the CPU profile lies under its phases, each sample where perf took it"
+if [ "$PERF" = 1 ]; then
+	/usr/bin/python3 - "$TMP/t.json" "$TMP/r.json" >"$TMP/py" 2>&1 <<'PY'
+import json, sys
+t, r = (json.load(open(f)) for f in sys.argv[1:3])
+ev = t["traceEvents"]
+alpha = [e for e in ev if e["ph"] == "X" and e["name"] == "alpha"][0]
+beta = [e for e in ev if e["ph"] == "X" and e["name"] == "beta"][0]
+# the CPU profiles: each chunk's samples at Profile startTime + the running sum of timeDeltas
+nodes, at = {}, []
+starts = {(e["pid"], e["id"]): e["args"]["data"]["startTime"] for e in ev if e["name"] == "Profile"}
+for e in ev:
+    if e["name"] != "ProfileChunk":
+        continue
+    d = e["args"]["data"]
+    for n in d["cpuProfile"]["nodes"]:
+        nodes[n["id"]] = (n["callFrame"]["functionName"], n.get("parent"))
+    ts = starts[(e["pid"], e["id"])]
+    for nid, dt in zip(d["cpuProfile"]["samples"], d["timeDeltas"]):
+        ts += dt
+        names = []
+        while nid is not None:
+            names.append(nodes[nid][0]); nid = nodes[nid][1]
+        at.append((ts, names))
+tl = r["profile"]["timeline"]
+assert len(at) == len(tl["samples"]), (len(at), len(tl["samples"]))
+assert sorted(round(ts) for ts, _ in at) == sorted(round(s[0] * 1000) for s in tl["samples"])
+def inside(fn, ph):
+    hits = [ts for ts, names in at if fn in names]
+    return sum(ph["ts"] <= ts <= ph["ts"] + ph["dur"] for ts in hits) / max(len(hits), 1), len(hits)
+a, b = inside("hot_alpha", alpha), inside("hot_beta", beta)
+assert a[1] >= 10 and a[0] >= 0.95 and b[1] >= 5 and b[0] >= 0.95, (a, b)
+# the legacy samples name the same stacks
+sf = t["stackFrames"]
+def chain(i):
+    out = []
+    while i is not None:
+        out.append(sf[str(i)]["name"]); i = sf[str(i)].get("parent")
+    return out
+assert sum("hot_alpha" in chain(s["sf"]) for s in t["samples"]) == a[1]
+print("hot_alpha: %d samples, %.0f %% in alpha; hot_beta: %d, %.0f %% in beta" % (a[1], 100 * a[0], b[1], 100 * b[0]))
+PY
+	[ $? = 0 ] && echo "# $(tail -1 "$TMP/py")" && ok || fail "$(cat "$TMP/py")"
 else skip "perf cannot sample here"; fi
 
 t "--export-trace without --profile: phases and counters"
@@ -181,13 +248,21 @@ print(sorted(e["args"]["name"] for e in json.load(open(sys.argv[1]))["traceEvent
 expect_status 0 $st && trace_ok "$TMP/ov.trace" "C M X" &&
 	check "tracks: $tracks" [ "$tracks" = "['gpu_tid=0', 'phases', 'phases (2)']" ] && ok
 
-t "the trace check finds overlapping slices and a thread without a name"
+t "the trace check finds overlapping slices, a thread without a name, a profile out of order, no stacks"
 printf '%s\n' '{"traceEvents":[{"name":"process_name","ph":"M","pid":1,"tid":0,"args":{"name":"p"}},' \
 	'{"name":"a","ph":"X","ts":0,"dur":10,"pid":1,"tid":1},{"name":"b","ph":"X","ts":5,"dur":10,"pid":1,"tid":1},' \
-	'{"name":"c","ph":"C","ts":1,"pid":1,"args":{"v":"x"}},{"name":"d","ph":"i","ts":1,"pid":1,"tid":2}]}' >"$TMP/bad.trace"
-if trace_check "$TMP/bad.trace"; then fail "a bad trace passed"; else
+	'{"name":"c","ph":"C","ts":1,"pid":1,"args":{"v":"x"}},{"name":"d","ph":"i","ts":1,"pid":1,"tid":2},' \
+	'{"name":"ProfileChunk","ph":"P","id":"0x1","ts":1,"pid":1,"tid":3,"args":{"data":{}}},' \
+	'{"name":"Profile","ph":"P","id":"0x2","ts":1,"pid":1,"tid":3,"args":{"data":{"startTime":1}}},' \
+	'{"name":"ProfileChunk","ph":"P","id":"0x2","ts":1,"pid":1,"tid":3,"args":{"data":{"cpuProfile":' \
+	'{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":7,"callFrame":{"functionName":"f"}}],' \
+	'"samples":[1,1]},"timeDeltas":[5,-2]}}}],"stackFrames":{"1":{"name":"m","parent":9}},"samples":[{"ts":1,"tid":1,"sf":4}]}' >"$TMP/bad.trace"
+if trace_check --stacks "$TMP/bad.trace"; then fail "a bad trace passed"; else
 	expect_grep "overlaps 'a' \[0, 10\] without nesting" "$TMP/py" && expect_grep "thread 1/1 has events but no thread_name" "$TMP/py" &&
-	expect_grep "is not a non-empty object of numbers" "$TMP/py" && expect_grep "scope s None" "$TMP/py" && ok; fi
+	expect_grep "is not a non-empty object of numbers" "$TMP/py" && expect_grep "scope s None" "$TMP/py" &&
+	expect_grep "ProfileChunk before its Profile" "$TMP/py" && expect_grep "node 2's parent 7 is not an earlier node" "$TMP/py" &&
+	expect_grep "timeDelta -2 is not a number >= 0" "$TMP/py" && expect_grep "stack frame 1's parent 9 is not a frame" "$TMP/py" &&
+	expect_grep "sample 0: sf 4 is not a frame" "$TMP/py" && expect_grep "no samples with stacks" "$TMP/py" && ok; fi
 
 t "show RUN --export-*: a stored record's exports are those run wrote"
 if [ "$PERF" = 1 ]; then
@@ -204,7 +279,7 @@ for p, q in zip(a["profiles"], b["profiles"]):
     assert p["samples"] == q["samples"]
     assert all(abs(x - y) <= 1e-6 * x for x, y in zip(p["weights"], q["weights"]))' "$TMP/s.json" "$TMP/s3.json" &&
 	expect_grep '^perfhunt_wall_seconds\{' "$TMP/o3.txt" &&
-	trace_ok "$TMP/t3.json" "C M X i" && ok
+	trace_ok "$TMP/t3.json" "C M P X" --stacks && ok
 else skip "perf cannot sample here"; fi
 
 t "show @last --export-folded -q: the history's run, nothing printed"
@@ -214,7 +289,7 @@ if [ "$PERF" = 1 ]; then
 	expect_status 0 $? && check "nothing on stdout: $(cat "$TMP/out")" [ ! -s "$TMP/out" ] &&
 	expect_grep '^\[phase:alpha\];.*;main;hot_alpha [0-9]+$' "$TMP/f4.txt" &&
 	expect_grep 'note: @last holds no sample rows \(the history keeps none\): the trace has no counters' "$TMP/err" &&
-	trace_ok "$TMP/t4.json" "M X i" && ok
+	trace_ok "$TMP/t4.json" "M P X" --stacks && ok
 else skip "perf cannot sample here"; fi
 
 t "show --export-trace of a run without a profile: phases and counters"

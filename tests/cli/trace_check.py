@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# trace_check.py FILE: checks a perfhunt --export-trace file against the
+# trace_check.py [--stacks] FILE: checks a perfhunt --export-trace file against the
 # documented fields of the Chrome trace-event format, since Perfetto's trace
 # processor is not packaged in Debian (no `perfetto` package, no
 # python3-perfetto) and so cannot load it here.
@@ -22,7 +22,18 @@
 #  * i (instant events): a scope "s" of g, p or t; on a thread track.
 #  * M (metadata events): "process_name" / "thread_name" with "args.name" a
 #    string, once per process / thread; every process that has events and every
-#    thread track holding X or i events is named.
+#    thread track holding X, i or P events is named.
+#  * P (sample events) as Chrome writes a CPU profile, which DevTools shows as
+#    a flame chart under the thread: a "Profile" (args.data.startTime) then its
+#    "ProfileChunk"s with the same id on that thread; args.data.cpuProfile
+#    "nodes" each {id, callFrame.functionName, parent} with a parent already
+#    given, "samples" node ids, "timeDeltas" one per sample, >= 0 (in time
+#    order).
+#  * "stackFrames" (id -> {name, parent}) and "samples" (each {ts, tid, sf,
+#    weight}) at the top level (Trace Event Format, "Stack Frames" and
+#    "Samples"): every sf and parent is a frame of stackFrames, no cycle.
+# With --stacks the trace must carry stacks both ways: samples whose frames
+# chain at least two deep, and a CPU profile with samples.
 # Prints the event types seen ("C M X i") and counts; exits 1 with the first
 # problems found, one a line.
 import json
@@ -55,14 +66,15 @@ def check(doc):
     slices = {}    # (pid, tid) -> [(ts, dur, name)]
     on_thread = set()  # (pid, tid) holding X or i events
     last_ts = {}   # counter track (pid, name) -> ts
+    profiles = {}  # (pid, id) -> {"tid", "nodes": {id: parent}, "samples": n}
     for k, e in enumerate(ev):
         where = "event %d" % k
         if not isinstance(e, dict):
             bad.append(where + ": not an object")
             continue
         ph = e.get("ph")
-        if ph not in ("M", "X", "C", "i"):
-            bad.append(where + ": ph %r is not one of M X C i" % (ph,))
+        if ph not in ("M", "X", "C", "i", "P"):
+            bad.append(where + ": ph %r is not one of M X C i P" % (ph,))
             continue
         count[ph] = count.get(ph, 0) + 1
         name, pid, tid = e.get("name"), e.get("pid"), e.get("tid")
@@ -118,6 +130,12 @@ def check(doc):
             if track in last_ts and ts <= last_ts[track]:
                 bad.append(where + ": ts %r does not increase on counter %r (last %r)" % (ts, name, last_ts[track]))
             last_ts[track] = ts
+        elif ph == "P":
+            if not is_int(tid):
+                bad.append(where + ": a sample event without a tid")
+                continue
+            on_thread.add((pid, tid))
+            bad += profile_event(where, e, args, profiles)
         elif ph == "i":
             if e.get("s") not in ("g", "p", "t"):
                 bad.append(where + ": scope s %r is not g, p or t" % (e.get("s"),))
@@ -142,17 +160,105 @@ def check(doc):
                 bad.append("track %d/%d: %r [%g, %g] overlaps %r [%g, %g] without nesting" %
                            (track[0], track[1], name, ts, ts + dur, o[2], o[0], o[0] + o[1]))
             open_.append((ts, dur, name))
+    bad += stack_samples(doc, count)
+    count["profile samples"] = sum(p["samples"] for p in profiles.values())
     return bad, count
 
 
+def profile_event(where, e, args, profiles):
+    """A Profile or ProfileChunk event against the profiles seen so far."""
+    bad = []
+    data = args.get("data")
+    key = (e["pid"], e.get("id"))
+    if not isinstance(e.get("id"), str) or not isinstance(data, dict):
+        return [where + ": a sample event without a string id and args.data"]
+    if e["name"] == "Profile":
+        if key in profiles:
+            bad.append(where + ": profile %r started twice" % (e["id"],))
+        if not is_num(data.get("startTime")):
+            bad.append(where + ": Profile without a numeric startTime")
+        profiles[key] = {"tid": e["tid"], "nodes": {}, "samples": 0}
+        return bad
+    if e["name"] != "ProfileChunk":
+        return [where + ": a sample event that is neither Profile nor ProfileChunk"]
+    prof = profiles.get(key)
+    if prof is None:
+        return [where + ": ProfileChunk before its Profile"]
+    if prof["tid"] != e["tid"]:
+        bad.append(where + ": ProfileChunk on another thread than its Profile")
+    cp = data.get("cpuProfile", {})
+    nodes, samples, deltas = cp.get("nodes", []), cp.get("samples", []), data.get("timeDeltas", [])
+    for n in nodes:
+        nid, parent = n.get("id"), n.get("parent")
+        if not is_int(nid) or nid in prof["nodes"]:
+            bad.append(where + ": node id %r not a new integer" % (nid,))
+        elif not isinstance(n.get("callFrame", {}).get("functionName"), str):
+            bad.append(where + ": node %d without callFrame.functionName" % nid)
+        elif parent is not None and parent not in prof["nodes"]:
+            bad.append(where + ": node %d's parent %r is not an earlier node" % (nid, parent))
+        else:
+            prof["nodes"][nid] = parent
+    if not isinstance(samples, list) or not isinstance(deltas, list) or len(samples) != len(deltas):
+        return bad + [where + ": samples and timeDeltas are not lists of one length"]
+    bad += [where + ": sample of unknown node %r" % (s,) for s in samples if s not in prof["nodes"]][:3]
+    bad += [where + ": timeDelta %r is not a number >= 0 (time order)" % (d,) for d in deltas
+            if not is_num(d) or d < 0][:3]
+    prof["samples"] += len(samples)
+    return bad
+
+
+def stack_samples(doc, count):
+    """The top-level stackFrames and samples."""
+    frames, samples = doc.get("stackFrames", {}), doc.get("samples", [])
+    if not isinstance(frames, dict) or not isinstance(samples, list):
+        return ["stackFrames is not an object or samples not a list"]
+    bad = []
+    for fid, f in frames.items():
+        if not isinstance(f, dict) or not isinstance(f.get("name"), str):
+            bad.append("stack frame %s has no name" % fid)
+        elif "parent" in f and str(f["parent"]) not in frames:
+            bad.append("stack frame %s's parent %r is not a frame" % (fid, f["parent"]))
+    depth = []
+    for k, s in enumerate(samples):
+        if not isinstance(s, dict) or not is_num(s.get("ts")) or not is_int(s.get("tid")):
+            bad.append("sample %d: no numeric ts and integer tid" % k)
+            continue
+        sf, d = s.get("sf"), 0
+        if str(sf) not in frames:
+            bad.append("sample %d: sf %r is not a frame" % (k, sf))
+            continue
+        while sf is not None and d <= len(frames):
+            d, sf = d + 1, frames[str(sf)].get("parent")
+        if d > len(frames):
+            bad.append("sample %d: its frames make a cycle" % k)
+        depth.append(d)
+    count["stack samples"] = len(depth)
+    count["deepest stack"] = max(depth, default=0)
+    return bad[:20]
+
+
+def require_stacks(count):
+    bad = []
+    if count.get("stack samples", 0) == 0 or count.get("deepest stack", 0) < 2:
+        bad.append("no samples with stacks (stackFrames and samples) at least two frames deep")
+    if count.get("profile samples", 0) == 0:
+        bad.append("no CPU profile (Profile and ProfileChunk events) with samples")
+    return bad
+
+
 def main():
-    if len(sys.argv) != 2:
-        print("usage: trace_check.py TRACE.json", file=sys.stderr)
+    args = sys.argv[1:]
+    stacks = args[:1] == ["--stacks"]
+    args = args[1:] if stacks else args
+    if len(args) != 1:
+        print("usage: trace_check.py [--stacks] TRACE.json", file=sys.stderr)
         return 2
-    with open(sys.argv[1]) as f:
+    with open(args[0]) as f:
         doc = json.load(f)
     bad, count = check(doc)
-    print(" ".join(sorted(count)))
+    if stacks:
+        bad += require_stacks(count)
+    print(" ".join(sorted(k for k in count if len(k) == 1)))
     print("# " + ", ".join("%s %d" % (k, count[k]) for k in sorted(count)))
     for b in bad[:20]:
         print("problem: " + b)
