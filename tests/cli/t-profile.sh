@@ -214,7 +214,8 @@ for e in ev:
         at.append((ts, names))
 tl = r["profile"]["timeline"]
 assert len(at) == len(tl["samples"]), (len(at), len(tl["samples"]))
-assert sorted(round(ts) for ts, _ in at) == sorted(round(s[0] * 1000) for s in tl["samples"])
+# at perf's times, to the microsecond the trace keeps
+assert all(abs(x - y) <= 1 for x, y in zip(sorted(ts for ts, _ in at), sorted(s[0] * 1000 for s in tl["samples"])))
 def inside(fn, ph):
     hits = [ts for ts, names in at if fn in names]
     return sum(ph["ts"] <= ts <= ph["ts"] + ph["dur"] for ts in hits) / max(len(hits), 1), len(hits)
