@@ -115,14 +115,17 @@ for p in json.load(open(sys.argv[1]))["phases"]:
 EOF
 [ $? = 0 ] && ok || fail "$(cat "$TMP/py")"
 
-t "compare of 5 + 5 runs: pin regressed with minor faults in its line, synth improved"
+# 6 + 6 runs: with 5 + 5, two slow runs of a loaded machine that crossed
+# the other side left the pair at Holm-adjusted p >= 0.05 (seen once with
+# eight builds and suites running beside it)
+t "compare of 6 + 6 runs: pin regressed with minor faults in its line, synth improved"
 i=0
-while [ $i -lt 5 ]; do
+while [ $i -lt 6 ]; do
 	i=$((i + 1))
 	"$P" run -q --no-save --interval 50 -o "$TMP/good$i.json" -- "$W" --mib 160 --spin-ms 20 --sys-ms 20 >/dev/null 2>&1
 	"$P" run -q --no-save --interval 50 -o "$TMP/bad$i.json" -- "$W" --bad --mib 160 --spin-ms 20 --sys-ms 20 >/dev/null 2>&1
 done
-good=$(echo "$TMP"/good[1-5].json | tr ' ' ,); bad=$(echo "$TMP"/bad[1-5].json | tr ' ' ,)
+good=$(echo "$TMP"/good[1-6].json | tr ' ' ,); bad=$(echo "$TMP"/bad[1-6].json | tr ' ' ,)
 "$P" compare --metric phase:pin --metric phase:synth --metric phase:pin.minflt --metric phase:synth.minflt \
 	--metric phase:pin.sys_s --metric phase:synth.sys_s --export-json "$TMP/c.json" "$good" "$bad" >"$TMP/out" 2>&1
 expect_grep '^phase:pin .* regressed$' "$TMP/out" && expect_grep '^phase:synth .* improved$' "$TMP/out" &&
