@@ -779,7 +779,7 @@ static int report_fn(const json_t *rec, FILE *f, struct err *e)
 
 static int json_fn(const json_t *rec, FILE *f, struct err *e)
 {
-	if (json_dumpf(rec, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) < 0 || fputc('\n', f) == EOF)
+	if (json_dumpf(rec, f, JSON_INDENT(2)) < 0 || fputc('\n', f) == EOF)
 		return err_set(e, "write error");
 	return 0;
 }
