@@ -8,6 +8,7 @@
  */
 #include "cmd/cmd.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -71,6 +72,7 @@ struct bench_cli {
 	const char *scan_step;        /* -D STEP */
 	int color, progress;          /* --style: 1 on, 0 off, -1 when a terminal */
 	bool no_results;              /* --style=none: no results on stdout */
+	const char *input;            /* --input FILE: every run's stdin, from its start */
 	bool *tmpl_shell;             /* per template: run by launch's sh -c (argv[0] the script) */
 	char **tmpl_name;             /* per template: its name, {NAME}s unsubstituted (NULL: from argv) */
 	uint64_t seed;
@@ -158,6 +160,23 @@ static int style_opt(struct parseopt_state *st, const struct parseopt *row, cons
 			return 0;
 		}
 	return err_set(e, "--style: expected auto, basic, full, nocolor, color or none, got '%s'", arg);
+}
+
+/* --input FILE: opened on perfhunt's stdin, which every run inherits, and
+ * rewound before each run; a pipe cannot be rewound, so it is refused. */
+static int open_input(const char *path, struct err *e)
+{
+	const char *file = strcmp(path, "null") ? path : "/dev/null";
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(e, "--input: cannot open '%s'", file);
+	int rc = 0;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		rc = err_set(e, "--input: '%s' cannot be read again from its start (a pipe?): give a file", file);
+	else if (dup2(fd, STDIN_FILENO) < 0) /* dup2 leaves the copy open across exec */
+		rc = err_sys(e, "--input: cannot make '%s' stdin", file);
+	close(fd);
+	return rc;
 }
 
 /* -P NAME MIN MAX: three words */
@@ -258,6 +277,8 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		  .flags = PARSEOPT_OPTIONAL, .cb = shell_opt },
 		PARSEOPT_FLAG('N', NULL, &b->shell_none, "no shell: each command string split into words"),
 		PARSEOPT_FLAG(0, "show-output", &b->show_output, "show the commands' output (default: discarded)"),
+		PARSEOPT_STRING(0, "input", &b->input, "FILE",
+				"every run reads FILE from its start on stdin\n(null: /dev/null), as hyperfine's"),
 		PARSEOPT_CALLBACK(0, "style", b, "STYLE",
 				  "auto (default), basic (no color, no progress bar),\nfull (both), nocolor, color (no progress bar),\n"
 				  "none (no progress bar, no results on stdout)", style_opt),
@@ -641,6 +662,12 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 			}
 		}
 		bool shell = b->tmpl_shell[c->template_i];
+		if (b->input && lseek(STDIN_FILENO, 0, SEEK_SET) < 0) { /* each run reads the whole file */
+			progress_clear(&pr);
+			fprintf(stderr, "perfhunt bench: --input: cannot rewind stdin: %s\n", strerror(errno));
+			status = PH_EXIT_FAIL;
+			break;
+		}
 		struct launch_opts lo = { .argv = c->argv, .shell = shell, .capture = true,
 					  .probe_fd = b->ro.probes };
 		json_t *run = NULL;
@@ -870,6 +897,10 @@ int cmd_bench(int argc, char **argv)
 		char *name = command_name(&b, &cmds[i], jargv);
 		bench_record_add_command(rec, name, jargv, params);
 		free(name);
+	}
+	if (b.input && open_input(b.input, &e) < 0) {
+		status = cmd_fail(PH_EXIT_USAGE, &e);
+		goto out;
 	}
 	if (b.setup && run_hook("--setup", b.setup) < 0) {
 		status = PH_EXIT_FAIL;

@@ -65,6 +65,13 @@ esc=$(printf '\033')
 expect_status 0 $st && expect_status 0 $st2 && expect_status 0 $st3 && check "none: nothing" [ ! -s none.out ] &&
 	expect_grep "^${esc}\[1mBenchmark 1: true" full.out && expect_grep '^Benchmark 1: true$' basic.out && ok
 
+t "--input FILE: every run reads the file from its start on stdin; a pipe is refused"
+printf 'one\ntwo\n' >in.txt
+"$P" bench -q --no-save -r 2 --input in.txt --show-output 'wc -l' >out 2>err; st=$?
+echo x | "$P" bench -q --no-save -r 1 --input /dev/stdin true >/dev/null 2>err2; st2=$?
+expect_status 0 $st && check "2 lines, twice: $(head -2 out | tr '\n' ' ')" [ "$(grep -c '^2$' out)" = 2 ] &&
+	expect_status 2 $st2 && expect_grep 'cannot be read again from its start' err2 && ok
+
 # ---- hyperfine's JSON: a user's results are a baseline; perfhunt's carry results[] ----
 
 have_hyperfine() { command -v hyperfine >/dev/null 2>&1; }
