@@ -29,6 +29,13 @@ have_time=1
 grep -q __asan_init "$P" && have_time=0
 peak() { /usr/bin/time -o "$TMP/rss" -f %M "$@" >"$TMP/out" 2>"$TMP/err"; st=$?; rss=$(tail -1 "$TMP/rss"); echo "# peak RSS $rss KiB: $*" | sed "s|$P|perfhunt|"; return $st; }
 
+t "history import stores records as it reads them: a broken third value ends the file after two"
+head -2 "$TMP/h.jsonl" >"$TMP/three.jsonl" && printf '{"schema": "perfhunt.run/1", "command": [\n' >>"$TMP/three.jsonl"
+PERFHUNT_DB="$TMP/three.db" "$P" history import "$TMP/three.jsonl" >"$TMP/out" 2>"$TMP/err"; expect_status 1 $? &&
+	check "stored lines $(grep -c 'stored as run' "$TMP/out")" [ "$(grep -c 'stored as run' "$TMP/out")" = 2 ] &&
+	check "rows" [ "$(sql "$TMP/three.db" 'select count(*) from runs')" = 2 ] &&
+	expect_grep "^perfhunt: cannot read '$TMP/three.jsonl': .*\(line [34]\)" "$TMP/err" && ok
+
 t "history import of $N runs streams them: every run stored"
 timeout 280 "$P" history import "$TMP/h.jsonl" >"$TMP/out" 2>"$TMP/err"; expect_status 0 $? &&
 	check "stored $(sql "$PERFHUNT_DB" 'select count(*) from runs')" [ "$(sql "$PERFHUNT_DB" 'select count(*) from runs')" = $N ] && ok
