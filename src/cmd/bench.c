@@ -73,6 +73,7 @@ struct bench_cli {
 	int color, progress;          /* --style: 1 on, 0 off, -1 when a terminal */
 	bool no_results;              /* --style=none: no results on stdout */
 	const char *input;            /* --input FILE: every run's stdin, from its start */
+	const char *time_unit;        /* -u: one of bench_text_time_units */
 	bool *tmpl_shell;             /* per template: run by launch's sh -c (argv[0] the script) */
 	char **tmpl_name;             /* per template: its name, {NAME}s unsubstituted (NULL: from argv) */
 	uint64_t seed;
@@ -143,6 +144,18 @@ static int shell_opt(struct parseopt_state *st, const struct parseopt *row, cons
 	b->shell_none = !strcmp(arg, "none");
 	b->shell_prog = b->shell_none ? NULL : arg;
 	return 0;
+}
+
+/* -u UNIT, as hyperfine's: the terminal's wall times in one unit */
+static int time_unit_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	(void)st;
+	for (size_t k = 0; k < 3; k++)
+		if (!strcmp(arg, bench_text_time_units[k])) {
+			((struct bench_cli *)row->value)->time_unit = bench_text_time_units[k];
+			return 0;
+		}
+	return err_set(e, "--time-unit: expected microsecond, millisecond or second, got '%s'", arg);
 }
 
 /* --style, as hyperfine's: what of the terminal output is shown */
@@ -279,6 +292,9 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		PARSEOPT_FLAG(0, "show-output", &b->show_output, "show the commands' output (default: discarded)"),
 		PARSEOPT_STRING(0, "input", &b->input, "FILE",
 				"every run reads FILE from its start on stdin\n(null: /dev/null), as hyperfine's"),
+		PARSEOPT_CALLBACK('u', "time-unit", b, "UNIT",
+				  "the wall times on the terminal in microsecond,\nmillisecond or second (default: each its own)",
+				  time_unit_opt),
 		PARSEOPT_CALLBACK(0, "style", b, "STYLE",
 				  "auto (default), basic (no color, no progress bar),\nfull (both), nocolor, color (no progress bar),\n"
 				  "none (no progress bar, no results on stdout)", style_opt),
@@ -917,7 +933,9 @@ int cmd_bench(int argc, char **argv)
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;
 	}
-	if (!b.no_results && bench_text_write(rec, b.color < 0 ? cmd_use_color(STDOUT_FILENO) : b.color, stdout) < 0)
+	const struct bench_text_style style = { .color = b.color < 0 ? cmd_use_color(STDOUT_FILENO) : b.color,
+						 .time_unit = b.time_unit };
+	if (!b.no_results && bench_text_write(rec, &style, stdout) < 0)
 		status = PH_EXIT_FAIL;
 	if (b.json_path && jsonio_write(b.json_path, rec, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);

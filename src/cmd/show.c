@@ -105,7 +105,8 @@ int cmd_show(int argc, char **argv)
 		return status;
 	}
 	if (!quiet && bench) {
-		if (bench_text_write(rec, cmd_use_color(STDOUT_FILENO), stdout) < 0)
+		const struct bench_text_style style = { .color = cmd_use_color(STDOUT_FILENO) };
+		if (bench_text_write(rec, &style, stdout) < 0)
 			status = PH_EXIT_FAIL;
 	} else if (!quiet) {
 		summary_print(rec, stdout);

@@ -53,7 +53,7 @@ static int table_write(const json_t *rec, FILE *out, enum markup m)
 	fputs(m == MARKDOWN ? "|\n|:---|---:|---:|---:|---:|---:|---:|\n"
 	      : m == ORGMODE ? "|\n|--+--+--+--+--+--+--|\n" : "\n\n", out);
 	for (size_t i = 0; i < n; i++) {
-		bench_text_cells(rec, i, ref, cells);
+		bench_text_cells(rec, i, ref, NULL, cells);
 		for (int k = 0; k < BENCH_TEXT_COLS; k++)
 			cell(out, m, cells[k], k == 0);
 		fputs(m == ASCIIDOC ? "\n" : "|\n", out);

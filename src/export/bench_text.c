@@ -39,6 +39,23 @@ static char *stat_text(const json_t *rec, size_t i, const char *metric, const ch
 	return compare_text_value(metric, bench_record_stat(rec, i, metric, what), buf, n);
 }
 
+const char *const bench_text_time_units[3] = { "microsecond", "millisecond", "second" };
+
+/* A wall-time figure, in unit when it names one of bench_text_time_units. */
+static char *wall_text(const json_t *rec, size_t i, const char *what, const char *unit, char *buf, size_t n)
+{
+	static const char *const symbol[] = { "µs", "ms", "s" };
+	static const double per_s[] = { 1e6, 1e3, 1 };
+	static const int decimals[] = { 1, 1, 3 };
+	double v = bench_record_stat(rec, i, "wall_s", what);
+	for (size_t k = 0; unit && !isnan(v) && k < 3; k++)
+		if (!strcmp(unit, bench_text_time_units[k])) {
+			snprintf(buf, n, "%.*f %s", decimals[k], v * per_s[k], symbol[k]);
+			return buf;
+		}
+	return stat_text(rec, i, "wall_s", what, buf, n);
+}
+
 static void relative_text(const json_t *rec, size_t i, size_t ref, char *buf, size_t n)
 {
 	double ratio, sd;
@@ -50,15 +67,16 @@ static void relative_text(const json_t *rec, size_t i, size_t ref, char *buf, si
 		snprintf(buf, n, "n/a");
 }
 
-void bench_text_cells(const json_t *rec, size_t i, size_t ref, char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL])
+void bench_text_cells(const json_t *rec, size_t i, size_t ref, const char *time_unit,
+		      char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL])
 {
 	char a[48], b[48];
 	snprintf(cells[0], BENCH_TEXT_CELL, "%s", command_name(rec, i));
-	stat_text(rec, i, "wall_s", "median", cells[1], BENCH_TEXT_CELL);
-	snprintf(cells[2], BENCH_TEXT_CELL, "%s ± %s", stat_text(rec, i, "wall_s", "mean", a, sizeof(a)),
-		 stat_text(rec, i, "wall_s", "stddev", b, sizeof(b)));
-	stat_text(rec, i, "wall_s", "min", cells[3], BENCH_TEXT_CELL);
-	stat_text(rec, i, "wall_s", "max", cells[4], BENCH_TEXT_CELL);
+	wall_text(rec, i, "median", time_unit, cells[1], BENCH_TEXT_CELL);
+	snprintf(cells[2], BENCH_TEXT_CELL, "%s ± %s", wall_text(rec, i, "mean", time_unit, a, sizeof(a)),
+		 wall_text(rec, i, "stddev", time_unit, b, sizeof(b)));
+	wall_text(rec, i, "min", time_unit, cells[3], BENCH_TEXT_CELL);
+	wall_text(rec, i, "max", time_unit, cells[4], BENCH_TEXT_CELL);
 	stat_text(rec, i, "peak_rss_kb", "median", cells[5], BENCH_TEXT_CELL);
 	relative_text(rec, i, ref, cells[6], BENCH_TEXT_CELL);
 }
@@ -124,14 +142,14 @@ static void daemon_lines(const json_t *rec, size_t i, FILE *out)
 		stat_text(rec, i, "daemon.vcsw", "median", b, sizeof(b)));
 }
 
-static void command_block(const json_t *rec, size_t i, bool color, FILE *out)
+static void command_block(const json_t *rec, size_t i, const struct bench_text_style *style, FILE *out)
 {
 	const json_t *cmd = command_at(rec, i);
 	char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL], a[48], b[48];
 	size_t runs = json_array_size(json_object_get(cmd, "runs"));
 	size_t timed_out = json_array_size(json_object_get(cmd, "failed"));
 	char *name = quote_c(command_name(rec, i));
-	fprintf(out, "%sBenchmark %zu: %s%s\n", color ? "\033[1m" : "", i + 1, name, color ? "\033[0m" : "");
+	fprintf(out, "%sBenchmark %zu: %s%s\n", style->color ? "\033[1m" : "", i + 1, name, style->color ? "\033[0m" : "");
 	free(name);
 	if (runs == 0) {
 		fputs("  no completed runs\n", out);
@@ -140,7 +158,7 @@ static void command_block(const json_t *rec, size_t i, bool color, FILE *out)
 				"failed", timed_out, timed_out == 1 ? "" : "s");
 		return;
 	}
-	bench_text_cells(rec, i, i, cells);
+	bench_text_cells(rec, i, i, style->time_unit, cells);
 	fprintf(out, "  %-12s median %s   mean %s   (%zu run%s)\n", "wall", cells[1], cells[2], runs, runs == 1 ? "" : "s");
 	fprintf(out, "  %s %s … %s\n", "min … max   ", cells[3], cells[4]); /* "…" is 3 bytes: padded by hand */
 	fprintf(out, "  %-12s %s   (median of the exact largest-process peak)\n", "peak RSS", cells[5]);
@@ -160,13 +178,14 @@ static void command_block(const json_t *rec, size_t i, bool color, FILE *out)
 			     "  %-12s in no statistic above\n", "failed", timed_out, runs + timed_out, "");
 }
 
-int bench_text_write(const json_t *rec, bool color, FILE *out)
+int bench_text_write(const json_t *rec, const struct bench_text_style *style, FILE *out)
 {
+	bool color = style->color;
 	size_t n = json_array_size(json_object_get(rec, "commands"));
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			fputc('\n', out);
-		command_block(rec, i, color, out);
+		command_block(rec, i, style, out);
 	}
 	struct quote_pool q = { 0 };
 	if (n > 1) {

@@ -15,14 +15,25 @@ enum { BENCH_TEXT_COLS = 7, BENCH_TEXT_CELL = 96 };
 /* command, median, mean ± σ, min, max, peak RSS, relative */
 extern const char *const bench_text_titles[BENCH_TEXT_COLS];
 
+/* Wall times in one unit, as hyperfine's -u: "microsecond", "millisecond",
+ * "second"; NULL (or another word): each figure in its own unit. */
+extern const char *const bench_text_time_units[3];
+
 /* Fills the cells of command i of a finished bench record (bench_record_finish);
- * relative is to command ref ("1.00" for ref itself). */
-void bench_text_cells(const json_t *rec, size_t i, size_t ref, char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL]);
+ * relative is to command ref ("1.00" for ref itself); wall times in time_unit. */
+void bench_text_cells(const json_t *rec, size_t i, size_t ref, const char *time_unit,
+		      char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL]);
+
+/* How the terminal shows a bench: bold headings, the wall times' unit. */
+struct bench_text_style {
+	bool color;
+	const char *time_unit; /* as bench_text_cells's */
+};
 
 /* Writes one block per command (wall median, mean ± σ, min … max, peak RSS,
  * user/sys, top phases, outliers with a hint, failed runs) and, with several
  * commands, how much faster the fastest ran. Bold headings when color.
  * -1 when writing failed. */
-int bench_text_write(const json_t *rec, bool color, FILE *out);
+int bench_text_write(const json_t *rec, const struct bench_text_style *style, FILE *out);
 
 #endif

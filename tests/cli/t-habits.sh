@@ -72,6 +72,13 @@ echo x | "$P" bench -q --no-save -r 1 --input /dev/stdin true >/dev/null 2>err2;
 expect_status 0 $st && check "2 lines, twice: $(head -2 out | tr '\n' ' ')" [ "$(grep -c '^2$' out)" = 2 ] &&
 	expect_status 2 $st2 && expect_grep 'cannot be read again from its start' err2 && ok
 
+t "-u millisecond shows every wall time in milliseconds; an unknown unit is refused"
+"$P" bench -q --no-save -r 2 -u millisecond --style basic 'sleep 0.002' >out 2>err; st=$?
+"$P" bench -q --no-save -r 1 -u hour true >/dev/null 2>err2; st2=$?
+expect_status 0 $st && expect_grep '^  wall         median [0-9]+\.[0-9] ms   mean [0-9]+\.[0-9] ms ± [0-9]+\.[0-9] ms ' out &&
+	expect_grep '^  min … max    [0-9]+\.[0-9] ms … [0-9]+\.[0-9] ms$' out &&
+	expect_status 2 $st2 && expect_grep "expected microsecond, millisecond or second, got 'hour'" err2 && ok
+
 # ---- hyperfine's JSON: a user's results are a baseline; perfhunt's carry results[] ----
 
 have_hyperfine() { command -v hyperfine >/dev/null 2>&1; }

@@ -258,7 +258,8 @@ static int markdown_fn(const json_t *rec, FILE *f, struct err *e)
 static int text_fn(const json_t *rec, FILE *f, struct err *e)
 {
 	(void)e;
-	return bench_text_write(rec, false, f);
+	const struct bench_text_style plain = { .color = false };
+	return bench_text_write(rec, &plain, f);
 }
 
 static size_t count_lines(const char *s)
