@@ -1,8 +1,9 @@
 /* trace: the trace events built as one JSON array from the record's
- * phases, sample rows (by column name) and profile timeline. */
+ * phases, sample rows (by column name), profile timeline and GPU slices. */
 #include "export/trace.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 #include "record/command.h"
 #include "util/xalloc.h"
 
-enum { TRACE_RUN_PID = 1, TRACE_SAMPLES_PID = 2 };
+enum { TRACE_RUN_PID = 1, TRACE_SAMPLES_PID = 2, TRACE_GPU_PID = 3 };
 
 static json_t *meta(const char *what, int pid, int tid, const char *name)
 {
@@ -377,6 +378,38 @@ static void add_profile_samples(const json_t *rec, json_t *events, json_t *doc)
 	free(v);
 }
 
+/* run --gpu-trace: each device's kernels and copies on two tracks of their
+ * own (copy engines run beside the compute units), from gpu_trace.slices. */
+static void add_gpu(const json_t *rec, json_t *events)
+{
+	const json_t *slices = json_object_get(json_object_get(rec, "gpu_trace"), "slices");
+	if (!json_array_size(slices))
+		return;
+	json_array_append_new(events, meta("process_name", TRACE_GPU_PID, 0, "GPU (--gpu-trace)"));
+	bool named[2 * 64] = { false };
+	size_t i;
+	const json_t *sl;
+	json_array_foreach(slices, i, sl) {
+		json_int_t dev = json_integer_value(json_array_get(sl, 0));
+		const char *kind = json_string_value(json_array_get(sl, 1));
+		const char *name = json_string_value(json_array_get(sl, 2));
+		double start = json_number_value(json_array_get(sl, 3)), dur = json_number_value(json_array_get(sl, 4));
+		if (!kind || !name || dev < 0 || dev >= 64 || !(dur >= 0) || !(fabs(start) < 1e12 && dur < 1e12))
+			continue;
+		bool kernel = !strcmp(kind, "kernel");
+		int tid = (int)dev * 2 + (kernel ? 1 : 2);
+		if (!named[tid - 1]) {
+			char track[64];
+			snprintf(track, sizeof(track), "GPU %d %s", (int)dev, kernel ? "kernels" : "copies");
+			json_array_append_new(events, meta("thread_name", TRACE_GPU_PID, tid, track));
+			named[tid - 1] = true;
+		}
+		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:i}", "name", name, "cat",
+							kind, "ph", "X", "ts", start * 1000, "dur", dur * 1000,
+							"pid", TRACE_GPU_PID, "tid", tid));
+	}
+}
+
 int trace_write(const json_t *rec, FILE *out, struct err *e)
 {
 	const char *schema = json_string_value(json_object_get(rec, "schema"));
@@ -392,6 +425,7 @@ int trace_write(const json_t *rec, FILE *out, struct err *e)
 	json_array_append_new(events, meta("process_name", TRACE_RUN_PID, 0, title));
 	size_t left_out = add_phases(rec, events);
 	add_counters(rec, events);
+	add_gpu(rec, events);
 	json_t *doc = json_pack("{s:o, s:s, s:{s:s, s:O?}}", "traceEvents", events, "displayTimeUnit", "ms",
 				"otherData", "generator", "perfhunt", "started_at", json_object_get(rec, "started_at"));
 	add_profile_samples(rec, events, doc);

@@ -172,6 +172,56 @@ static json_t *process_json(const struct gputrace *t, const struct gputrace_proc
 	return o;
 }
 
+/* One GPU slice: a kernel or a copy, by start. */
+struct slice {
+	int64_t start_ns, end_ns;
+	uint32_t dev;
+	const char *kind, *name;
+};
+
+static int longer(const void *a, const void *b)
+{
+	const struct slice *x = a, *y = b;
+	int64_t dx = x->end_ns - x->start_ns, dy = y->end_ns - y->start_ns;
+	return dx != dy ? (dx < dy) - (dx > dy) : (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static int earlier(const void *a, const void *b)
+{
+	const struct slice *x = a, *y = b;
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+/* The kernels and copies as [device, kind, name, start_ms, duration_ms], the
+ * GPUTRACE_JSON_SLICES longest of them in time order; *left_out counts the rest. */
+static json_t *slices_json(const struct gputrace *t, int64_t t0_ns, size_t *left_out)
+{
+	static const char *const copy_kind[] = { "h2d", "d2h", "d2d", "copy" };
+	size_t n = t->n_kernels + t->n_copies, k = 0;
+	struct slice *sl = xcalloc(n + 1, sizeof(*sl));
+	for (size_t i = 0; i < t->n_kernels; i++)
+		sl[k++] = (struct slice){ t->kernels[i].start_ns, t->kernels[i].end_ns, t->kernels[i].dev, "kernel",
+					  t->names[t->kernels[i].name] };
+	for (size_t i = 0; i < t->n_copies; i++)
+		sl[k++] = (struct slice){ t->copies[i].start_ns, t->copies[i].end_ns, t->copies[i].dev,
+					  copy_kind[t->copies[i].kind], copy_kind[t->copies[i].kind] };
+	*left_out = 0;
+	if (n > GPUTRACE_JSON_SLICES) {
+		qsort(sl, n, sizeof(*sl), longer);
+		*left_out = n - GPUTRACE_JSON_SLICES;
+		n = GPUTRACE_JSON_SLICES;
+	}
+	if (n)
+		qsort(sl, n, sizeof(*sl), earlier);
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("[I, s, s, o, o]", (json_int_t)sl[i].dev, sl[i].kind, sl[i].name,
+						   phases_json_number((double)(sl[i].start_ns - t0_ns) / 1e6),
+						   phases_json_number((double)(sl[i].end_ns - sl[i].start_ns) / 1e6)));
+	free(sl);
+	return a;
+}
+
 json_t *gputrace_json_run(const struct gputrace *t, int64_t t0_ns, int64_t end_ns)
 {
 	struct gputrace_sum s;
@@ -188,5 +238,8 @@ json_t *gputrace_json_run(const struct gputrace *t, int64_t t0_ns, int64_t end_n
 	json_object_set_new(o, "unmatched_ranges", json_integer((json_int_t)t->unmatched_ranges));
 	json_object_set_new(o, "bad_lines", json_integer((json_int_t)t->bad_lines));
 	json_object_set_new(o, "skipped", json_integer((json_int_t)t->skipped));
+	size_t left_out;
+	json_object_set_new(o, "slices", slices_json(t, t0_ns, &left_out));
+	json_object_set_new(o, "slices_left_out", json_integer((json_int_t)left_out));
 	return o;
 }

@@ -10,6 +10,10 @@
 
 #include "gputrace/gputrace.h"
 
+/* Kernels and copies listed in "gpu_trace.slices" (for the trace export): the
+ * longest this many, about 60 bytes each in the record. */
+#define GPUTRACE_JSON_SLICES 20000
+
 /* Adds each phase instance's GPU activity as phases[].gpu and each name's as
  * phase_stats[].gpu to obj (the object phase_set_to_json made); t0_ns is the
  * monotonic time of the run's start (start_ms 0). */

@@ -35,7 +35,7 @@ PERFHUNT_GPU_COLLECTOR=$TMP/none $PERFHUNT run --gpu-trace --no-save -q -- sh -c
 st=$?
 if expect_status 0 "$st" && expect_grep "nothing traced: the collector named by PERFHUNT_GPU_COLLECTOR" "$TMP/err"; then ok; fi
 
-t "compare names the kernel that moved; show and report list each phase's top kernels"
+t "compare names the kernel that moved; show and report list each phase's top kernels; the trace has GPU tracks"
 # two real records of a phase msm; the GPU side of each is what --gpu-trace
 # would have written there (phases[].gpu, docs/FORMATS.md), the phase as
 # long as its GPU work
@@ -54,6 +54,9 @@ for path, ms, busy in ((sys.argv[1], 10.0, 12.0), (sys.argv[2], 1200.0, 1202.0))
         ph["gpu"] = gpu
         ph["end_ms"] = ph["start_ms"] + busy  # the phase waited for its kernels
         ph["duration_ms"] = busy
+    start = r["phases"][0]["start_ms"]
+    r["gpu_trace"] = {"slices": [[0, "kernel", "msm_bucket_accumulate", start, ms], [0, "h2d", "h2d", start, 2.5]],
+                      "slices_left_out": 0}
     for st in r["phase_stats"]:
         st["gpu"] = gpu
         for k in ("total_ms", "median_ms", "min_ms", "max_ms"):
@@ -63,9 +66,22 @@ PY
 $PERFHUNT compare "$TMP/base.json" "$TMP/new.json" >"$TMP/cmp" 2>&1
 $PERFHUNT show "$TMP/new.json" >"$TMP/show" 2>&1
 $PERFHUNT report -o "$TMP/r.html" "$TMP/new.json" >/dev/null 2>&1
+$PERFHUNT show -q --export-trace "$TMP/t.json" "$TMP/new.json" >/dev/null 2>&1
+/usr/bin/python3 - "$TMP/t.json" >"$TMP/gputracks" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+for e in ev:
+    if e["ph"] == "X" and e.get("cat") in ("kernel", "h2d"):
+        print(names.get((e["pid"], e["tid"])), e["name"], round(e["dur"]))
+PY
 if expect_grep 'msm .*: kernel msm_bucket_accumulate \+1\.190 s, GPU busy \+1\.190 s' "$TMP/cmp" &&
 	expect_grep '^msm .* msm_bucket_accumulate 1\.200 s \(312\), ntt_twiddle 2\.00 ms \(1\)' "$TMP/show" &&
 	expect_grep '<th>GPU busy %</th>' "$TMP/r.html" &&
+	check "the trace keeps the trace-event format: $(/usr/bin/python3 ./trace_check.py "$TMP/t.json" 2>&1 | tail -2)" \
+		/usr/bin/python3 ./trace_check.py "$TMP/t.json" >/dev/null 2>&1 &&
+	expect_grep '^GPU 0 kernels msm_bucket_accumulate 1200000$' "$TMP/gputracks" &&
+	expect_grep '^GPU 0 copies h2d 2500$' "$TMP/gputracks" &&
 	expect_grep '>1\.202 s</td><td>100 %</td><td class="l">msm_bucket_accumulate 1\.200 s \(312\)<' "$TMP/r.html"; then ok; fi
 
 done_testing

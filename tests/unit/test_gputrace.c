@@ -234,6 +234,13 @@ static void test_two_processes(void **state)
 	json_t *run = gputrace_json_run(&t, 0, INT64_MAX / 2);
 	assert_int_equal(json_array_size(json_object_get(run, "processes")), 2);
 	assert_true(num(run, "launches") == 2 * 113);
+	/* every kernel and copy a slice for the trace, in time order */
+	json_t *slices = json_object_get(run, "slices");
+	assert_int_equal(json_array_size(slices), t.n_kernels + t.n_copies);
+	assert_true(num(run, "slices_left_out") == 0);
+	for (size_t i = 1; i < json_array_size(slices); i++)
+		assert_true(json_number_value(json_array_get(json_array_get(slices, i), 3)) >=
+			    json_number_value(json_array_get(json_array_get(slices, i - 1), 3)));
 	json_decref(run);
 	gputrace_release(&t);
 }
