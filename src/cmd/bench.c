@@ -74,6 +74,7 @@ struct bench_cli {
 	bool no_results;              /* --style=none: no results on stdout */
 	const char *input;            /* --input FILE: every run's stdin, from its start */
 	const char *time_unit;        /* -u: one of bench_text_time_units */
+	enum bench_text_sort sort;    /* --sort */
 	bool *tmpl_shell;             /* per template: run by launch's sh -c (argv[0] the script) */
 	char **tmpl_name;             /* per template: its name, {NAME}s unsubstituted (NULL: from argv) */
 	uint64_t seed;
@@ -156,6 +157,19 @@ static int time_unit_opt(struct parseopt_state *st, const struct parseopt *row, 
 			return 0;
 		}
 	return err_set(e, "--time-unit: expected microsecond, millisecond or second, got '%s'", arg);
+}
+
+/* --sort, as hyperfine's */
+static int sort_opt(struct parseopt_state *st, const struct parseopt *row, const char *arg, struct err *e)
+{
+	(void)st;
+	static const char *const names[] = { "auto", "command", "mean-time" };
+	for (size_t k = 0; k < 3; k++)
+		if (!strcmp(arg, names[k])) {
+			((struct bench_cli *)row->value)->sort = (enum bench_text_sort)k;
+			return 0;
+		}
+	return err_set(e, "--sort: expected auto, command or mean-time, got '%s'", arg);
 }
 
 /* --style, as hyperfine's: what of the terminal output is shown */
@@ -295,6 +309,9 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		PARSEOPT_CALLBACK('u', "time-unit", b, "UNIT",
 				  "the wall times on the terminal in microsecond,\nmillisecond or second (default: each its own)",
 				  time_unit_opt),
+		PARSEOPT_CALLBACK(0, "sort", b, "ORDER",
+				  "auto (default: the summary by median time), command\n(as given), mean-time (all by mean time)",
+				  sort_opt),
 		PARSEOPT_CALLBACK(0, "style", b, "STYLE",
 				  "auto (default), basic (no color, no progress bar),\nfull (both), nocolor, color (no progress bar),\n"
 				  "none (no progress bar, no results on stdout)", style_opt),
@@ -934,7 +951,7 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	const struct bench_text_style style = { .color = b.color < 0 ? cmd_use_color(STDOUT_FILENO) : b.color,
-						 .time_unit = b.time_unit };
+						 .time_unit = b.time_unit, .sort = b.sort };
 	if (!b.no_results && bench_text_write(rec, &style, stdout) < 0)
 		status = PH_EXIT_FAIL;
 	if (b.json_path && jsonio_write(b.json_path, rec, &e) < 0) {

@@ -16,6 +16,7 @@
 #include "stats/bench_record.h"
 #include "stats/metrics.h"
 #include "util/quote.h"
+#include "util/xalloc.h"
 
 #define TOP_PHASES 3
 
@@ -178,22 +179,49 @@ static void command_block(const json_t *rec, size_t i, const struct bench_text_s
 			     "  %-12s in no statistic above\n", "failed", timed_out, runs + timed_out, "");
 }
 
+/* The commands' indexes in the order of figure what ("median", "mean"; a
+ * command without runs last), or as given when what is NULL. Caller frees. */
+static size_t *order_by(const json_t *rec, size_t n, const char *what)
+{
+	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
+	for (size_t i = 0; i < n; i++) {
+		size_t k = i;
+		double v = what ? bench_record_stat(rec, i, "wall_s", what) : 0;
+		if (isnan(v))
+			v = INFINITY;
+		/* insertion: a stable order, ties as given */
+		while (what && k > 0) {
+			double w = bench_record_stat(rec, order[k - 1], "wall_s", what);
+			if (!(v < (isnan(w) ? INFINITY : w)))
+				break;
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = i;
+	}
+	return order;
+}
+
 int bench_text_write(const json_t *rec, const struct bench_text_style *style, FILE *out)
 {
 	bool color = style->color;
 	size_t n = json_array_size(json_object_get(rec, "commands"));
-	for (size_t i = 0; i < n; i++) {
-		if (i)
+	size_t *blocks = order_by(rec, n, style->sort == BENCH_SORT_MEAN_TIME ? "mean" : NULL);
+	size_t *rows = order_by(rec, n, style->sort == BENCH_SORT_AUTO ? "median"
+					: style->sort == BENCH_SORT_MEAN_TIME ? "mean" : NULL);
+	for (size_t j = 0; j < n; j++) {
+		if (j)
 			fputc('\n', out);
-		command_block(rec, i, style, out);
+		command_block(rec, blocks[j], style, out);
 	}
 	struct quote_pool q = { 0 };
 	if (n > 1) {
 		size_t ref = bench_record_fastest(rec);
 		fprintf(out, "\n%sSummary%s (median wall time, ± from the MAD)\n  %s ran\n", color ? "\033[1m" : "", color ? "\033[0m" : "",
 			quote_pool_c(&q, command_name(rec, ref)));
-		for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
 			char buf[64];
+			size_t i = rows[j];
 			if (i == ref)
 				continue;
 			if (!json_array_size(json_object_get(command_at(rec, i), "runs"))) {
@@ -205,5 +233,7 @@ int bench_text_write(const json_t *rec, const struct bench_text_style *style, FI
 		}
 	}
 	quote_pool_release(&q);
+	free(blocks);
+	free(rows);
 	return ferror(out) ? -1 : 0;
 }

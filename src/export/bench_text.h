@@ -25,9 +25,14 @@ void bench_text_cells(const json_t *rec, size_t i, size_t ref, const char *time_
 		      char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL]);
 
 /* How the terminal shows a bench: bold headings, the wall times' unit. */
+/* The order of the commands, as hyperfine's --sort: auto (the blocks as
+ * given, the summary by median wall time), command (both as given),
+ * mean-time (both by mean wall time). */
+enum bench_text_sort { BENCH_SORT_AUTO, BENCH_SORT_COMMAND, BENCH_SORT_MEAN_TIME };
 struct bench_text_style {
 	bool color;
 	const char *time_unit; /* as bench_text_cells's */
+	enum bench_text_sort sort;
 };
 
 /* Writes one block per command (wall median, mean ± σ, min … max, peak RSS,

@@ -79,6 +79,15 @@ expect_status 0 $st && expect_grep '^  wall         median [0-9]+\.[0-9] ms   me
 	expect_grep '^  min … max    [0-9]+\.[0-9] ms … [0-9]+\.[0-9] ms$' out &&
 	expect_status 2 $st2 && expect_grep "expected microsecond, millisecond or second, got 'hour'" err2 && ok
 
+t "--sort: auto lists the summary by time, command as given, mean-time the blocks too"
+for o in auto command mean-time; do
+	"$P" bench -q --no-save -r 2 --style basic --sort $o 'sleep 0.08' 'sleep 0.001' 'sleep 0.03' >sort.$o 2>>err || echo "status $?" >>err
+done
+expect_no_grep status err &&
+	check "auto: $(grep faster sort.auto | tr '\n' ' ')" [ "$(grep -o 'than sleep .*' sort.auto | tr '\n' ' ')" = "than sleep 0.03 than sleep 0.08 " ] &&
+	check "command: $(grep faster sort.command | tr '\n' ' ')" [ "$(grep -o 'than sleep .*' sort.command | tr '\n' ' ')" = "than sleep 0.08 than sleep 0.03 " ] &&
+	check "mean-time blocks" [ "$(grep -o '^Benchmark [0-9]' sort.mean-time | tr '\n' ' ')" = "Benchmark 2 Benchmark 3 Benchmark 1 " ] && ok
+
 # ---- hyperfine's JSON: a user's results are a baseline; perfhunt's carry results[] ----
 
 have_hyperfine() { command -v hyperfine >/dev/null 2>&1; }
