@@ -363,9 +363,18 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 	if (seed >= 0)
 		b->seed = (uint64_t)seed;
 	b->ro.daemon_pid = (pid_t)attach;
+	/* hyperfine's --output: where the commands' output goes */
+	const char *where = b->ro.json_path;
+	if (where && (!strcmp(where, "null") || !strcmp(where, "pipe") || !strcmp(where, "inherit"))) {
+		b->show_output |= !strcmp(where, "inherit");
+		b->ro.discard_output = !b->show_output;
+		b->ro.json_path = NULL;
+	}
 	if (b->ro.json_path || b->ro.csv_path) {
-		*status = cmd_usage_error("bench", "%s is per run; use --export-json or --export-csv",
-					  b->ro.json_path ? "--output" : "--csv");
+		*status = cmd_usage_error("bench", "%s is per run; use --export-json or --export-csv%s",
+					  b->ro.json_path ? "--output" : "--csv",
+					  b->ro.json_path ? " (--output null, pipe or inherit: the commands' output, as hyperfine's)"
+							  : "");
 		return -1;
 	}
 	if ((b->ro.daemon_pid > 0) + (b->attach_name != NULL) + (b->attach_pidfile != NULL) > 1) {

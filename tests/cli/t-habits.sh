@@ -88,6 +88,13 @@ expect_no_grep status err &&
 	check "command: $(grep faster sort.command | tr '\n' ' ')" [ "$(grep -o 'than sleep .*' sort.command | tr '\n' ' ')" = "than sleep 0.08 than sleep 0.03 " ] &&
 	check "mean-time blocks" [ "$(grep -o '^Benchmark [0-9]' sort.mean-time | tr '\n' ' ')" = "Benchmark 2 Benchmark 3 Benchmark 1 " ] && ok
 
+t "--output inherit shows the output, null discards it, as hyperfine's; a file is refused with the hint"
+"$P" bench -q --no-save -r 1 --output inherit 'echo inherited-output' >out 2>err; st=$?
+"$P" bench -q --no-save -r 1 --output null 'echo null-output' >out2 2>>err; st2=$?
+"$P" bench -q --no-save -r 1 --output f.txt true >/dev/null 2>err3; st3=$?
+expect_status 0 $st && expect_status 0 $st2 && expect_grep '^inherited-output$' out && expect_no_grep '^null-output$' out2 &&
+	expect_status 2 $st3 && expect_grep 'null, pipe or inherit' err3 && ok
+
 # ---- hyperfine's JSON: a user's results are a baseline; perfhunt's carry results[] ----
 
 have_hyperfine() { command -v hyperfine >/dev/null 2>&1; }
