@@ -138,10 +138,10 @@ static void sample_gpu(struct loop *l, const struct proctree *tree, struct sampl
 	s->gpu_util_pct = g.util_pct < 0 ? 0 : g.util_pct;
 }
 
-/* ms rounded to a whole microsecond */
+/* ms rounded to a whole microsecond (a residue of -1e-16 is 0, never -0) */
 static double ms_whole_us(double ms)
 {
-	return round(ms * 1000.0) / 1000.0;
+	return round(ms * 1000.0) / 1000.0 + 0.0;
 }
 
 /* The interval's CPU time: the tree's on-CPU nanoseconds (every process's
