@@ -33,9 +33,14 @@ static const char report_page_css[] =
 	"border-bottom:1px solid #ddd;padding-bottom:2px}"
 	"code{font:13px/1.4 ui-monospace,'DejaVu Sans Mono',monospace;background:#f4f4f4;padding:1px 4px;"
 	"word-break:break-all}"
-	"table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:6px 0}"
-	"td,th{padding:3px 10px;text-align:right;border-bottom:1px solid #eee;vertical-align:top}"
+	/* a command to copy wraps on a narrow window rather than running off it */
+	"pre{white-space:pre-wrap;overflow-wrap:anywhere}"
+	/* a number never breaks over lines; a table wider than the page scrolls in its own box */
+	"table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:6px 0;display:block;"
+	"overflow-x:auto;max-width:100%}"
+	"td,th{padding:3px 10px;text-align:right;border-bottom:1px solid #eee;vertical-align:top}td{white-space:nowrap}"
 	"th{font-weight:600}.l,table.meta th,table.meta td{text-align:left}table.meta th{color:#444}"
+	"td.l,table.meta td{white-space:normal;min-width:8em}"
 	"svg.chart{width:100%;height:auto;display:block}figure{margin:14px 0}svg a{cursor:pointer}"
 	".regressed{color:#B34700;font-weight:600}.improved{color:#00755A;font-weight:600}"
 	".note{color:#444;font-size:13px}"

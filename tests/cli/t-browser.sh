@@ -1,0 +1,64 @@
+#!/bin/sh
+# Every kind of HTML page perfhunt writes (a run's report, a bench's, a
+# comparison's, the history site's index and bench page), made from real runs
+# where a run can make it, opened in headless Chromium through the DevTools
+# protocol (../browser/cdp_check.py) at 1400 px and at 800 px: no console
+# error, no uncaught exception, the page's script finished, no text overflowing
+# its box. PERFHUNT_UPDATE_SCREENSHOTS=1 copies the 1400 px shots to docs/.
+. ./lib.sh
+W=$WORKLOADS/phwork
+P=$PERFHUNT
+REF=$PWD/../reference
+export PERFHUNT_DB="$TMP/h.db"
+
+# pages_ok NAME PAGE...: cdp_check passes on the pages, else the case fails; skips without chromium
+pages_ok() {
+	/usr/bin/python3 ../browser/cdp_check.py --shots "$TMP/shots" "$@" >"$TMP/cdp" 2>&1; st=$?
+	if [ $st = 77 ]; then skip "$(cat "$TMP/cdp")"; return 1; fi
+	[ $st = 0 ] && sed 's/^/# /' "$TMP/cdp" && return 0
+	fail "$(grep -v '^clean' "$TMP/cdp")"; return 1
+}
+mkdir -p "$TMP/shots"
+
+t "run report: clean at 1400 and 800 px"
+"$P" run -q --no-save --interval 10 -o "$TMP/run.json" -- "$W" alloc:16 fd:begin=load sleep:100 fd:end=load \
+	'err:PERFHUNT: step_ms=40' free sleep:50 >/dev/null 2>"$TMP/err"
+expect_status 0 $? && "$P" report -o "$TMP/run.html" "$TMP/run.json" 2>"$TMP/err" && pages_ok "$TMP/run.html" && ok
+
+t "bench report of two commands: clean at 1400 and 800 px"
+"$P" bench -q -n 3 --no-save --export-json "$TMP/bench.json" \
+	-- "$W" sleep:20 fd:begin=work sleep:5 fd:end=work ::: "$W" sleep:40 >/dev/null 2>"$TMP/err"
+expect_status 0 $? && "$P" report -o "$TMP/bench.html" "$TMP/bench.json" 2>"$TMP/err" && pages_ok "$TMP/bench.html" && ok
+
+t "compare report: clean at 1400 and 800 px"
+"$P" report -o "$TMP/compare.html" data/report/compare.json 2>"$TMP/err"
+expect_status 0 $? && pages_ok "$TMP/compare.html" && ok
+
+t "history site, index and bench page: clean at 1400 and 800 px"
+/usr/bin/python3 - "$TMP/hist.jsonl" "$REF" <<'PY'
+import random, sys
+sys.path.insert(0, sys.argv[2])
+import histgen as h
+rng = random.Random(7)
+recs = [h.run_record(["./prover", "--n", "10"], i * 3 + k, (1.0 if i < 12 else 1.2) * (1 + 0.02 * rng.gauss(0, 1)),
+                     commit=h.fake_commit(i), metrics={"peak_rss_kb": 1000 * (1 if i < 6 else 0.8) + rng.random()},
+                     phases={"load": 100 + rng.random(), "pin": 50 if i < 15 else 80})
+        for i in range(20) for k in range(3)]
+h.write_jsonl(sys.argv[1], recs)
+PY
+"$P" history import "$TMP/hist.jsonl" >/dev/null 2>"$TMP/err" && "$P" history site "$TMP/site" >/dev/null 2>"$TMP/err"
+expect_status 0 $? && pages_ok "$TMP/site/index.html" "$TMP/site/bench-1.html" && ok
+
+t "the check can fail: a script error and a line wider than its box are found"
+sed 's#</body>#<div style="width:100px">ThisWordIsFarTooLongToFitInAHundredPixelBox</div><script>no_such_function()</script></body>#' \
+	"$TMP/compare.html" >"$TMP/broken.html"
+/usr/bin/python3 ../browser/cdp_check.py "$TMP/broken.html" >"$TMP/cdp" 2>&1; st=$?
+if [ $st = 77 ]; then skip "$(cat "$TMP/cdp")"; else
+	expect_status 1 $st && expect_grep 'no_such_function' "$TMP/cdp" &&
+		expect_grep 'text overflows: div "ThisWordIsFarTooLong.* px in a 100 px box' "$TMP/cdp" && ok
+fi
+
+if [ "${PERFHUNT_UPDATE_SCREENSHOTS:-}" = 1 ] && [ -s "$TMP/shots/run-1400.png" ]; then
+	for k in run bench compare; do cp "$TMP/shots/$k-1400.png" "$SRCDIR/docs/screenshots/report-$k.png"; done
+fi
+done_testing
