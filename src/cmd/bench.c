@@ -273,6 +273,8 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 	int64_t seed = -1, attach = 0;
 	struct parseopt shared[RECORD_OPTS_NROWS];
 	record_opts_rows(&b->ro, RECORD_OPTS_FOR_BENCH, shared);
+	struct parseopt attach_rows[RECORD_OPTS_ATTACH_NROWS];
+	record_opts_attach_rows(&b->ro, &attach, &b->attach_name, &b->attach_pidfile, attach_rows);
 	const struct parseopt table[] = {
 		PARSEOPT_CALLBACK('r', "runs", b, "N", "timed runs per command (default 10)", runs_row),
 		PARSEOPT_I64('m', "min-runs", &b->min_runs, "N", "at least N runs (default 10 runs)", 1, 1000000),
@@ -325,12 +327,7 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 		PARSEOPT_STRING(0, "export-asciidoc", &b->adoc_path, "FILE", "the results table in AsciiDoc"),
 		PARSEOPT_STRING(0, "export-orgmode", &b->org_path, "FILE", "the results table in Org mode"),
 		PARSEOPT_STRING(0, "export-gobench", &b->go_path, "FILE", "Go benchmark format, for benchstat"),
-		PARSEOPT_I64(0, "attach", &attach, "PID", "also record this daemon's tree for each run's lifetime",
-			     1, 0x7fffffff),
-		PARSEOPT_STRING(0, "attach-name", &b->attach_name, "NAME", "the daemon by process name"),
-		PARSEOPT_STRING(0, "attach-pidfile", &b->attach_pidfile, "FILE", "the daemon by pidfile"),
-		PARSEOPT_DURATION(0, "idle-ms", &b->ro.idle_ms, "TIME", "sample the daemon this long before each run\n(default 500 ms)",
-				  1, 0, 3600000),
+		PARSEOPT_INCLUDE(attach_rows),
 		PARSEOPT_CALLBACK(0, "timeout", &b->ro.timeout_ms, "TIME",
 				  "kill a run's tree after TIME (e.g. 30s): recorded as\nfailed, with its partial timeline; the bench goes on",
 				  cmd_opt_duration),

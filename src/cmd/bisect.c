@@ -8,6 +8,9 @@
  * are judged by stats/bisectrule.c; intervals whose ends differ are split
  * until each difference sits between two adjacent buildable commits. The
  * result is a perfhunt.bisect/1 record, rendered by export/bisect_text.c.
+ * With --daemon, a commit's runs attach to a daemon started fresh in its
+ * worktree for each batch of them and stopped after: one daemon per commit
+ * at a time, so the runs are batched by commit rather than interleaved.
  */
 #include "cmd/cmd.h"
 
@@ -16,6 +19,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +60,13 @@ static const char usage_text[] =
 	"or the CI of the ratio lies within the threshold; else more runs, up to\n"
 	"--max-runs, and a pair still open is reported undecided.\n"
 	"\n"
+	"With --daemon CMD, CMD is started (sh -c, in the commit's worktree, after\n"
+	"its build) before each batch of that commit's runs and stopped after them\n"
+	"(SIGTERM, SIGKILL 5 s later); the runs record it as 'bench --attach' does.\n"
+	"It is ready when its log shows a line matching --ready (within 60 s), or\n"
+	"--idle-ms after it started; a daemon that exits or is not ready in time\n"
+	"skips the commit. Relative paths of --daemon-log, --attach-pidfile and\n"
+	"--probe-log are in the commit's worktree.\n"	"\n"
 	"options:\n";
 
 static const char usage_footer[] =
@@ -84,6 +95,9 @@ struct commit {
 struct bisect_cli {
 	struct record_opts ro;
 	const char *good, *bad, *build, *json_path, *report_path;
+	const char *daemon, *daemon_log, *ready; /* --daemon CMD, --daemon-log FILE, --ready REGEX */
+	const char *attach_name, *attach_pidfile;
+	regex_t ready_re;
 	struct parseopt_list metrics;
 	int64_t max_runs, min_runs;
 	double threshold;
@@ -102,6 +116,8 @@ struct hunt {
 	char *command;        /* CMD as the history's command column holds it */
 	size_t added;
 	int64_t last_batch;   /* the ID of the latest batch of runs */
+	pid_t daemon;         /* the --daemon CMD running now (leads its process group), or 0 */
+	pid_t daemon_pid;     /* the process the runs attach to */
 	int signal;
 	int64_t start_ns;
 };
@@ -344,9 +360,11 @@ static int run_once(struct hunt *h, struct commit *c, int64_t batch, struct err 
 				  .probe_fd = h->cli->ro.probes };
 	json_t *rec = NULL;
 	int sig = 0;
+	struct record_opts ro = h->cli->ro;
+	ro.daemon_pid = h->daemon_pid;
 	if (chdir(c->path) < 0)
 		return err_set(e, "cannot enter %s: %s", c->path, strerror(errno));
-	int st = record_opts_capture(&h->cli->ro, &lo, h->argv, false, &rec, &sig);
+	int st = record_opts_capture(&ro, &lo, h->argv, false, &rec, &sig);
 	if (fchdir(h->home_fd) < 0)
 		return err_set(e, "cannot return to the starting directory: %s", strerror(errno));
 	if (sig) {
@@ -376,6 +394,181 @@ static int run_once(struct hunt *h, struct commit *c, int64_t batch, struct err 
 	return 0;
 }
 
+static void say_progress(const struct hunt *h, const struct commit *c)
+{
+	if (c->build == BUILD_OK)
+		fprintf(stderr, "bisect: %.*s run %zu of %zu%s  [%zu runs added, %.0f s]\n", ID_SHORT, c->id, c->nruns,
+			c->want, c->reused ? " (some stored)" : "", h->added,
+			(double)(clock_mono_ns() - h->start_ns) / 1e9);
+}
+
+/* --- the daemon of --daemon CMD --- */
+
+enum { DAEMON_READY_MS = 60000, DAEMON_STOP_MS = 5000, DAEMON_POLL_US = 20000 };
+
+/* SIGTERM to the daemon's process group, SIGKILL when any of it is left
+ * DAEMON_STOP_MS later; every member that was our child reaped. */
+static void daemon_stop(struct hunt *h)
+{
+	pid_t pg = h->daemon;
+	if (pg <= 0)
+		return;
+	h->daemon = h->daemon_pid = 0;
+	kill(-pg, SIGTERM);
+	int64_t end = clock_mono_ns() + (int64_t)DAEMON_STOP_MS * 1000000;
+	for (;;) {
+		while (waitpid(-pg, NULL, WNOHANG) > 0)
+			;
+		if (kill(-pg, 0) < 0)
+			return;
+		if (clock_mono_ns() > end)
+			break;
+		usleep(DAEMON_POLL_US);
+	}
+	fprintf(stderr, "bisect: the daemon (pid %d) outlived SIGTERM by %d s: SIGKILL\n", (int)pg, DAEMON_STOP_MS / 1000);
+	kill(-pg, SIGKILL);
+	while (waitpid(-pg, NULL, 0) > 0)
+		;
+}
+
+/* A path as the commit's worktree sees it. */
+static void in_worktree(const struct commit *c, const char *path, char *out, size_t n)
+{
+	snprintf(out, n, path[0] == '/' ? "%s" : "%s/%s", path[0] == '/' ? path : c->path, path);
+}
+
+static off_t size_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) < 0 ? 0 : st.st_size;
+}
+
+/* True once a whole line of path after *from matches re; *from moves past
+ * the lines read (a line longer than the buffer is read in pieces). */
+static bool log_matches(const char *path, off_t *from, const regex_t *re)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (size_of(path) < *from) /* truncated or replaced: read it again */
+		*from = 0;
+	bool hit = false;
+	char line[8192];
+	if (fseeko(f, *from, SEEK_SET) == 0)
+		while (!hit && fgets(line, sizeof(line), f)) {
+			size_t len = strlen(line);
+			if (line[len - 1] != '\n' && len < sizeof(line) - 1)
+				break; /* still being written */
+			*from += (off_t)len;
+			line[strcspn(line, "\n")] = 0;
+			hit = regexec(re, line, 0, NULL, 0) == 0;
+		}
+	fclose(f);
+	return hit;
+}
+
+/* The commit skipped for its daemon, which is stopped. */
+static int daemon_failed(struct hunt *h, struct commit *c, char *why)
+{
+	daemon_stop(h);
+	c->build = BUILD_BROKEN;
+	c->why = why;
+	fprintf(stderr, "bisect: %.*s skipped: %s\n", ID_SHORT, c->id, c->why);
+	return 1;
+}
+
+/* Starts --daemon CMD in c's worktree, its output appended to a log in the
+ * bisect directory, and waits until it is ready: 0, 1 with the commit
+ * skipped (it exited, was not ready in time or was not found), -1 when
+ * stopped or perfhunt failed. */
+static int daemon_start(struct hunt *h, struct commit *c, struct err *e)
+{
+	const struct bisect_cli *cli = h->cli;
+	char out[PATH_MAX + 64], watched[2 * PATH_MAX + 64];
+	snprintf(out, sizeof(out), "%s/%.*s.daemon.log", h->dir, ID_SHORT, c->id);
+	if (cli->daemon_log)
+		in_worktree(c, cli->daemon_log, watched, sizeof(watched));
+	else
+		snprintf(watched, sizeof(watched), "%s", out);
+	off_t from = size_of(watched);
+	pid_t pid = fork();
+	if (pid < 0)
+		return err_set(e, "cannot start the daemon: %s", strerror(errno));
+	if (pid == 0) {
+		setpgid(0, 0); /* its own group: stopped whole, and out of the terminal's SIGINT */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || in < 0 || chdir(c->path) < 0)
+			_exit(126);
+		dup2(in, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execl("/bin/sh", "sh", "-c", cli->daemon, (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	h->daemon = h->daemon_pid = pid;
+	fprintf(stderr, "bisect: %.*s daemon started (pid %d), log: %s\n", ID_SHORT, c->id, (int)pid, watched);
+	int64_t t0 = clock_mono_ns();
+	for (;;) {
+		if (stopped(h)) {
+			daemon_stop(h);
+			return -1;
+		}
+		int st;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			h->daemon_pid = 0;
+			return daemon_failed(h, c, xasprintf("the daemon exited (status %d) before it was ready, log: %s",
+							     WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out));
+		}
+		double ms = (double)(clock_mono_ns() - t0) / 1e6;
+		if (cli->ready ? log_matches(watched, &from, &cli->ready_re) : ms >= cli->ro.idle_ms)
+			break;
+		if (ms >= DAEMON_READY_MS)
+			return daemon_failed(h, c, xasprintf("the daemon printed no line matching '%s' in %d s, log: %s",
+							     cli->ready, DAEMON_READY_MS / 1000, watched));
+		usleep(DAEMON_POLL_US);
+	}
+	if (cli->attach_name || cli->attach_pidfile) { /* the process the runs attach to, found in the worktree */
+		if (chdir(c->path) < 0)
+			return err_set(e, "cannot enter %s: %s", c->path, strerror(errno));
+		struct err fe;
+		pid_t found = 0;
+		int rc = cmd_find_daemon(cli->attach_name, cli->attach_pidfile, &found, &fe);
+		if (fchdir(h->home_fd) < 0)
+			return err_set(e, "cannot return to the starting directory: %s", strerror(errno));
+		if (rc != 0)
+			return daemon_failed(h, c, xasprintf("the daemon is ready but not found: %s", fe.msg));
+		h->daemon_pid = found;
+	}
+	return 0;
+}
+
+/* With --daemon: each commit's runs in one batch beside a daemon of its own. */
+static int run_batches(struct hunt *h, int64_t batch, struct err *e)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		struct commit *c = &h->c[i];
+		if (!c->tested || c->build != BUILD_OK || c->nruns >= c->want)
+			continue;
+		int rc = daemon_start(h, c, e);
+		if (rc < 0) {
+			daemon_stop(h);
+			return -1;
+		}
+		while (rc == 0 && c->build == BUILD_OK && c->nruns < c->want)
+			if ((rc = stopped(h) ? -1 : run_once(h, c, batch, e)) == 0)
+				say_progress(h, c);
+		daemon_stop(h);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Runs every tested commit up to what it wants, one run each in turn, so
  * drift hits every commit alike. -1 when stopped or perfhunt failed. */
 static int run_rounds(struct hunt *h, struct err *e)
@@ -385,6 +578,8 @@ static int run_rounds(struct hunt *h, struct err *e)
 	if (batch <= h->last_batch)
 		batch = h->last_batch + 1;
 	h->last_batch = batch;
+	if (h->cli->daemon)
+		return run_batches(h, batch, e);
 	for (;;) {
 		bool any = false;
 		for (size_t i = 0; i < h->n; i++) {
@@ -394,10 +589,7 @@ static int run_rounds(struct hunt *h, struct err *e)
 			any = true;
 			if (stopped(h) || run_once(h, c, batch, e) < 0)
 				return -1;
-			if (c->build == BUILD_OK)
-				fprintf(stderr, "bisect: %.*s run %zu of %zu%s  [%zu runs added, %.0f s]\n", ID_SHORT, c->id,
-					c->nruns, c->want, c->reused ? " (some stored)" : "", h->added,
-					(double)(clock_mono_ns() - h->start_ns) / 1e9);
+			say_progress(h, c);
 		}
 		if (!any)
 			return 0;
@@ -862,8 +1054,10 @@ static int hunt(struct hunt *h, json_t **rec, struct err *e)
 
 static int parse(struct bisect_cli *b, int argc, char **argv, int *status)
 {
-	struct parseopt shared[RECORD_OPTS_NROWS];
+	struct parseopt shared[RECORD_OPTS_NROWS], attach_rows[RECORD_OPTS_ATTACH_NROWS];
+	int64_t attach = 0;
 	record_opts_rows(&b->ro, RECORD_OPTS_FOR_HUNT, shared);
+	record_opts_attach_rows(&b->ro, &attach, &b->attach_name, &b->attach_pidfile, attach_rows);
 	const struct parseopt table[] = {
 		PARSEOPT_STRING(0, "good", &b->good, "REF", "a commit CMD was fast at (required)"),
 		PARSEOPT_STRING(0, "bad", &b->bad, "REF", "a later commit it was slow at (required)"),
@@ -883,6 +1077,14 @@ static int parse(struct bisect_cli *b, int argc, char **argv, int *status)
 		PARSEOPT_STRING(0, "report", &b->report_path, "FILE",
 				"the HTML report: each judged metric's median along\nthe tested commits, the culprits marked"),
 		PARSEOPT_FLAG(0, "clean", &b->clean, "remove the worktrees bisect made, and exit"),
+		PARSEOPT_GROUP("a daemon the runs attach to:"),
+		PARSEOPT_STRING(0, "daemon", &b->daemon, "CMD", "shell command that starts it in the commit's\n"
+				"worktree before each batch of its runs (stopped\nafter); a commit whose daemon fails is skipped"),
+		PARSEOPT_STRING(0, "daemon-log", &b->daemon_log, "FILE", "the log --ready reads (default: the daemon's\n"
+				"output, kept in the bisect directory)"),
+		PARSEOPT_STRING(0, "ready", &b->ready, "REGEX", "the daemon is ready at a log line matching REGEX\n"
+				"(extended; default: --idle-ms after it started)"),
+		PARSEOPT_INCLUDE(attach_rows),
 		PARSEOPT_GROUP("recording options, as for 'perfhunt run':"),
 		PARSEOPT_INCLUDE(shared),
 		PARSEOPT_END(),
@@ -907,6 +1109,22 @@ static int parse(struct bisect_cli *b, int argc, char **argv, int *status)
 					  b->ro.json_path ? "--output" : "--csv");
 		return -1;
 	}
+	if ((b->daemon_log || b->ready) && !b->daemon) {
+		*status = cmd_usage_error("bisect", "%s needs --daemon", b->ready ? "--ready" : "--daemon-log");
+		return -1;
+	}
+	b->ro.daemon_pid = (pid_t)attach;
+	if ((attach > 0) + (b->attach_name != NULL) + (b->attach_pidfile != NULL) > 1 || (attach > 0 && b->daemon)) {
+		*status = cmd_usage_error("bisect", b->daemon ? "with --daemon, give --attach-name or --attach-pidfile"
+						       : "give one of --attach, --attach-name, --attach-pidfile");
+		return -1;
+	}
+	if (b->ready && regcomp(&b->ready_re, b->ready, REG_EXTENDED | REG_NOSUB) != 0) {
+		*status = cmd_usage_error("bisect", "--ready '%s' is not an extended regular expression", b->ready);
+		b->ready = NULL;
+		return -1;
+	}
+	b->ro.target = (struct record_opts_target){ b->shell, b->ro.daemon_pid, b->attach_name, b->attach_pidfile };
 	if (b->min_runs > b->max_runs) {
 		*status = cmd_usage_error("bisect", "--min-runs %lld is above --max-runs %lld", (long long)b->min_runs,
 					  (long long)b->max_runs);
@@ -964,6 +1182,12 @@ int cmd_bisect(int argc, char **argv)
 		fprintf(stderr, "perfhunt bisect: cannot use %s: %s\n", h.dir, strerror(errno));
 		goto out;
 	}
+	if (!cli.daemon && (status = cmd_find_daemon(cli.attach_name, cli.attach_pidfile, &cli.ro.daemon_pid, &e)) != 0) {
+		cmd_fail(status, &e);
+		goto out;
+	}
+	h.daemon_pid = cli.ro.daemon_pid;
+	status = PH_EXIT_FAIL;
 	if (list_commits(&h, &e) < 0 || store_open(&h.store, NULL, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;
@@ -1007,6 +1231,8 @@ out:
 	json_decref(rec);
 	free(script);
 	parseopt_list_release(&cli.metrics);
+	if (cli.ready)
+		regfree(&cli.ready_re);
 	record_opts_release(&cli.ro);
 	return status;
 }

@@ -184,6 +184,21 @@ static int record_opt(struct parseopt_state *st, const struct parseopt *row, con
 	{ .type = PARSEOPT_TYPE_CALLBACK, .short_name = (s), .long_name = (l), .value = o, .argh = (a), \
 	  .help = (h), .flags = (fl), .defval = (code), .cb = record_opt }
 
+void record_opts_attach_rows(struct record_opts *o, int64_t *attach, const char **name, const char **pidfile,
+			     struct parseopt rows[RECORD_OPTS_ATTACH_NROWS])
+{
+	const struct parseopt r[] = {
+		PARSEOPT_I64(0, "attach", attach, "PID", "also record this daemon's tree for each run's lifetime",
+			     1, 0x7fffffff),
+		PARSEOPT_STRING(0, "attach-name", name, "NAME", "the daemon by process name"),
+		PARSEOPT_STRING(0, "attach-pidfile", pidfile, "FILE", "the daemon by pidfile"),
+		PARSEOPT_DURATION(0, "idle-ms", &o->idle_ms, "TIME",
+				  "sample the daemon this long before each run\n(default 500 ms)", 1, 0, 3600000),
+		PARSEOPT_END(),
+	};
+	memcpy(rows, r, sizeof(r));
+}
+
 void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct parseopt rows[RECORD_OPTS_NROWS])
 {
 	const bool bench = cmd == RECORD_OPTS_FOR_BENCH, bisect = cmd == RECORD_OPTS_FOR_BISECT;

@@ -95,6 +95,13 @@ void record_opts_release(struct record_opts *o);
 /* Fills rows with the shared options (END-terminated), their values written
  * into o, for a command's table: PARSEOPT_INCLUDE(rows). */
 void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct parseopt rows[RECORD_OPTS_NROWS]);
+/* Fills rows with the options that name the daemon each run also records
+ * (END-terminated): --attach PID into *attach, --attach-name and
+ * --attach-pidfile into *name and *pidfile, --idle-ms into o->idle_ms. One
+ * table for bench and bisect, so both read them alike. */
+#define RECORD_OPTS_ATTACH_NROWS 5
+void record_opts_attach_rows(struct record_opts *o, int64_t *attach, const char **name, const char **pidfile,
+			     struct parseopt rows[RECORD_OPTS_ATTACH_NROWS]);
 /* Fills rows with the three export options (END-terminated), their values
  * written into x, each row with flags (PARSEOPT_HIDDEN). */
 #define RECORD_OPTS_EXPORT_NROWS 4
