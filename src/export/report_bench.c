@@ -1,6 +1,9 @@
 /* report_bench: the report page of a bench record (perfhunt.bench/1).
  *
- * Distributions rather than single numbers: every run is a dot over a box
+ * First the figures the terminal prints, one row per command (the cells of
+ * bench_text_cells, so page and terminal agree): mean ± σ, median, min … max,
+ * user / sys, peak RSS, relative speed, and the daemon's for --attach; then
+ * the distributions: every run is a dot over a box
  * plot, per command, for wall time and peak RSS; then the per-phase medians
  * side by side, so a phase that moved between commands stands out; then,
  * for a bench recorded with --profile, one flame graph per command of the
@@ -14,11 +17,84 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/bench_text.h"
+#include "export/compare_text.h"
 #include "export/flamegraph.h"
 #include "export/report_chart.h"
+#include "stats/bench_record.h"
 #include "stats/stats.h"
 #include "util/units.h"
 #include "util/xalloc.h"
+
+static void cell(struct svg *s, const char *cls, const char *text)
+{
+	svg_printf(s, "<td%s>", cls);
+	svg_text(s, text);
+	svg_raw(s, "</td>");
+}
+
+/* The terminal's figures per command, then how much faster the fastest ran. */
+static void report_bench_results(const json_t *rec, struct svg *s)
+{
+	size_t n = json_array_size(json_object_get(rec, "commands")), ref = bench_record_fastest(rec), i;
+	bool daemon = false;
+	for (i = 0; i < n; i++)
+		daemon |= !isnan(bench_record_stat(rec, i, "daemon.peak_rss_kb", "median"));
+	svg_raw(s, "<h2>Results</h2>\n<table class=\"results\"><tr><th class=\"l\">command</th><th>mean ± σ</th>"
+		   "<th>median</th><th>min … max</th><th>user / sys</th><th>peak RSS</th>");
+	if (daemon)
+		svg_raw(s, "<th>daemon peak (above idle)</th><th>daemon user / sys</th>");
+	svg_raw(s, "<th>relative</th></tr>\n");
+	char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL], a[48], b[48], line[2 * BENCH_TEXT_CELL + 16];
+	for (i = 0; i < n; i++) {
+		bench_text_cells(rec, i, ref, NULL, cells);
+		svg_raw(s, "<tr>");
+		svg_raw(s, "<td class=\"l\"><code>");
+		svg_text(s, cells[0]);
+		svg_raw(s, "</code></td>");
+		cell(s, "", cells[2]);
+		cell(s, "", cells[1]);
+		snprintf(line, sizeof(line), "%s … %s", cells[3], cells[4]);
+		cell(s, "", line);
+		snprintf(line, sizeof(line), "%s / %s",
+			 compare_text_value("user_s", bench_record_stat(rec, i, "user_s", "median"), a, sizeof(a)),
+			 compare_text_value("sys_s", bench_record_stat(rec, i, "sys_s", "median"), b, sizeof(b)));
+		cell(s, "", line);
+		cell(s, "", cells[5]);
+		if (daemon) {
+			snprintf(line, sizeof(line), "%s (%s)",
+				 compare_text_value("daemon.peak_rss_kb",
+						    bench_record_stat(rec, i, "daemon.peak_rss_kb", "median"), a, sizeof(a)),
+				 compare_text_value("daemon.peak_above_idle_kb",
+						    bench_record_stat(rec, i, "daemon.peak_above_idle_kb", "median"), b,
+						    sizeof(b)));
+			cell(s, "", line);
+			snprintf(line, sizeof(line), "%s / %s",
+				 compare_text_value("daemon.user_s", bench_record_stat(rec, i, "daemon.user_s", "median"), a,
+						    sizeof(a)),
+				 compare_text_value("daemon.sys_s", bench_record_stat(rec, i, "daemon.sys_s", "median"), b,
+						    sizeof(b)));
+			cell(s, "", line);
+		}
+		snprintf(line, sizeof(line), i == ref ? "%s (fastest)" : "%s ×", cells[6]);
+		cell(s, "", line);
+		svg_raw(s, "</tr>\n");
+	}
+	svg_raw(s, "</table>\n");
+	for (i = 0; n > 1 && i < n; i++) {
+		if (i == ref)
+			continue;
+		bench_text_cells(rec, i, ref, NULL, cells);
+		svg_raw(s, "<p class=\"note\">");
+		svg_text(s, cells[0]);
+		svg_raw(s, " ran ");
+		snprintf(line, sizeof(line), "%s × slower than ", cells[6]);
+		svg_text(s, line);
+		bench_text_cells(rec, ref, ref, NULL, cells);
+		svg_text(s, cells[0]);
+		svg_raw(s, " (median wall time)</p>\n");
+	}
+}
 
 /* Median of the total_ms of phase name over the runs of command cmd; NaN if none has it. */
 static double report_bench_phase_median(const json_t *cmd, const char *name)
@@ -204,7 +280,9 @@ int report_bench_html(const json_t *rec, struct svg *s, struct err *e)
 		report_page_row(s, line, cmd);
 		free(cmd);
 	}
-	svg_raw(s, "</table>\n<figure>\n");
+	svg_raw(s, "</table>\n");
+	report_bench_results(rec, s);
+	svg_raw(s, "<figure>\n");
 	report_chart_strips(s, "wall", "Wall time, every run", REPORT_UNIT_MS, wall, nc);
 	svg_raw(s, "</figure>\n<figure>\n");
 	report_chart_strips(s, "peak_rss", "Peak RSS (largest process), every run", REPORT_UNIT_KB, rss, nc);

@@ -25,10 +25,14 @@ t "run report: clean at 1400 and 800 px"
 	'err:PERFHUNT: step_ms=40' free sleep:50 >/dev/null 2>"$TMP/err"
 expect_status 0 $? && "$P" report -o "$TMP/run.html" "$TMP/run.json" 2>"$TMP/err" && pages_ok "$TMP/run.html" && ok
 
-t "bench report of two commands: clean at 1400 and 800 px"
+t "bench report of two commands: the terminal's figures per command, relative speed; clean at 1400 and 800 px"
 "$P" bench -q -n 3 --no-save --export-json "$TMP/bench.json" \
 	-- "$W" sleep:20 fd:begin=work sleep:5 fd:end=work ::: "$W" sleep:40 >/dev/null 2>"$TMP/err"
-expect_status 0 $? && "$P" report -o "$TMP/bench.html" "$TMP/bench.json" 2>"$TMP/err" && pages_ok "$TMP/bench.html" && ok
+expect_status 0 $? && "$P" report -o "$TMP/bench.html" "$TMP/bench.json" 2>"$TMP/err" &&
+	expect_grep '<th>mean ± σ</th><th>median</th><th>min … max</th><th>user / sys</th>' "$TMP/bench.html" &&
+	expect_grep '<td>1\.00 \(fastest\)</td>' "$TMP/bench.html" &&
+	expect_grep 'sleep:40 ran [0-9]\.[0-9]{2} ± [0-9]\.[0-9]{2} × slower than .*sleep:20' "$TMP/bench.html" &&
+	pages_ok "$TMP/bench.html" && ok
 
 t "compare report: clean at 1400 and 800 px"
 "$P" report -o "$TMP/compare.html" data/report/compare.json 2>"$TMP/err"
