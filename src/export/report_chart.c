@@ -539,10 +539,29 @@ static void report_chart_open(struct svg *s, const char *id, const char *title, 
 	svg_raw(s, "</text>\n");
 }
 
+/* Characters of a row label that fit left of the plot (about 6.6 px each at
+ * the chart's font, in the 206 px there): a longer name keeps its end, where
+ * commands differ (their arguments), after a "…", and shows whole on hover. */
+#define REPORT_CHART_LABEL_CHARS 28
+
 static void report_chart_row_label(struct svg *s, double y, const char *name)
 {
+	size_t chars = 0;
+	const char *tail = name + strlen(name);
+	for (const char *p = tail; p > name && chars < REPORT_CHART_LABEL_CHARS;) {
+		p--;
+		if (((unsigned char)*p & 0xC0) != 0x80) { /* the first byte of a UTF-8 character */
+			chars++;
+			tail = p;
+		}
+	}
 	svg_printf(s, "<text class=\"lane\" x=\"%d\" y=\"%.1f\">", REPORT_CHART_LEFT + 130, y + 4);
-	svg_text(s, name);
+	if (tail > name) {
+		svg_raw(s, "<title>");
+		svg_text(s, name);
+		svg_raw(s, "</title>\u2026");
+	}
+	svg_text(s, tail);
 	svg_raw(s, "</text>\n");
 }
 

@@ -5,7 +5,8 @@
 # 800 px wide, and reports, one line each: console errors and uncaught
 # exceptions, a page whose script did not finish (no data-ready), and text that
 # overflows its box (an element holding text whose content is wider than it,
-# or that reaches past the window, outside any box that scrolls). With --shots
+# or that reaches past the window, outside any box that scrolls; a chart's
+# text that runs out of its SVG). With --shots
 # it writes DIR/NAME-WIDTH.png, the page as the window shows it.
 # Exit 0 when every page is clean, 1 with the problems, 77 without chromium.
 import base64
@@ -41,6 +42,12 @@ OVERFLOW_JS = r"""
    out.push(el.tagName.toLowerCase()+(el.className?'.'+String(el.className).split(' ')[0]:'')+
      ' "'+t.slice(0,40)+'" '+(wide?'is '+el.scrollWidth+' px in a '+el.clientWidth+' px box':
      'reaches '+Math.round(r.right)+' px of '+vw));
+ });
+ document.querySelectorAll('svg text').forEach(function(el){
+  var box=el.ownerSVGElement.getBoundingClientRect(), r=el.getBoundingClientRect();
+  if(r.width&&(r.left<box.left-1||r.right>box.right+1))
+   out.push('svg text "'+el.textContent.trim().slice(0,40)+'" runs out of its chart ('+
+     Math.round(r.left-box.left)+' .. '+Math.round(r.right-box.left)+' px of '+Math.round(box.width)+')');
  });
  return out.slice(0,10);
 })()
