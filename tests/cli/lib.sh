@@ -47,6 +47,20 @@ no_sanitizer() { ! grep -q -E 'Sanitizer|runtime error:' "${1:-$TMP/err}"; }
 sql() { sqlite3 -cmd '.timeout 10000' "$@"; }
 # between LOW VALUE HIGH: numeric check (floats ok)
 between() { awk -v l="$1" -v v="$2" -v h="$3" 'BEGIN{exit !(v>=l && v<=h)}'; }
+# scratch_repo: a new git repository $R ($TMP/repo), the current directory
+# from then on, with a fixed author and HOME=$TMP; the whole file is skipped
+# where git or a C compiler is missing. commit MESSAGE: every change
+# committed there; prints its hash.
+scratch_repo() {
+	command -v git >/dev/null 2>&1 || { t "a scratch repository"; skip "git is not installed"; done_testing; exit; }
+	command -v cc >/dev/null 2>&1 || { t "a scratch repository"; skip "cc is not installed"; done_testing; exit; }
+	export GIT_AUTHOR_NAME="Ada Tester" GIT_AUTHOR_EMAIL=ada@example.com
+	export GIT_COMMITTER_NAME="Ada Tester" GIT_COMMITTER_EMAIL=ada@example.com
+	export GIT_CONFIG_NOSYSTEM=1 HOME="$TMP"
+	R="$TMP/repo"
+	mkdir "$R" && cd "$R" && git init -q -b main . || { t "a scratch repository"; fail "git init failed"; done_testing; exit; }
+}
+commit() { git add -A && git commit -q -m "$1" && git rev-parse HEAD; }
 done_testing() {
 	unfinished
 	echo "1..$((T_PASS + T_FAIL + T_SKIP))"

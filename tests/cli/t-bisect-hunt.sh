@@ -11,13 +11,7 @@
 # interleaved runs of one batch (under ASan).
 . ./lib.sh
 P="$PERFHUNT"
-command -v git >/dev/null 2>&1 || { t "bisect needs git"; skip "git is not installed"; done_testing; exit; }
-command -v cc >/dev/null 2>&1 || { t "bisect needs a C compiler"; skip "cc is not installed"; done_testing; exit; }
-export GIT_AUTHOR_NAME="Ada Tester" GIT_AUTHOR_EMAIL=ada@example.com
-export GIT_COMMITTER_NAME="Ada Tester" GIT_COMMITTER_EMAIL=ada@example.com
-export GIT_CONFIG_NOSYSTEM=1 HOME="$TMP"
-R="$TMP/repo"
-mkdir "$R" && cd "$R" && git init -q -b main . || { t "a scratch repository"; fail "git init failed"; done_testing; exit; }
+scratch_repo
 
 cat >prog.c <<'C'
 #include <stdio.h>
@@ -70,7 +64,6 @@ int main(void)
 }
 C
 printf 'prog\n' >.gitignore
-commit() { git add -A && git commit -q -m "$1" && git rev-parse HEAD; }
 C0=$(commit "A program with three phases")
 echo "A prover." >README
 C1=$(commit "Say what it is")
