@@ -544,6 +544,8 @@ static int daemon_start(struct hunt *h, struct commit *c, struct err *e)
 			return daemon_failed(h, c, xasprintf("the daemon is ready but not found: %s", fe.msg));
 		h->daemon_pid = found;
 	}
+	fprintf(stderr, "bisect: %.*s daemon ready after %.1f s; the runs attach to pid %d\n", ID_SHORT, c->id,
+		(double)(clock_mono_ns() - t0) / 1e9, (int)h->daemon_pid);
 	return 0;
 }
 
