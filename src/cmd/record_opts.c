@@ -167,7 +167,10 @@ static int record_opt(struct parseopt_state *st, const struct parseopt *row, con
 			return -1;
 		if (!(ms >= 1 && ms <= 3600000))
 			return err_set(e, "--interval: expected 1 ms to 1 h, got '%s'", arg);
-		o->interval_ms = (int)(ms + 0.5);
+		/* the sampler's timer counts whole ms: 1.5 is refused, not rounded to 2 */
+		if (ms != (double)(int)ms)
+			return err_set(e, "--interval: '%s' is not a whole number of milliseconds", arg);
+		o->interval_ms = (int)ms;
 		return 0;
 	}
 	case OPT_EVENTS:

@@ -10,6 +10,7 @@
 #include "util/parseopt.h"
 
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,10 @@ static int apply(struct parseopt_state *st, const struct parseopt *r, const char
 		if (ms < (double)r->min || ms > (double)r->max)
 			return err_set(e, "%s: '%s' is out of range (%lld ms to %lld ms)", shown, arg, (long long)r->min,
 				       (long long)r->max);
+		/* perfhunt's clocks and intervals count whole milliseconds: 1.5 is
+		 * refused rather than rounded to 2 behind the user's back */
+		if (ms != floor(ms))
+			return err_set(e, "%s: '%s' is not a whole number of milliseconds", shown, arg);
 		*(double *)r->value = ms;
 		return 0;
 	}

@@ -60,7 +60,7 @@ for v in 0 -5 99999999999999999999 abc "" 1.5 " 7"; do
 	bad 2 "^perfhunt run: --interval: " "$P" run --no-save --interval "$v" -- true && ok
 done
 t "run --interval with the value missing"
-bad 2 "^perfhunt run: --interval: expected an integer, got '--'" "$P" run --interval -- true && ok
+bad 2 "^perfhunt run: --interval: expected a duration like 500ms, 2s or 1h, got '--'" "$P" run --interval -- true && ok
 t "run --interval huge but in range is accepted"
 "$P" run -q --no-save --interval 3600000 -- true; expect_status 0 $? && ok
 
