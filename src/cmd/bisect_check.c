@@ -152,6 +152,8 @@ int cmd_bisect_check(int argc, char **argv)
 	int64_t attach = 0;
 	struct parseopt shared[RECORD_OPTS_NROWS];
 	record_opts_rows(&ro, RECORD_OPTS_FOR_BISECT, shared);
+	struct parseopt attach_rows[RECORD_OPTS_ATTACH_NROWS];
+	record_opts_attach_rows(&ro, &attach, &attach_name, &attach_pidfile, attach_rows);
 	const struct parseopt table[] = {
 		PARSEOPT_STRING(0, "baseline", &baseline, "REF", "what good looks like (required)"),
 		PARSEOPT_I64('n', "runs", &runs, "N", "runs of CMD (default 5)", 1, 100000),
@@ -163,12 +165,7 @@ int cmd_bisect_check(int argc, char **argv)
 		PARSEOPT_STRING(0, "command", &command, "NAME|INDEX", "command of a bench baseline (default: the first)"),
 		PARSEOPT_FLAG(0, "shell", &shell, "CMD is a shell command: sh -c \"CMD ARG...\""),
 		PARSEOPT_FLAG(0, "save", &ro.save, "also store the runs in the history (not by default)"),
-		PARSEOPT_I64(0, "attach", &attach, "PID", "each run also records this daemon (metrics\ndaemon.*), as for 'perfhunt bench'",
-			     1, 0x7fffffff),
-		PARSEOPT_STRING(0, "attach-name", &attach_name, "NAME", "the daemon by process name"),
-		PARSEOPT_STRING(0, "attach-pidfile", &attach_pidfile, "FILE", "the daemon by pidfile"),
-		PARSEOPT_DURATION(0, "idle-ms", &ro.idle_ms, "TIME", "sample the daemon this long before each run\n(default 500 ms)",
-				  1, 0, 3600000),
+		PARSEOPT_INCLUDE(attach_rows),
 		PARSEOPT_GROUP("recording options, as for 'perfhunt run':"),
 		PARSEOPT_INCLUDE(shared),
 		PARSEOPT_END(),
