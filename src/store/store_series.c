@@ -344,7 +344,8 @@ int store_series_load(struct store *s, const struct store_series_filter *f,
 		}
 		a.series_rank = ss_ranks(a.series.n, ss_series_rank_cmp, &a);
 		a.commit_rank = ss_ranks(a.commits.n, ss_rank_cmp, a.commits.keys);
-		qsort_r(a.rows, a.nrows, sizeof(*a.rows), ss_row_cmp, &a);
+		if (a.nrows) /* an empty history has no rows array at all */
+			qsort_r(a.rows, a.nrows, sizeof(*a.rows), ss_row_cmp, &a);
 		size_t cap = 0;
 		for (size_t i = 0; i < a.nrows;) {
 			size_t j = i + 1;
