@@ -321,6 +321,7 @@ static int reader_next(struct jsonio_reader *r, json_t **v, struct err *e)
 	}
 	if (bound_strings(*v, r->path, e) < 0) {
 		json_decref(*v);
+		*v = NULL; /* the caller frees what it holds on an error too */
 		return -1;
 	}
 	return 1;
