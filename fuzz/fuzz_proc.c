@@ -43,6 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&st, 0xa5, sizeof(st));
 	if (procfs_parse_stat(buf, size, &st) == 0)
 		check(memchr(st.comm, 0, sizeof(st.comm)) != NULL);
+	memset(&st, 0xa5, sizeof(st));
+	if (procfs_parse_stat_blkio(buf, size, &st) == 0)
+		check(memchr(st.comm, 0, sizeof(st.comm)) != NULL);
 
 	struct procfs_status status;
 	int rc = procfs_parse_status(buf, size, &status);

@@ -17,7 +17,10 @@ static const char *skip_spaces(const char *p, const char *end)
 	return p;
 }
 
-int procfs_parse_stat(const char *buf, size_t n, struct procfs_stat *out)
+/* Parses fields up to `last` (23 vsize, or 42 delayacct_blkio_ticks): the
+ * sampler reads stat of every member that ran, and the 19 fields after vsize
+ * are only wanted where delay accounting is on. */
+static int parse_stat(const char *buf, size_t n, int last, struct procfs_stat *out)
 {
 	const char *end = buf + n;
 	const char *open = memchr(buf, '(', n);
@@ -43,7 +46,7 @@ int procfs_parse_stat(const char *buf, size_t n, struct procfs_stat *out)
 	/* Fields after state, numbered as in proc(5): 4 ppid .. 23 vsize are
 	 * required; 42 delayacct_blkio_ticks is read where the line has it. */
 	uint64_t f[43] = { 0 };
-	for (int i = 4; i <= 42; i++) {
+	for (int i = 4; i <= last; i++) {
 		p = skip_spaces(p, end);
 		if (i > 23 && (p >= end || ((*p < '0' || *p > '9') && *p != '-')))
 			break;
@@ -68,6 +71,16 @@ int procfs_parse_stat(const char *buf, size_t n, struct procfs_stat *out)
 	out->vsize_bytes = f[23];
 	out->blkio_ticks = f[42];
 	return 0;
+}
+
+int procfs_parse_stat(const char *buf, size_t n, struct procfs_stat *out)
+{
+	return parse_stat(buf, n, 23, out);
+}
+
+int procfs_parse_stat_blkio(const char *buf, size_t n, struct procfs_stat *out)
+{
+	return parse_stat(buf, n, 42, out);
 }
 
 /* Finds "Key:" at a line start and parses the number after it. */

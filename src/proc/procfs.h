@@ -21,8 +21,8 @@ struct procfs_stat {
 	uint64_t num_threads;
 	uint64_t starttime_ticks; /* with the PID, identifies a process across PID reuse */
 	uint64_t vsize_bytes;     /* 0 once an exiting process has dropped its memory */
-	uint64_t blkio_ticks;     /* delayacct_blkio_ticks: this task's wait for block I/O (0 without
-	                           * delay accounting, or on a kernel that does not give it) */
+	uint64_t blkio_ticks;     /* delayacct_blkio_ticks (procfs_parse_stat_blkio only): this task's
+	                           * wait for block I/O (0 without delay accounting) */
 };
 
 struct procfs_status {
@@ -47,7 +47,10 @@ struct procfs_statm {
 	uint64_t size_pages, resident_pages, shared_pages;
 };
 
+/* stat up to vsize (field 23); blkio_ticks is 0 */
 int procfs_parse_stat(const char *buf, size_t n, struct procfs_stat *out);
+/* The same, and blkio_ticks (field 42) where the line has it */
+int procfs_parse_stat_blkio(const char *buf, size_t n, struct procfs_stat *out);
 int procfs_parse_status(const char *buf, size_t n, struct procfs_status *out);
 int procfs_parse_io(const char *buf, size_t n, struct procfs_io *out);
 int procfs_parse_statm(const char *buf, size_t n, struct procfs_statm *out);

@@ -588,7 +588,10 @@ static int read_proc(struct proctree *t, struct proctree_proc *p, bool due, int6
 		t->stat_skips++;
 	} else {
 		ssize_t r = read_file(t, p, F_STAT, buf, sizeof(buf));
-		if (r <= 0 || procfs_parse_stat(buf, (size_t)r, &st) < 0)
+		int parsed = r <= 0 ? -1
+			     : t->delayacct == 1 ? procfs_parse_stat_blkio(buf, (size_t)r, &st)
+						 : procfs_parse_stat(buf, (size_t)r, &st);
+		if (parsed < 0)
 			return 0;
 		/* A zombie has exited, and so has a process whose memory is already torn
 		 * down: its stat holds the final counters, and it is retired with them. (A leader that called pthread_exit also shows 'Z'

@@ -157,7 +157,7 @@ static int task_blkio(struct task *k, int dirfd, struct tasks_fds *fds)
 	if (r == 0)
 		return 0;
 	struct procfs_stat st;
-	if (r > 0 && procfs_parse_stat(buf, (size_t)r, &st) == 0 && st.blkio_ticks >= k->blkio_ticks)
+	if (r > 0 && procfs_parse_stat_blkio(buf, (size_t)r, &st) == 0 && st.blkio_ticks >= k->blkio_ticks)
 		k->blkio_ticks = st.blkio_ticks;
 	return 1;
 }

@@ -52,11 +52,11 @@ static void test_stat_blkio_ticks(void **state)
 	const char *s = "4242 (io) D 1 4242 4242 0 -1 4194560 1234 0 5 0 77 12 0 0 20 0 1 0 98765 "
 			"10000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 37 0 0 0\n";
 	struct procfs_stat st;
-	assert_int_equal(procfs_parse_stat(s, strlen(s), &st), 0);
+	assert_int_equal(procfs_parse_stat_blkio(s, strlen(s), &st), 0);
 	assert_int_equal(st.blkio_ticks, 37);
 	assert_int_equal(st.vsize_bytes, 10000);
 	const char *shorter = "4242 (io) D 1 4242 4242 0 -1 4194560 1234 0 5 0 77 12 0 0 20 0 1 0 98765 10000\n";
-	assert_int_equal(procfs_parse_stat(shorter, strlen(shorter), &st), 0);
+	assert_int_equal(procfs_parse_stat_blkio(shorter, strlen(shorter), &st), 0);
 	assert_int_equal(st.blkio_ticks, 0);
 	assert_int_equal(st.vsize_bytes, 10000);
 }
