@@ -129,8 +129,10 @@ static void serve(const struct track_point *p, double t_ms, bool acked, struct t
 }
 
 /* The cumulative figures at t_ms: a marker point's that serves it, else
- * linear inside the interval that holds it. */
-static void at(const struct track *t, double t_ms, struct track_point *out, struct track_end *e)
+ * linear inside the interval that holds it. Only a line's own instant
+ * (marked) can be served: a computed one (a duration probe's start) falls
+ * anywhere in the time its line's sample covers, and is interpolated. */
+static void at(const struct track *t, double t_ms, bool marked, struct track_point *out, struct track_end *e)
 {
 	size_t i = first_at_or_after(t, t_ms);
 	memset(e, 0, sizeof(*e));
@@ -140,7 +142,7 @@ static void at(const struct track *t, double t_ms, struct track_point *out, stru
 	}
 	if (i == 0 || t->pts[i].t_ms == t_ms) {
 		*out = t->pts[i];
-		if (t->pts[i].exact && t->pts[i].marker_ms - t_ms <= TRACK_MARKER_SLACK_MS)
+		if (marked && t->pts[i].exact && t->pts[i].marker_ms - t_ms <= TRACK_MARKER_SLACK_MS)
 			serve(&t->pts[i], t_ms, t->pts[i].acked, e);
 		return;
 	}
@@ -151,8 +153,8 @@ static void at(const struct track *t, double t_ms, struct track_point *out, stru
 	 * the monitor skips it only for lines written after a's reading, so a
 	 * line with a sample of its own may have been written before a's). A
 	 * log line dated by its own earlier time is served by neither. */
-	bool by_b = b->exact && (b->since_ms <= t_ms || b->marker_ms - t_ms <= TRACK_MARKER_SLACK_MS);
-	if (by_b || (a->exact && t_ms - a->t_ms <= TRACK_MARKER_SLACK_MS)) {
+	bool by_b = marked && b->exact && (b->since_ms <= t_ms || b->marker_ms - t_ms <= TRACK_MARKER_SLACK_MS);
+	if (by_b || (marked && a->exact && t_ms - a->t_ms <= TRACK_MARKER_SLACK_MS)) {
 		*out = by_b ? *b : *a;
 		out->t_ms = t_ms;
 		serve(by_b ? b : a, t_ms, by_b && b->acked, e);
@@ -202,7 +204,8 @@ static uint64_t count(double later, double earlier)
 	return d > 0 && isfinite(d) ? (uint64_t)llround(d) : 0;
 }
 
-void track_window(const struct track *t, double from_ms, double to_ms, struct track_window *w)
+void track_window(const struct track *t, double from_ms, double to_ms, bool from_marked, bool to_marked,
+		  struct track_window *w)
 {
 	memset(w, 0, sizeof(*w));
 	if (!isfinite(from_ms) || !isfinite(to_ms) || t->n == 0) {
@@ -212,13 +215,16 @@ void track_window(const struct track *t, double from_ms, double to_ms, struct tr
 	}
 	if (to_ms < from_ms) {
 		double x = from_ms;
+		bool m = from_marked;
 		from_ms = to_ms;
 		to_ms = x;
+		from_marked = to_marked;
+		to_marked = m;
 	}
 	struct track_point a, b;
 	struct track_end ea, eb;
-	at(t, from_ms, &a, &ea);
-	at(t, to_ms, &b, &eb);
+	at(t, from_ms, from_marked, &a, &ea);
+	at(t, to_ms, to_marked, &b, &eb);
 	w->user_ms = b.user_ms > a.user_ms ? b.user_ms - a.user_ms : 0;
 	w->sys_ms = b.sys_ms > a.sys_ms ? b.sys_ms - a.sys_ms : 0;
 	w->minflt = count(b.minflt, a.minflt);

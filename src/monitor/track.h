@@ -72,7 +72,11 @@ void track_release(struct track *t);
  * (s->at_marker) makes the ends it serves exact. */
 void track_push(struct track *t, const struct sample *s);
 /* The consumption inside [from_ms, to_ms] (clamped to the track; an
- * inverted window is read as its reverse). */
-void track_window(const struct track *t, double from_ms, double to_ms, struct track_window *w);
+ * inverted window is read as its reverse). An end marked is a probe line's
+ * own instant, which a marker sample can serve; one not marked is computed
+ * (a duration probe's arrival less its duration, an NVTX range's ends) and
+ * always interpolated: the sample of a line read later says nothing of it. */
+void track_window(const struct track *t, double from_ms, double to_ms, bool from_marked, bool to_marked,
+		  struct track_window *w);
 
 #endif

@@ -307,8 +307,12 @@ static void add_windows(json_t *phases, const struct track *t, const char *membe
 	json_t *ph;
 	json_array_foreach(phases, i, ph) {
 		struct track_window w;
+		/* a duration probe's start is its line's arrival less its
+		 * duration; an NVTX range's ends are the GPU tracer's */
+		const char *source = json_string_value(json_object_get(ph, "source"));
+		bool marker = !source || !strcmp(source, "marker"), duration = source && !strcmp(source, "duration");
 		track_window(t, json_number_value(json_object_get(ph, "start_ms")),
-			     json_number_value(json_object_get(ph, "end_ms")), &w);
+			     json_number_value(json_object_get(ph, "end_ms")), marker, marker || duration, &w);
 		json_object_set_new(ph, member, window_json(&w));
 	}
 }
