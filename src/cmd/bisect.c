@@ -887,6 +887,11 @@ static int build_record(const struct hunt *h, enum bisectrule_verdict ends, json
 	json_object_set_new(rec, "good", json_string(h->c[0].id));
 	json_object_set_new(rec, "bad", json_string(h->c[h->n - 1].id));
 	json_object_set_new(rec, "build", cli->build ? json_string(cli->build) : json_null());
+	/* the daemon every commit's runs attached to, started fresh in its worktree */
+	json_object_set_new(rec, "daemon", !cli->daemon ? json_null()
+					 : json_pack("{s:s, s:o, s:o}", "command", cli->daemon, "ready",
+						     cli->ready ? json_string(cli->ready) : json_null(), "log",
+						     cli->daemon_log ? json_string(cli->daemon_log) : json_null()));
 	json_object_set_new(rec, "rule", json_pack("{s:f, s:f, s:I, s:I}", "p_different", 0.01, "threshold_pct",
 						     cli->threshold * 100, "min_runs", (json_int_t)cli->min_runs,
 						     "max_runs", (json_int_t)cli->max_runs));

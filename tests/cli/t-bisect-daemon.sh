@@ -112,7 +112,8 @@ for c in r["tested"]:
     if not mine or not att <= mine:
         bad.append("%s: daemons %s, runs attached to %s" % (c["commit"][:7], sorted(mine), sorted(att)))
 print("; ".join(bad) or "each attached to its own")
-print(" ".join(map(str, pids)))' "$TMP/b.json" "$PIDS" "$PERFHUNT_DB")
+print(" ".join(map(str, pids)))
+print(r["daemon"] == {"command": "./d serve " + sys.argv[2], "ready": "^listening$", "log": None})' "$TMP/b.json" "$PIDS" "$PERFHUNT_DB")
 	culprits=$(echo "$got" | sed -n 1p) counts=$(echo "$got" | sed -n 2p) attached=$(echo "$got" | sed -n 3p)
 	left=""
 	for p in $(echo "$got" | sed -n 4p); do
@@ -124,7 +125,8 @@ print(" ".join(map(str, pids)))' "$TMP/b.json" "$PIDS" "$PERFHUNT_DB")
 		check "daemon starts $1, distinct PIDs $2, tested commits $3" [ "$1" = "$2" ] && [ "$3" -ge 3 ] &&
 		check "starts noted $1, said $started" [ "$1" = "$started" ] &&
 		check "$attached" [ "$attached" = "each attached to its own" ] &&
-		check "daemons still running:$left" [ -z "$left" ] && ok
+		check "daemons still running:$left" [ -z "$left" ] &&
+		check "the record names the daemon command and its ready pattern" [ "$(echo "$got" | sed -n 5p)" = True ] && ok
 else
 	fail "$(tail -20 "$TMP/err") $(cat "$TMP/out")"
 fi
