@@ -3,11 +3,14 @@
 Each worker (a spawned process: its own CUDA context) allocates a different
 amount of device memory through PyTorch's caching allocator, multiplies
 matrices inside an NVTX range and reports, as probe lines in its own lane
-(`worker=N`), what PyTorch itself says it reserved at most, so the trace's
-per-process memory can be checked against it (and against nvidia-smi).
+(`worker=N`, its first line naming its `pid=`, so perfhunt charges that lane
+its own process's GPU activity), what PyTorch itself says it reserved at
+most, so the trace's per-process memory can be checked against it (and
+against nvidia-smi).
 
     python3 torch_two.py [GIB_WORKER0 GIB_WORKER1]
 """
+import os
 import sys
 
 import torch
@@ -20,7 +23,7 @@ def probe(rank, text):
 
 def worker(rank, sizes):
     torch.cuda.set_device(0)
-    probe(rank, "begin=alloc")
+    probe(rank, f"pid={os.getpid()} begin=alloc")
     keep = torch.empty(int(sizes[rank] * 2**30) // 4, device="cuda")
     keep.fill_(1.0)
     torch.cuda.synchronize()

@@ -2,10 +2,12 @@
  *
  * A phase's window on the trace's clock is its start_ms/end_ms plus the run's
  * monotonic start, so the GPU figures of a phase are read the way its CPU
- * figures are: by time, whichever process did the work; an NVTX range, which
- * belongs to one process, counts only that process's. Per name, every
- * instance's window is summed into one accumulator, so a kernel outside each
- * instance's top still counts in the name's totals.
+ * figures are: by time. Whose activity counts is the phase's process where it
+ * has one — an NVTX range's own, a probe phase that names a traced process
+ * (`pid=N` on its lines or its lane), or any phase of a lane bound to one by
+ * such a line — else the whole tree's. Per name, every instance's window is
+ * summed into one accumulator, so a kernel outside each instance's top still
+ * counts in the name's totals.
  */
 #include "record/gputrace_json.h"
 
@@ -58,7 +60,7 @@ static json_t *sum_json(const struct gputrace *t, const struct gputrace_sum *s)
 
 /* The process of an NVTX phase: the range that starts where it starts (the
  * record keeps microseconds), with its name and domain; 0 for any other phase
- * (charged the whole tree's activity) or when none matches. */
+ * or when none matches. */
 static int nvtx_pid(const struct gputrace *t, const json_t *ph, int64_t a)
 {
 	const char *src = json_string_value(json_object_get(ph, "source"));
@@ -81,13 +83,87 @@ static int nvtx_pid(const struct gputrace *t, const json_t *ph, int64_t a)
 	return 0;
 }
 
-/* A phase's window on the trace's clock, and whose activity counts in it:
- * an NVTX range's own process's, any other phase the whole tree's. */
-static int window(const struct gputrace *t, const json_t *ph, int64_t t0_ns, int64_t *a, int64_t *b)
+/* A traced process's pid, or 0 for any other number. */
+static int traced(const struct gputrace *t, json_int_t pid)
+{
+	for (size_t i = 0; i < t->n_procs; i++)
+		if (t->procs[i].pid == pid)
+			return t->procs[i].pid;
+	return 0;
+}
+
+/* The traced process a probe phase names itself: a `pid` value of its lines
+ * or its lane "pid=N" (--lane-key pid); 0 when it names none. */
+static int named_pid(const struct gputrace *t, const json_t *ph)
+{
+	const json_t *v = json_object_get(json_object_get(ph, "values"), "pid");
+	if (json_is_integer(v))
+		return traced(t, json_integer_value(v));
+	const char *lane = json_string_value(json_object_get(ph, "lane"));
+	char *end;
+	if (lane && !strncmp(lane, "pid=", 4)) {
+		long pid = strtol(lane + 4, &end, 10);
+		if (end > lane + 4 && !*end)
+			return traced(t, pid);
+	}
+	return 0;
+}
+
+/* The lanes bound to one process: a lane some of whose phases name a traced
+ * process, and no two different ones (pid -1 then: no binding). */
+struct lane_pid {
+	const char *lane;
+	int pid;
+};
+
+static int cmp_lane(const void *a, const void *b)
+{
+	return strcmp(((const struct lane_pid *)a)->lane, ((const struct lane_pid *)b)->lane);
+}
+
+struct lanes {
+	struct lane_pid *v;
+	size_t n;
+};
+
+static void lanes_bind(struct lanes *l, const struct gputrace *t, const json_t *phases)
+{
+	size_t i, k = 0;
+	const json_t *ph;
+	l->v = xcalloc(json_array_size(phases) + 1, sizeof(*l->v));
+	json_array_foreach(phases, i, ph) {
+		const char *lane = json_string_value(json_object_get(ph, "lane"));
+		int pid = lane && *lane ? named_pid(t, ph) : 0;
+		if (pid)
+			l->v[k++] = (struct lane_pid){ lane, pid };
+	}
+	if (k)
+		qsort(l->v, k, sizeof(*l->v), cmp_lane);
+	l->n = 0;
+	for (i = 0; i < k; i++) {
+		if (l->n && !strcmp(l->v[l->n - 1].lane, l->v[i].lane)) {
+			if (l->v[l->n - 1].pid != l->v[i].pid)
+				l->v[l->n - 1].pid = -1;
+			continue;
+		}
+		l->v[l->n++] = l->v[i];
+	}
+}
+
+/* A phase's window on the trace's clock, and whose activity counts in it
+ * (0: the whole tree's). */
+static int window(const struct gputrace *t, const struct lanes *l, const json_t *ph, int64_t t0_ns, int64_t *a,
+		  int64_t *b)
 {
 	*a = t0_ns + (int64_t)(json_number_value(json_object_get(ph, "start_ms")) * 1e6);
 	*b = t0_ns + (int64_t)(json_number_value(json_object_get(ph, "end_ms")) * 1e6);
-	return nvtx_pid(t, ph, *a);
+	int pid = nvtx_pid(t, ph, *a);
+	if (!pid)
+		pid = named_pid(t, ph);
+	struct lane_pid key = { .lane = json_string_value(json_object_get(ph, "lane")) };
+	const struct lane_pid *hit = !pid && key.lane && l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), cmp_lane)
+							      : NULL;
+	return hit && hit->pid > 0 ? hit->pid : pid;
 }
 
 struct named {
@@ -102,7 +178,7 @@ static int cmp_named(const void *a, const void *b)
 
 /* Each name's instances in one accumulator; the phases are grouped by name
  * once (sorted), not searched once per name. */
-static void add_stats(json_t *phases, json_t *stats, const struct gputrace *t, int64_t t0_ns)
+static void add_stats(json_t *phases, json_t *stats, const struct gputrace *t, const struct lanes *l, int64_t t0_ns)
 {
 	size_t n = 0, i, j;
 	json_t *ph, *st;
@@ -126,7 +202,7 @@ static void add_stats(json_t *phases, json_t *stats, const struct gputrace *t, i
 		gputrace_sum_init(&s, t);
 		for (; hit < by_name + n && !strcmp(hit->name, key.name); hit++) {
 			int64_t a, b;
-			int pid = window(t, hit->ph, t0_ns, &a, &b);
+			int pid = window(t, l, hit->ph, t0_ns, &a, &b);
 			gputrace_sum_add(&s, t, a, b, pid);
 		}
 		gputrace_sum_finish(&s);
@@ -141,17 +217,20 @@ void gputrace_json_add_phases(json_t *obj, const struct gputrace *t, int64_t t0_
 	json_t *phases = json_object_get(obj, "phases"), *stats = json_object_get(obj, "phase_stats");
 	size_t i;
 	json_t *ph;
+	struct lanes l;
+	lanes_bind(&l, t, phases);
 	json_array_foreach(phases, i, ph) {
 		struct gputrace_sum s;
 		int64_t a, b;
-		int pid = window(t, ph, t0_ns, &a, &b);
+		int pid = window(t, &l, ph, t0_ns, &a, &b);
 		gputrace_sum_init(&s, t);
 		gputrace_sum_add(&s, t, a, b, pid);
 		gputrace_sum_finish(&s);
 		json_object_set_new(ph, "gpu", sum_json(t, &s));
 		gputrace_sum_release(&s);
 	}
-	add_stats(phases, stats, t, t0_ns);
+	add_stats(phases, stats, t, &l, t0_ns);
+	free(l.v);
 }
 
 static json_t *process_json(const struct gputrace *t, const struct gputrace_proc *p, int64_t t0_ns, int64_t end_ns)

@@ -37,18 +37,24 @@ static char *slurp(const char *path, size_t *n)
 	return buf;
 }
 
-/* The demo's probe lines as phases, times since its first line (t0_ns). */
-static void demo_phases(const char *path, struct phase_set *s, int64_t *t0_ns)
+/* A demo's probe lines into s, times since t0_ns (the first line's when
+ * *t0_ns < 0); `first` and `rest` are put in front of the first line's and the
+ * other lines' fields, as a program marking its process or lane writes them. */
+static void add_lines(const char *path, struct phase_set *s, int64_t *t0_ns, const char *first, const char *rest)
 {
 	struct probe_config cfg;
 	probe_config_init(&cfg);
-	phase_set_init(s);
 	size_t n;
 	char *text = slurp(path, &n), *save = NULL;
-	*t0_ns = -1;
+	bool at_first = true;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char full[512];
+		const char *fields = strchr(line, ' ');
+		assert_non_null(fields);
+		snprintf(full, sizeof(full), "PERFHUNT: %s%s", at_first ? first : rest, fields + 1);
+		at_first = false;
 		struct probe p;
-		assert_int_equal(probe_parse_line(&cfg, line, strlen(line), &p), 1);
+		assert_int_equal(probe_parse_line(&cfg, full, strlen(full), &p), 1);
 		int k = probe_find(&p, "t_ns");
 		assert_true(k >= 0);
 		int64_t t = (int64_t)p.fields[k].value;
@@ -59,6 +65,14 @@ static void demo_phases(const char *path, struct phase_set *s, int64_t *t0_ns)
 	}
 	free(text);
 	probe_config_release(&cfg);
+}
+
+/* The demo's probe lines as phases, times since its first line (t0_ns). */
+static void demo_phases(const char *path, struct phase_set *s, int64_t *t0_ns)
+{
+	phase_set_init(s);
+	*t0_ns = -1;
+	add_lines(path, s, t0_ns, "", "");
 	phase_set_finish(s, 1e9);
 }
 
@@ -245,6 +259,68 @@ static void test_two_processes(void **state)
 	gputrace_release(&t);
 }
 
+/* The instance of a phase on a lane. */
+static json_t *phase_on(json_t *obj, const char *name, const char *lane)
+{
+	size_t i;
+	json_t *ph;
+	json_array_foreach(json_object_get(obj, "phases"), i, ph)
+		if (!strcmp(json_string_value(json_object_get(ph, "name")), name) &&
+		    !strcmp(json_string_value(json_object_get(ph, "lane")), lane))
+			return ph;
+	fail_msg("no phase %s on lane '%s'", name, lane);
+	return NULL;
+}
+
+/* Probe phases of two processes at once: one marks every line with its pid,
+ * the other its lane, naming its pid once; each phase is charged its own
+ * process's allocations and kernels, not the other's made at the same time. */
+static void test_probe_phase_is_its_process(void **state)
+{
+	(void)state;
+	struct gputrace t;
+	struct err e;
+	gputrace_init(&t);
+	assert_int_equal(gputrace_read_dir(&t, "data/gputrace/two", &e), 2);
+	gputrace_finish(&t);
+	/* 570 allocated 3 x 32 MiB (a.err), 571 3 x 48 MiB (b.err) */
+	struct phase_set s;
+	phase_set_init(&s);
+	int64_t t0 = -1;
+	add_lines("data/gputrace/two/a.err", &s, &t0, "pid=570 ", "pid=570 ");
+	add_lines("data/gputrace/two/b.err", &s, &t0, "worker=1 pid=571 ", "worker=1 ");
+	phase_set_finish(&s, 1e9);
+	json_t *obj = phase_set_to_json(&s);
+	gputrace_json_add_phases(obj, &t, t0);
+	const char *const lanes[2] = { "", "worker=1" };
+	const int pids[2] = { 570, 571 };
+	size_t overlapped = 0;
+	for (int w = 0; w < 2; w++) {
+		json_t *ph = phase_on(obj, "dev_alloc", lanes[w]);
+		json_t *g = json_object_get(ph, "gpu");
+		double own = num(json_object_get(ph, "values"), "dev_alloc_bytes");
+		assert_true(num(g, "mem_growth_mib") * MIB == own);
+		/* the windows overlap: the tree's growth there holds the other's too */
+		struct gputrace_sum tree;
+		gputrace_sum_init(&tree, &t);
+		gputrace_sum_add(&tree, &t, t0 + (int64_t)(num(ph, "start_ms") * 1e6),
+				 t0 + (int64_t)(num(ph, "end_ms") * 1e6), 0);
+		overlapped += (double)tree.mem_growth_bytes != own;
+		gputrace_sum_release(&tree);
+		ph = phase_on(obj, "compute", lanes[w]);
+		g = json_object_get(ph, "gpu");
+		assert_true(num(g, "launches") == num(json_object_get(ph, "values"), "kernel_launches"));
+		assert_true(num(g, "mem_start_mib") * MIB == 3.0 * (w ? 48 : 32) * MIB);
+		for (size_t k = 0; k < t.n_procs; k++)
+			if (t.procs[k].pid == pids[w])
+				assert_true(num(g, "mem_max_mib") * MIB == (double)t.procs[k].mem_max_bytes);
+	}
+	assert_true(overlapped > 0);
+	json_decref(obj);
+	phase_set_release(&s);
+	gputrace_release(&t);
+}
+
 /* Lines that are not records cost only themselves; a file without its last
  * line is incomplete; an end with no start is counted. */
 static void test_damaged_input(void **state)
@@ -404,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_phases_match_the_program),
 		cmocka_unit_test(test_two_processes),
 		cmocka_unit_test(test_nvtx_phase_is_its_process),
+		cmocka_unit_test(test_probe_phase_is_its_process),
 		cmocka_unit_test(test_damaged_input),
 		cmocka_unit_test(test_busy_is_a_union),
 		cmocka_unit_test(test_short_names),
