@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@
 #include "export/report.h"
 #include "export/svg.h"
 #include "monitor/monitor.h"
+#include "proc/procfs.h"
 #include "record/command.h"
 #include "record/git.h"
 #include "record/jsonio.h"
@@ -62,11 +64,14 @@ static const char usage_text[] =
 	"\n"
 	"With --daemon CMD, CMD is started (sh -c, in the commit's worktree, after\n"
 	"its build) before each batch of that commit's runs and stopped after them\n"
-	"(SIGTERM, SIGKILL 5 s later); the runs record it as 'bench --attach' does.\n"
-	"It is ready when its log shows a line matching --ready (within 60 s), or\n"
-	"--idle-ms after it started; a daemon that exits or is not ready in time\n"
-	"skips the commit. Relative paths of --daemon-log, --attach-pidfile and\n"
-	"--probe-log are in the commit's worktree.\n"	"\n"
+	"(SIGTERM, SIGKILL 5 s later, with whatever it detached); the runs record\n"
+	"it as 'bench --attach' does. It is ready when its log shows a line\n"
+	"matching --ready (within 60 s), or --idle-ms after it started. A command\n"
+	"that goes to the background and exits 0 is followed, the daemon found by\n"
+	"--attach-name or --attach-pidfile; one that exits otherwise or is not\n"
+	"ready in time skips the commit. Relative paths of --daemon-log,\n"
+	"--attach-pidfile and --probe-log are in the commit's worktree.\n"
+	"\n"
 	"options:\n";
 
 static const char usage_footer[] =
@@ -406,29 +411,59 @@ static void say_progress(const struct hunt *h, const struct commit *c)
 
 enum { DAEMON_READY_MS = 60000, DAEMON_STOP_MS = 5000, DAEMON_POLL_US = 20000 };
 
-/* SIGTERM to the daemon's process group, SIGKILL when any of it is left
- * DAEMON_STOP_MS later; every member that was our child reaped. */
+struct kids {
+	int sig;
+	size_t alive;
+};
+
+static void signal_kid(pid_t pid, void *arg)
+{
+	struct kids *k = arg;
+	if (kill(pid, k->sig) == 0)
+		k->alive++;
+}
+
+/* Sends sig to each child of ours: between batches those are the daemon's
+ * processes that left its group (a daemon that detaches into a session of
+ * its own is reparented to bisect, its subreaper). Returns how many got it. */
+static size_t signal_children(int sig)
+{
+	char path[64], buf[8192];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	struct kids k = { sig, 0 };
+	if (r > 0)
+		procfs_parse_children(buf, (size_t)r, signal_kid, &k);
+	return k.alive;
+}
+
+/* SIGTERM to the daemon's process group and to what it detached, SIGKILL
+ * when any of it is left DAEMON_STOP_MS later; every one reaped. */
 static void daemon_stop(struct hunt *h)
 {
 	pid_t pg = h->daemon;
 	if (pg <= 0)
 		return;
 	h->daemon = h->daemon_pid = 0;
-	kill(-pg, SIGTERM);
+	int sig = SIGTERM;
 	int64_t end = clock_mono_ns() + (int64_t)DAEMON_STOP_MS * 1000000;
 	for (;;) {
-		while (waitpid(-pg, NULL, WNOHANG) > 0)
+		kill(-pg, sig);
+		size_t kids = signal_children(sig);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
-		if (kill(-pg, 0) < 0)
+		if (kill(-pg, 0) < 0 && kids == 0)
 			return;
-		if (clock_mono_ns() > end)
-			break;
+		if (sig == SIGTERM && clock_mono_ns() > end) {
+			fprintf(stderr, "bisect: the daemon (pid %d) outlived SIGTERM by %d s: SIGKILL\n", (int)pg,
+				DAEMON_STOP_MS / 1000);
+			sig = SIGKILL;
+		}
 		usleep(DAEMON_POLL_US);
 	}
-	fprintf(stderr, "bisect: the daemon (pid %d) outlived SIGTERM by %d s: SIGKILL\n", (int)pg, DAEMON_STOP_MS / 1000);
-	kill(-pg, SIGKILL);
-	while (waitpid(-pg, NULL, 0) > 0)
-		;
 }
 
 /* A path as the commit's worktree sees it. */
@@ -491,6 +526,9 @@ static int daemon_start(struct hunt *h, struct commit *c, struct err *e)
 	else
 		snprintf(watched, sizeof(watched), "%s", out);
 	off_t from = size_of(watched);
+	/* what the daemon detaches (a new session, a double fork) is reparented
+	 * to bisect, which can then stop it */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	pid_t pid = fork();
 	if (pid < 0)
 		return err_set(e, "cannot start the daemon: %s", strerror(errno));
@@ -519,10 +557,16 @@ static int daemon_start(struct hunt *h, struct commit *c, struct err *e)
 			return -1;
 		}
 		int st;
-		if (waitpid(pid, &st, WNOHANG) == pid) {
+		if (h->daemon_pid == pid && waitpid(pid, &st, WNOHANG) == pid) {
 			h->daemon_pid = 0;
-			return daemon_failed(h, c, xasprintf("the daemon exited (status %d) before it was ready, log: %s",
-							     WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out));
+			/* a daemon that forks into the background and exits 0 is found by
+			 * its pidfile or name; any other exit skips the commit */
+			if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0 && (cli->attach_name || cli->attach_pidfile)))
+				return daemon_failed(h, c,
+						     xasprintf("the daemon exited (status %d) before it was ready, log: %s",
+							       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out));
+			fprintf(stderr, "bisect: %.*s daemon's command exited 0: it went to the background\n", ID_SHORT,
+				c->id);
 		}
 		double ms = (double)(clock_mono_ns() - t0) / 1e6;
 		if (cli->ready ? log_matches(watched, &from, &cli->ready_re) : ms >= cli->ro.idle_ms)

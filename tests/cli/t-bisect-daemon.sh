@@ -131,6 +131,21 @@ else
 	fail "$(tail -20 "$TMP/err") $(cat "$TMP/out")"
 fi
 
+t "a daemon that goes to the background in a session of its own is found by name, used and stopped"
+# the command exits 0 at once; setsid's daemon leaves bisect's process group
+"$P" bisect --good "$C1" --bad "$C2" --build 'cc -O1 -o d d.c' --threshold 100 --max-runs 8 --metric phase:solve \
+	--daemon "setsid ./d serve $TMP/pids2 >>d.out 2>&1 &" --daemon-log d.out --ready '^listening$' --attach-name d \
+	--idle-ms 50ms --probe-log d.log -- sh -c './d request' >"$TMP/out4" 2>"$TMP/err4"
+st=$?
+left=""
+for p in $(cut -d' ' -f1 "$TMP/pids2" 2>/dev/null); do
+	kill -0 "$p" 2>/dev/null && left="$left $p" && kill -9 "$p"
+done
+expect_status 0 $st && expect_grep "daemon's command exited 0: it went to the background" "$TMP/err4" &&
+	check "culprit: $(cat "$TMP/out4")" grep -q "${C2%"${C2#???????}"}" "$TMP/out4" &&
+	check "two daemons started: $(cat "$TMP/pids2")" [ "$(wc -l <"$TMP/pids2")" -ge 2 ] &&
+	check "daemons still running:$left" [ -z "$left" ] && ok
+
 t "a daemon that exits before it is ready makes its commit unusable, with the reason"
 # another command line ("env ./d request"), so none of the runs above is reused
 "$P" bisect --good "$C0" --bad HEAD --daemon 'echo no license; exit 3' --ready '^listening$' \
