@@ -51,7 +51,8 @@ static const char usage_text[] =
 	"command the median, mean ± σ, min … max, peak RSS, user/sys and top phases,\n"
 	"with outliers flagged and, for several commands, how much faster the\n"
 	"fastest ran. Several commands run interleaved in shuffled blocks, so drift\n"
-	"hits each alike. The command's output is discarded; its probes are parsed.\n"
+	"hits each alike. The command's output is discarded (--output, --show-output);\n"
+	"its probes are parsed.\n"
 	"\n"
 	"options:\n";
 
@@ -73,6 +74,7 @@ struct bench_cli {
 	int color, progress;          /* --style: 1 on, 0 off, -1 when a terminal */
 	bool no_results;              /* --style=none: no results on stdout */
 	const char *input;            /* --input FILE: every run's stdin, from its start */
+	const char *output;           /* --output FILE: each run's stdout, the file truncated first */
 	const char *time_unit;        /* -u: one of bench_text_time_units */
 	enum bench_text_sort sort;    /* --sort */
 	bool *tmpl_shell;             /* per template: run by launch's sh -c (argv[0] the script) */
@@ -266,6 +268,36 @@ static int settle_runs(struct bench_cli *b, struct err *e)
 	return 0;
 }
 
+/* hyperfine's --output WHERE (run's -o/--output row, read here): null and
+ * pipe discard the commands' output, inherit shows it, a path (it must hold
+ * a '/', as hyperfine asks, so a misspelt word is no file) gets each run's
+ * stdout, stderr dropped. The output is read for probes in every case.
+ * Returns 0, or -1 with *status set. */
+static int output_opt(struct bench_cli *b, int *status)
+{
+	const char *where = b->ro.json_path;
+	b->ro.json_path = NULL;
+	if (!where)
+		return 0;
+	if (b->show_output) {
+		*status = cmd_usage_error("bench", "give --show-output or --output, not both");
+		return -1;
+	}
+	if (!strcmp(where, "null") || !strcmp(where, "pipe"))
+		return 0;
+	if (!strcmp(where, "inherit")) {
+		b->show_output = true;
+		b->ro.discard_output = false;
+	} else if (strchr(where, '/')) {
+		b->output = where;
+	} else {
+		*status = cmd_usage_error("bench", "--output: expected null, pipe, inherit or a file path, got '%s' "
+					  "(a file in this directory: ./%s)", where, where);
+		return -1;
+	}
+	return 0;
+}
+
 /* Parses the options; returns the number of command words (moved to
  * argv[0..n)), or -1 when cmd_bench is done with *status. */
 static int parse_options(struct bench_cli *b, int argc, char **argv, int *status)
@@ -360,18 +392,10 @@ static int parse_options(struct bench_cli *b, int argc, char **argv, int *status
 	if (seed >= 0)
 		b->seed = (uint64_t)seed;
 	b->ro.daemon_pid = (pid_t)attach;
-	/* hyperfine's --output: where the commands' output goes */
-	const char *where = b->ro.json_path;
-	if (where && (!strcmp(where, "null") || !strcmp(where, "pipe") || !strcmp(where, "inherit"))) {
-		b->show_output |= !strcmp(where, "inherit");
-		b->ro.discard_output = !b->show_output;
-		b->ro.json_path = NULL;
-	}
-	if (b->ro.json_path || b->ro.csv_path) {
-		*status = cmd_usage_error("bench", "%s is per run; use --export-json or --export-csv%s",
-					  b->ro.json_path ? "--output" : "--csv",
-					  b->ro.json_path ? " (--output null, pipe or inherit: the commands' output, as hyperfine's)"
-							  : "");
+	if (output_opt(b, status) < 0)
+		return -1;
+	if (b->ro.csv_path) {
+		*status = cmd_usage_error("bench", "--csv is per run; use --export-csv");
 		return -1;
 	}
 	if ((b->ro.daemon_pid > 0) + (b->attach_name != NULL) + (b->attach_pidfile != NULL) > 1) {
@@ -673,6 +697,26 @@ static char *command_name(const struct bench_cli *b, const struct bench_plan_cmd
 	return s ? s : xstrdup("?");
 }
 
+/* --output FILE: opened afresh (truncated) for each run, as hyperfine does,
+ * so the file holds the last run's stdout; the descriptor in b->ro.stdout_fd
+ * (above perfhunt's own three). Returns 0, or -1 with the error said. */
+static int open_output(struct bench_cli *b, struct progress *pr)
+{
+	int fd = open(b->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd >= 0 && fd <= STDERR_FILENO) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+		close(fd);
+		fd = high;
+	}
+	if (fd < 0) {
+		progress_clear(pr);
+		fprintf(stderr, "perfhunt bench: --output: cannot open '%s': %s\n", b->output, strerror(errno));
+		return -1;
+	}
+	b->ro.stdout_fd = fd;
+	return 0;
+}
+
 /* Runs the schedule; returns the exit status (0 when every slot ran). */
 static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd, json_t *rec)
 {
@@ -710,7 +754,15 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 		struct launch_opts lo = { .argv = c->argv, .shell = shell, .capture = true,
 					  .probe_fd = b->ro.probes };
 		json_t *run = NULL;
+		if (b->output && open_output(b, &pr) < 0) {
+			status = PH_EXIT_FAIL;
+			break;
+		}
 		int st = record_opts_capture(&b->ro, &lo, c->argv, false, &run, NULL);
+		if (b->output) {
+			close(b->ro.stdout_fd);
+			b->ro.stdout_fd = 0;
+		}
 		pr.done++;
 		if (!run) { /* not startable (126/127, message printed) or the monitor failed */
 			progress_clear(&pr);
@@ -746,7 +798,9 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 				interrupted ? "was interrupted" : "exited", st, slots[s].warmup ? "warmup" : "run",
 				done[2 * slots[s].cmd + slots[s].warmup] + 1, (long long)(slots[s].warmup ? b->warmup : b->runs),
 				interrupted ? "" : "; pass -i to ignore failures");
-			if (!interrupted && !b->show_output) {
+			if (!interrupted && b->output) {
+				fprintf(stderr, "perfhunt bench: its stdout is in '%s'\n", b->output);
+			} else if (!interrupted && !b->show_output) {
 				struct quote_line l = { 0 };
 				for (char **a = c->argv; *a; a++)
 					quote_shell(&l, *a, true);
@@ -920,7 +974,7 @@ int cmd_bench(int argc, char **argv)
 		status = cmd_usage_error("bench", "%s", e.msg);
 		goto out;
 	}
-	const char *files[] = { b.json_path, b.csv_path, b.md_path, b.go_path, b.adoc_path, b.org_path };
+	const char *files[] = { b.json_path, b.csv_path, b.md_path, b.go_path, b.adoc_path, b.org_path, b.output };
 	if ((status = record_opts_check_outputs(&b.ro, files, sizeof(files) / sizeof(files[0]))) != 0)
 		goto out;
 	char started[40];

@@ -206,7 +206,8 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 {
 	const bool bench = cmd == RECORD_OPTS_FOR_BENCH, bisect = cmd == RECORD_OPTS_FOR_BISECT;
 	const bool hunt = cmd == RECORD_OPTS_FOR_HUNT;
-	/* -o and --csv are per run: bench, bisect-check and bisect refuse them after parsing */
+	/* -o and --csv are per run: bench, bisect-check and bisect refuse them after parsing
+	 * (bench reads --output as hyperfine's: where the commands' output goes) */
 	const unsigned per_run = bench || bisect || hunt ? PARSEOPT_HIDDEN : 0;
 	/* quiet already, saved only with --save (bisect: always), no push */
 	const unsigned not_bisect = bisect || hunt ? PARSEOPT_HIDDEN : 0;
@@ -218,7 +219,12 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		ROW(0, "interval", "TIME", "sampling interval: 50ms, 0.5s; a bare number is ms\n(default 100, minimum 1)",
 		    OPT_INTERVAL, 0),
 		{ .type = PARSEOPT_TYPE_STRING, .short_name = 'o', .long_name = "output", .value = &o->json_path,
-		  .argh = "FILE", .help = "write the JSON run record to FILE", .flags = per_run },
+		  .argh = bench ? "WHERE" : "FILE",
+		  .help = bench ? "where the commands' output goes, as hyperfine's:\nnull or pipe (default: read for probes, not\n"
+				  "shown), inherit (as --show-output), or a path\nwith a '/': each run's stdout, the file truncated\n"
+				  "first (stderr dropped)"
+				: "write the JSON run record to FILE",
+		  .flags = bench ? 0 : per_run },
 		{ .type = PARSEOPT_TYPE_STRING, .long_name = "csv", .value = &o->csv_path, .argh = "FILE",
 		  .help = "write the timeline CSV (every sample) to FILE\n(-: stdout)", .flags = per_run },
 		ROW(0, "csv-format", "F", "full (default), or seed: epoch_ms,rss_kb,rss_gib\nwith no header",
@@ -384,6 +390,7 @@ void record_opts_session(const struct record_opts *o, const struct launch_opts *
 		.gpu_trace = o->gpu_trace,
 		.profile_hz = o->profile_hz,
 		.discard_output = o->discard_output,
+		.stdout_fd = o->stdout_fd,
 		.attach_pid = o->attach_pid,
 		.duration_ms = o->duration_ms,
 		.daemon_pid = o->daemon_pid,

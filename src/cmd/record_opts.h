@@ -56,6 +56,7 @@ struct record_opts {
 	bool counters;       /* perf_event_open counters (run only) */
 	const char *events;  /* -e LIST, NULL = default */
 	bool discard_output; /* bench: parse the command's output, do not show it */
+	int stdout_fd;       /* bench --output FILE: the command's stdout copied here (> 2; 0: none) */
 	pid_t daemon_pid;    /* run --attach: also sample this tree for the command's lifetime */
 	double idle_ms;      /* run --attach: settle period before the command */
 	double timeout_ms;   /* bench --timeout: kill a run's tree after this long (0 = never) */

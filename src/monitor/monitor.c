@@ -612,6 +612,8 @@ static void open_relays(struct loop *l)
 	for (int s = MONITOR_STDOUT; s <= MONITOR_STDERR; s++) {
 		if (l->o->launch && l->o->launch->capture && !l->o->discard_output)
 			relay_init(&l->relay[s], s == MONITOR_STDOUT ? STDOUT_FILENO : STDERR_FILENO);
+		else if (l->o->launch && l->o->launch->capture && s == MONITOR_STDOUT && l->o->stdout_fd > STDERR_FILENO)
+			relay_init(&l->relay[s], l->o->stdout_fd);
 		else
 			l->relay[s] = (struct relay){ .dst_fd = -1, .wfd = -1 };
 	}

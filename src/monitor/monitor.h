@@ -58,6 +58,8 @@ struct monitor_opts {
 	size_t timeline_rows;        /* bound of the in-memory timeline */
 	bool gpu;                    /* sample GPU memory through NVML when present */
 	bool discard_output;         /* read the command's output for the hooks, do not copy it */
+	int stdout_fd;               /* with discard_output: the command's stdout copied to this
+				      * descriptor (> 2), its stderr dropped; 0: none */
 	pid_t daemon_pid;            /* run mode: also sample this tree for the command's lifetime */
 	double idle_ms;              /* with a daemon: settle period sampled before the command */
 	char *const *probe_logs;     /* log files to follow for probes (NULL-terminated), or NULL */

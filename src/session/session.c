@@ -328,6 +328,7 @@ static void monitor_opts_from(const struct session *s, const struct launch_opts 
 		.procfs = "/proc",
 		.gpu = c->gpu,
 		.discard_output = c->discard_output,
+		.stdout_fd = c->stdout_fd,
 		.daemon_pid = c->daemon_pid,
 		.idle_ms = c->idle_ms,
 		.timeout_ms = c->timeout_ms,

@@ -43,6 +43,8 @@ struct session_config {
 	bool gpu_trace;                    /* --gpu-trace: CUDA activity through the collector */
 	int profile_hz;                    /* --profile-hz */
 	bool discard_output;               /* parse the command's output, do not show it */
+	int stdout_fd;                     /* with discard_output: the command's stdout copied here (> 2;
+					    * 0: none), as bench --output FILE asks */
 	pid_t attach_pid;                  /* watch: the root of the tree */
 	double duration_ms;                /* watch: stop after this long (0 = until it exits) */
 	pid_t daemon_pid;                  /* run --attach: also this tree, for the command's lifetime */

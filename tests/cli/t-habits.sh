@@ -8,6 +8,7 @@
 W="$WORKLOADS/phwork"
 P="$PERFHUNT"
 cd "$TMP" || exit 1
+have_hyperfine() { command -v hyperfine >/dev/null 2>&1; }
 
 # ---- bench: hyperfine's command strings and options ----
 
@@ -88,16 +89,37 @@ expect_no_grep status err &&
 	check "command: $(grep faster sort.command | tr '\n' ' ')" [ "$(grep -o 'than sleep .*' sort.command | tr '\n' ' ')" = "than sleep 0.08 than sleep 0.03 " ] &&
 	check "mean-time blocks" [ "$(grep -o '^Benchmark [0-9]' sort.mean-time | tr '\n' ' ')" = "Benchmark 2 Benchmark 3 Benchmark 1 " ] && ok
 
-t "--output inherit shows the output, null discards it, as hyperfine's; a file is refused with the hint"
+t "--output inherit shows the output, null discards it, as hyperfine's; a bare word is no file"
 "$P" bench -q --no-save -r 1 --output inherit 'echo inherited-output' >out 2>err; st=$?
 "$P" bench -q --no-save -r 1 --output null 'echo null-output' >out2 2>>err; st2=$?
 "$P" bench -q --no-save -r 1 --output f.txt true >/dev/null 2>err3; st3=$?
 expect_status 0 $st && expect_status 0 $st2 && expect_grep '^inherited-output$' out && expect_no_grep '^null-output$' out2 &&
-	expect_status 2 $st3 && expect_grep 'null, pipe or inherit' err3 && ok
+	expect_status 2 $st3 && expect_grep "null, pipe, inherit or a file path, got 'f.txt' \(a file in this directory: ./f.txt\)" err3 &&
+	check "no file f.txt" [ ! -e f.txt ] && ok
+
+# each run prints its own line on stdout, one on stderr, and a probe
+OUTCMD='sh -c "echo run \$\$; echo on-stderr >&2; echo PERFHUNT: step_ms=2"'
+
+t "--output FILE: the file holds the last run's stdout (truncated before each run), stderr dropped, probes still read"
+echo stale-line-1 >po.txt; echo stale-line-2 >>po.txt
+"$P" bench -q --no-save -r 3 -w 1 --output ./po.txt --export-json po.json "$OUTCMD" >out 2>err; st=$?
+expect_status 0 $st && check "one line in po.txt: $(head -c 300 po.txt)" [ "$(wc -l <po.txt)" = 2 ] &&
+	expect_grep '^run [0-9]+$' po.txt && expect_grep '^PERFHUNT: step_ms=2$' po.txt && expect_no_grep 'stale|on-stderr' po.txt &&
+	expect_no_grep '^(run [0-9]+|on-stderr)$' out && expect_no_grep '^on-stderr$' err &&
+	check "3 runs of phase step" [ "$(jget po.json commands.0.stats.phase:step.n)" = 3 ] && ok
+
+t "--output FILE writes what hyperfine --output FILE writes for the same command"
+if have_hyperfine; then
+	hyperfine -r 3 -w 1 --output ./ho.txt "$OUTCMD" >/dev/null 2>&1; hst=$?
+	"$P" bench -q --no-save -r 3 -w 1 --output ./po2.txt "$OUTCMD" >/dev/null 2>err; st=$?
+	expect_status 0 $hst && expect_status 0 $st &&
+		check "the same lines but the PID: $(head -c 200 ho.txt) / $(head -c 200 po2.txt)" \
+			[ "$(sed 's/[0-9]*$//' ho.txt)" = "$(sed 's/[0-9]*$//' po2.txt)" ] && ok
+else
+	skip "hyperfine is not installed (apt-get install hyperfine)"
+fi
 
 # ---- hyperfine's JSON: a user's results are a baseline; perfhunt's carry results[] ----
-
-have_hyperfine() { command -v hyperfine >/dev/null 2>&1; }
 
 t "compare reads hyperfine's --export-json as a baseline against perfhunt's bench of the same command"
 if have_hyperfine; then
