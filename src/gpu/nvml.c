@@ -283,6 +283,33 @@ uint64_t gpu_tree_bytes(const struct gpu_proc *procs, size_t nprocs, const pid_t
 	return sum;
 }
 
+void gpu_proc_merge(struct gpu_proc *into, size_t *n, size_t cap, uint32_t pid, uint64_t bytes, bool sum)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (into[i].pid == pid) {
+			if (sum)
+				into[i].used_bytes += bytes;
+			else if (bytes > into[i].used_bytes)
+				into[i].used_bytes = bytes;
+			return;
+		}
+	if (*n < cap)
+		into[(*n)++] = (struct gpu_proc){ .pid = pid, .used_bytes = bytes };
+}
+
+/* The tree's processes listed on one device, added to out->tree. */
+static void add_tree_procs(struct gpu_sample *out, const struct gpu_proc *procs, size_t n, const pid_t *pids,
+			   size_t npids)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < npids; k++)
+			if ((pid_t)procs[i].pid == pids[k]) {
+				gpu_proc_merge(out->tree, &out->ntree, GPU_MAX_TREE_PROCS, procs[i].pid,
+					       procs[i].used_bytes, true);
+				break;
+			}
+}
+
 /* True when a listed PID does not exist in our PID namespace. */
 static bool any_unresolvable(const struct gpu_proc *procs, size_t n)
 {
@@ -300,6 +327,7 @@ int gpu_sample(struct gpu *g, const pid_t *pids, size_t npids, struct gpu_sample
 	out->ndevices = g->ndevices;
 	out->tree_procs = 0;
 	out->tree_used_bytes = 0;
+	out->ntree = 0;
 	for (size_t i = 0; i < g->ndevices; i++) {
 		struct gpu_dev *d = &g->dev[i];
 		struct gpu_device_sample *ds = &out->dev[i];
@@ -324,6 +352,7 @@ int gpu_sample(struct gpu *g, const pid_t *pids, size_t npids, struct gpu_sample
 			rc = -1;
 		ds->procs = (unsigned)n;
 		ds->tree_used_bytes = gpu_tree_bytes(g->procs, n, pids, npids, &ds->tree_procs);
+		add_tree_procs(out, g->procs, n, pids, npids);
 		out->tree_procs += ds->tree_procs;
 		out->tree_used_bytes += ds->tree_used_bytes;
 		/* Memory in use grew, none of it is the tree's: are the tree's

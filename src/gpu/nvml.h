@@ -38,6 +38,9 @@
 #include "util/err.h"
 
 #define GPU_MAX_DEVICES 16
+/* Processes of the tree whose GPU memory is kept apart, per sample and as
+ * peaks; past this many, the rest count only in the tree's sum. */
+#define GPU_MAX_TREE_PROCS 64
 /* gpu_open's "not available" status: not an error, a note. */
 #define GPU_UNAVAILABLE (-2)
 
@@ -73,6 +76,10 @@ struct gpu_sample {
 	int util_pct;
 	enum gpu_visibility visibility;
 	bool device_totals;               /* fallback: figures are device totals */
+	/* each of the tree's listed processes, its memory summed over devices
+	 * (what nvidia-smi --query-compute-apps shows per device) */
+	struct gpu_proc tree[GPU_MAX_TREE_PROCS];
+	size_t ntree;
 };
 
 struct gpu;
@@ -99,5 +106,10 @@ void gpu_close(struct gpu *g);
  * Pure: the core of gpu_sample, exposed for tests. */
 uint64_t gpu_tree_bytes(const struct gpu_proc *procs, size_t nprocs, const pid_t *pids,
 			size_t npids, unsigned *matched);
+
+/* Adds bytes to pid's entry of into[0..*n) (sum) or keeps the larger (max);
+ * a new pid takes a new entry while *n < cap. Pure: per-process sums of a
+ * sample and per-process peaks of a run. */
+void gpu_proc_merge(struct gpu_proc *into, size_t *n, size_t cap, uint32_t pid, uint64_t bytes, bool sum);
 
 #endif

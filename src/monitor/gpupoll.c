@@ -52,6 +52,9 @@ static void *poll_main(void *arg)
 			p->have = true;
 			if (s.tree_used_mib > p->peak_mib)
 				p->peak_mib = s.tree_used_mib;
+			for (size_t i = 0; i < s.ntree && !s.device_totals; i++)
+				gpu_proc_merge(p->proc_peak, &p->nproc_peak, GPU_MAX_TREE_PROCS, s.tree[i].pid,
+					       s.tree[i].used_bytes, false);
 			if (s.device_totals && !p->device_totals) {
 				p->device_totals = true;
 				const char *why = gpu_fallback_note(&s);

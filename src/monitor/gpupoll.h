@@ -30,6 +30,8 @@ struct gpupoll {
 	struct gpu_sample latest;
 	bool have;                 /* latest holds a reading */
 	double peak_mib;           /* largest tree_used_mib read */
+	struct gpu_proc proc_peak[GPU_MAX_TREE_PROCS]; /* each process's largest reading */
+	size_t nproc_peak;
 	bool device_totals;        /* some reading fell back to device totals */
 	char fallback[200];
 	/* the opening, done on the thread: read them after gpupoll_stop */

@@ -859,6 +859,8 @@ static void close_gpu(struct loop *l)
 	/* the reader's own maximum: a GPU peak between two samples counts */
 	if (l->gpu.peak_mib > r->peak_gpu_mib)
 		r->peak_gpu_mib = l->gpu.peak_mib;
+	memcpy(r->gpu_proc_peak, l->gpu.proc_peak, sizeof(r->gpu_proc_peak));
+	r->ngpu_proc_peak = l->gpu.nproc_peak;
 	if (l->gpu.device_totals) {
 		r->gpu_device_totals = true;
 		note(r, "%s", l->gpu.fallback);

@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "gpu/nvml.h"
 #include "monitor/launch.h"
 #include "monitor/sample.h"
 #include "proc/proctree.h"
@@ -144,6 +145,8 @@ struct monitor_result {
 	bool gpu_device_totals;      /* the tree's GPU processes were invisible: device totals */
 	char gpu_names[MONITOR_MAX_GPUS][96]; /* the devices sampled, by index */
 	int ngpus;
+	struct gpu_proc gpu_proc_peak[GPU_MAX_TREE_PROCS]; /* each process's largest GPU memory */
+	size_t ngpu_proc_peak;
 	uint64_t samples;
 	uint64_t vanished, unreadable, leftover_procs;
 	double monitor_cpu_ms;

@@ -80,6 +80,17 @@ static json_t *gpu_devices_json(const struct monitor_result *r)
 	return a;
 }
 
+/* Each process's largest GPU memory, as NVML lists it per process (its CUDA
+ * context included: what nvidia-smi --query-compute-apps shows). */
+static json_t *gpu_procs_json(const struct monitor_result *r)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->ngpu_proc_peak; i++)
+		json_array_append_new(a, json_pack("{s:i, s:f}", "pid", (int)r->gpu_proc_peak[i].pid, "peak_mib",
+						   (double)r->gpu_proc_peak[i].used_bytes / (1024.0 * 1024.0)));
+	return a;
+}
+
 static json_t *host_json(void)
 {
 	struct host_info h;
@@ -456,8 +467,8 @@ json_t *runrec_build(const struct runrec_input *in)
 			json_object_set_new(rec, phase_keys[i], json_array());
 	}
 	if (r->gpu_sampled)
-		json_object_set_new(rec, "gpu", json_pack("{s:b, s:o, s:f, s:b, s:s}", "sampled", 1, "devices", gpu_devices_json(r),
-			"peak_mib", r->peak_gpu_mib, "device_totals", r->gpu_device_totals, "note",
+		json_object_set_new(rec, "gpu", json_pack("{s:b, s:o, s:f, s:o, s:b, s:s}", "sampled", 1, "devices", gpu_devices_json(r),
+			"peak_mib", r->peak_gpu_mib, "processes", gpu_procs_json(r), "device_totals", r->gpu_device_totals, "note",
 			r->gpu_device_totals ? "device totals: the tree's processes were not visible"
 					     : "per-process memory of the tree, including each CUDA context"));
 	else if (r->gpu_reason[0]) /* no driver or GPU: a note, never an error */

@@ -54,6 +54,25 @@ static void test_tree_bytes(void **state)
 	assert_true(gpu_tree_bytes(procs, 3, NULL, 0, &matched) == 0);
 }
 
+/* Per-process figures: a sample sums one process over devices, a run keeps
+ * each process's largest; past the bound, nothing is overwritten. */
+static void test_proc_merge(void **state)
+{
+	(void)state;
+	struct gpu_proc t[2];
+	size_t n = 0;
+	gpu_proc_merge(t, &n, 2, 100, 500, true);
+	gpu_proc_merge(t, &n, 2, 200, 7, true);
+	gpu_proc_merge(t, &n, 2, 100, 300, true);
+	gpu_proc_merge(t, &n, 2, 300, 9, true);
+	assert_int_equal(n, 2);
+	assert_true(t[0].pid == 100 && t[0].used_bytes == 800);
+	assert_true(t[1].pid == 200 && t[1].used_bytes == 7);
+	gpu_proc_merge(t, &n, 2, 100, 600, false);
+	gpu_proc_merge(t, &n, 2, 200, 70, false);
+	assert_true(t[0].used_bytes == 800 && t[1].used_bytes == 70);
+}
+
 /* Opens the system's NVML, or skips the test saying why. */
 static struct gpu *open_or_skip(void)
 {
@@ -156,6 +175,12 @@ static void test_own_cuda_context_is_counted(void **state)
 	assert_int_equal(cu_mem_alloc(&buf, 64u << 20), 0);
 	assert_int_equal(gpu_sample(g, tree, 2, &s2, &e), 0);
 	assert_true(s2.tree_used_bytes >= s1.tree_used_bytes + (64u << 20));
+	/* the process's own figure: the one nvidia-smi lists for it */
+	if (!s2.device_totals) {
+		assert_int_equal(s2.ntree, 1);
+		assert_int_equal(s2.tree[0].pid, getpid());
+		assert_true(s2.tree[0].used_bytes == s2.tree_used_bytes);
+	}
 	printf("GPU 0 (%s): context %.0f MiB, with a 64 MiB buffer %.0f MiB%s\n",
 	       gpu_device_name(g, 0), s1.tree_used_mib, s2.tree_used_mib,
 	       s2.device_totals ? " (device totals)" : "");
@@ -170,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_missing_library),
 		cmocka_unit_test(test_library_that_is_not_nvml),
 		cmocka_unit_test(test_tree_bytes),
+		cmocka_unit_test(test_proc_merge),
 		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_own_cuda_context_is_counted),
 	};
