@@ -7,9 +7,13 @@
 #include "export/compare_markdown.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
+#include "export/compare_rows.h"
 #include "export/compare_text.h"
 #include "util/escape.h"
+#include "util/xalloc.h"
 
 void compare_markdown_cell(FILE *out, const char *s)
 {
@@ -27,30 +31,96 @@ static void code_span(FILE *out, const char *s)
 	fputc('`', out);
 }
 
+static void compare_markdown_head(FILE *out)
+{
+	for (int k = 0; k < COMPARE_TEXT_COLS; k++)
+		compare_markdown_cell(out, compare_text_titles[k]);
+	fputs("|\n|:--|--:|--:|--:|--:|--:|:--|:--|\n", out);
+}
+
+/* A metric's row; a phase's resource indented under the phase (U+00A0:
+ * markdown keeps it). */
+static void compare_markdown_row(FILE *out, const struct comparison_metric *m, bool resource)
+{
+	char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL];
+	compare_text_cells(m, cells);
+	if (resource) {
+		char name[COMPARE_TEXT_CELL + 8];
+		snprintf(name, sizeof(name), "\u00a0\u00a0\u00a0\u00a0%s", cells[0]);
+		compare_markdown_cell(out, name);
+	} else {
+		compare_markdown_cell(out, cells[0]);
+	}
+	for (int k = 1; k < COMPARE_TEXT_COLS; k++)
+		compare_markdown_cell(out, cells[k]);
+	fputs("|\n", out);
+}
+
+/* The metrics of c in compare_rows' order (caller frees). */
+static struct compare_row *compare_markdown_rows(const struct comparison *c)
+{
+	size_t n = c->n_metrics;
+	const char **names = xcalloc(n ? n : 1, sizeof(*names));
+	bool *changed = xcalloc(n ? n : 1, sizeof(*changed));
+	struct compare_row *rows = xcalloc(n ? n : 1, sizeof(*rows));
+	for (size_t i = 0; i < n; i++) {
+		names[i] = c->metrics[i].name;
+		changed[i] = c->metrics[i].verdict == STATS_REGRESSED || c->metrics[i].verdict == STATS_IMPROVED;
+	}
+	compare_rows_order(names, changed, n, rows);
+	free(names);
+	free(changed);
+	return rows;
+}
+
 int compare_markdown_write(const struct comparison *c, const char *base_label, const char *new_label,
 			   FILE *out)
 {
-	char cells[COMPARE_TEXT_COLS][COMPARE_TEXT_CELL], buf[64], buf2[64], note[512];
+	char buf[64], buf2[64], note[512];
 	fputs("## perfhunt compare\n\n", out);
 	fputs("Base: ", out);
 	code_span(out, base_label);
 	fprintf(out, " (%zu runs), new: ", c->base_runs);
 	code_span(out, new_label);
 	fprintf(out, " (%zu runs); threshold %g %%, alpha %g.\n\n", c->new_runs, c->threshold * 100, c->alpha);
-	for (int k = 0; k < COMPARE_TEXT_COLS; k++)
-		compare_markdown_cell(out, compare_text_titles[k]);
-	fputs("|\n|:--|--:|--:|--:|--:|--:|:--|:--|\n", out);
-	for (size_t i = 0; i < c->n_metrics; i++) {
-		const struct comparison_metric *m = &c->metrics[i];
-		if (i == 0 || m->family != c->metrics[i - 1].family)
+	size_t n = c->n_metrics, folded = 0;
+	struct compare_row *rows = compare_markdown_rows(c);
+	compare_markdown_head(out);
+	/* every metric; a phase's resources under its row where its group is open
+	 * (the phase or one of them changed), the folded groups' after the table */
+	bool open = true;
+	int family = -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct comparison_metric *m = &c->metrics[rows[i].metric];
+		if (rows[i].kind == COMPARE_ROW_RESOURCE) {
+			if (open)
+				compare_markdown_row(out, m, true);
+			folded += !open;
+			continue;
+		}
+		open = rows[i].open;
+		if ((int)m->family != family)
 			fprintf(out, "| **%s** (%s) | | | | | | | |\n", comparison_family_name(m->family),
 				compare_text_family_what(m->family));
-		compare_text_cells(m, cells);
-		for (int k = 0; k < COMPARE_TEXT_COLS; k++)
-			compare_markdown_cell(out, cells[k]);
-		fputs("|\n", out);
+		family = (int)m->family;
+		compare_markdown_row(out, m, false);
 	}
 	fprintf(out, "| **geomean** | | | %s | | | | |\n", compare_text_pct(100 * (c->geomean - 1), buf, sizeof(buf)));
+	if (folded) {
+		fprintf(out, "\n<details><summary>%zu resource%s of the phases that did not change</summary>\n\n",
+			folded, folded == 1 ? "" : "s");
+		compare_markdown_head(out);
+		for (size_t i = 0; i < n; i++) {
+			if (rows[i].kind == COMPARE_ROW_PHASE && !rows[i].open)
+				compare_markdown_row(out, &c->metrics[rows[i].metric], false);
+			else if (rows[i].kind == COMPARE_ROW_RESOURCE && !open)
+				compare_markdown_row(out, &c->metrics[rows[i].metric], true);
+			if (rows[i].kind == COMPARE_ROW_PHASE)
+				open = rows[i].open;
+		}
+		fputs("\n</details>\n", out);
+	}
+	free(rows);
 	fprintf(out, "\n%s\n", compare_text_method_note(c, note, sizeof(note)));
 	for (int f = 0; f < COMPARISON_FAMILIES; f++)
 		if (compare_text_small_n(c, (enum comparison_family)f, note, sizeof(note))[0])

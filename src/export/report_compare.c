@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/compare_rows.h"
 #include "export/compare_text.h"
 #include "export/flamegraph.h"
 #include "export/report_chart.h"
@@ -203,6 +204,109 @@ static void report_compare_families(const json_t *rec, struct svg *s)
 	}
 }
 
+static bool report_compare_changed(const json_t *m)
+{
+	const char *verdict = report_page_str(m, "verdict");
+	return !strcmp(verdict, "regressed") || !strcmp(verdict, "improved");
+}
+
+/* One metric's row; a phase row heading its resources names them in a
+ * <details> whose state the stylesheet folds the group's rows by. */
+static void report_compare_metric_row(const json_t *m, const struct compare_row *row, struct svg *s)
+{
+	const char *verdict = report_page_str(m, "verdict"), *name = report_page_str(m, "name");
+	char a[64], b[64];
+	svg_raw(s, row->kind == COMPARE_ROW_RESOURCE ? "<tr class=\"res\">" : "<tr>");
+	if (row->kind == COMPARE_ROW_PHASE) {
+		svg_printf(s, "<td class=\"l\"><details%s><summary>", row->open ? " open" : "");
+		svg_text(s, name);
+		svg_printf(s, " <span class=\"nres\">%zu resource%s", row->resources, row->resources == 1 ? "" : "s");
+		if (row->changed)
+			svg_printf(s, ", %zu changed", row->changed);
+		svg_raw(s, "</span></summary></details></td>");
+	} else if (row->kind == COMPARE_ROW_RESOURCE) { /* its key under the phase; the whole name on hover */
+		svg_raw(s, "<td class=\"l\" title=\"");
+		svg_text(s, name);
+		svg_raw(s, "\">.");
+		svg_text(s, metrics_phase_resource(name));
+		svg_raw(s, "</td>");
+	} else {
+		report_page_cell(s, name, 1);
+	}
+	compare_text_value_pair(name, report_page_num(m, "base"), report_page_num(m, "new"), a, b, sizeof(a));
+	report_page_cell(s, a, 0);
+	report_page_cell(s, b, 0);
+	report_page_cell(s, report_compare_num("%+.2f %%", report_page_num(m, "delta_pct"), a, sizeof(a)), 0);
+	double lo = report_page_num(m, "ci_low"), hi = report_page_num(m, "ci_high");
+	if (isnan(lo) || isnan(hi))
+		snprintf(a, sizeof(a), "\u2013");
+	else
+		snprintf(a, sizeof(a), "%+.2f %% \u2026 %+.2f %%", (lo - 1) * 100, (hi - 1) * 100);
+	report_page_cell(s, a, 0);
+	report_page_cell(s, report_compare_num("%.2g", report_page_num(m, "p_value"), a, sizeof(a)), 0);
+	report_page_cell(s, report_compare_num("%.2g", report_page_num(m, "p_adjusted"), a, sizeof(a)), 0);
+	const char *test = report_page_str(m, "p_test");
+	report_page_cell(s, *test ? test : "\u2013", 1);
+	svg_printf(s, "<td class=\"l %s\">", !strcmp(verdict, "regressed") ? "regressed"
+					   : !strcmp(verdict, "improved") ? "improved" : "");
+	svg_text(s, verdict);
+	svg_raw(s, "</td></tr>\n");
+}
+
+/* The table of every metric under a header row per family, each phase's
+ * resources in a group under the phase's row (compare_rows): open where
+ * something in it changed, folded otherwise. A group is a <tbody
+ * class="grp">, the rows between groups a plain <tbody>. */
+static void report_compare_table(const json_t *rec, const json_t *metrics, struct svg *s)
+{
+	size_t n = json_array_size(metrics), i;
+	const char **names = xcalloc(n ? n : 1, sizeof(*names));
+	bool *changed = xcalloc(n ? n : 1, sizeof(*changed));
+	struct compare_row *rows = xcalloc(n ? n : 1, sizeof(*rows));
+	const json_t *m, *families = json_object_get(rec, "families");
+	json_array_foreach(metrics, i, m) {
+		names[i] = report_page_str(m, "name");
+		changed[i] = report_compare_changed(m);
+	}
+	compare_rows_order(names, changed, n, rows);
+	svg_raw(s, "<table class=\"metrics\"><thead><tr><th class=\"l\">metric</th><th>base</th><th>new</th>"
+		   "<th>change</th><th>95\u00a0% CI</th><th>p</th><th>p adjusted</th><th class=\"l\">test</th>"
+		   "<th class=\"l\">verdict</th></tr></thead>\n");
+	const char *family = NULL;
+	enum { NONE, PLAIN, GROUP } body = NONE;
+	for (i = 0; i < n; i++) {
+		m = json_array_get(metrics, rows[i].metric);
+		const char *f = report_page_str(m, "family");
+		bool header = rows[i].kind != COMPARE_ROW_RESOURCE && (!family || strcmp(f, family));
+		if (body != NONE && (header || rows[i].kind == COMPARE_ROW_PHASE ||
+				     (body == GROUP && rows[i].kind == COMPARE_ROW_PLAIN))) {
+			svg_raw(s, "</tbody>\n");
+			body = NONE;
+		}
+		if (header) {
+			family = f;
+			svg_raw(s, "<tbody>\n<tr class=\"fam\"><th class=\"l\" colspan=\"9\">");
+			svg_text(s, f);
+			svg_raw(s, " <span class=\"nres\">");
+			svg_text(s, report_page_str(json_object_get(families, f), "metrics"));
+			svg_raw(s, "</span></th></tr>\n");
+			body = PLAIN;
+		}
+		if (rows[i].kind == COMPARE_ROW_PHASE) {
+			svg_raw(s, "<tbody class=\"grp\">\n");
+			body = GROUP;
+		} else if (body == NONE) {
+			svg_raw(s, "<tbody>\n");
+			body = PLAIN;
+		}
+		report_compare_metric_row(m, &rows[i], s);
+	}
+	svg_raw(s, body != NONE ? "</tbody>\n</table>\n" : "</table>\n");
+	free(names);
+	free(changed);
+	free(rows);
+}
+
 int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 {
 	const json_t *metrics = json_object_get(rec, "metrics"), *phases = json_object_get(rec, "phases");
@@ -260,36 +364,8 @@ int report_compare_html(const json_t *rec, struct svg *s, struct err *e)
 	svg_raw(s, "<figure>\n");
 	report_chart_hbars(s, "deltas", "Change NEW vs BASE with 95 % confidence interval", REPORT_UNIT_PCT, bars, nchart,
 			   isnan(threshold) ? 0 : threshold);
-	svg_raw(s, "</figure>\n<table><tr><th class=\"l\">metric</th><th>base</th><th>new</th><th>change</th>"
-		   "<th>95 % CI</th><th>p</th><th>p adjusted</th><th class=\"l\">test</th><th class=\"l\">family</th>"
-		   "<th class=\"l\">verdict</th></tr>\n");
-	json_array_foreach(metrics, i, m) {
-		const char *verdict = report_page_str(m, "verdict");
-		svg_raw(s, "<tr>");
-		report_page_cell(s, report_page_str(m, "name"), 1);
-		const char *name = report_page_str(m, "name");
-		char newv[64];
-		compare_text_value_pair(name, report_page_num(m, "base"), report_page_num(m, "new"), a, newv, sizeof(a));
-		report_page_cell(s, a, 0);
-		report_page_cell(s, newv, 0);
-		report_page_cell(s, report_compare_num("%+.2f %%", report_page_num(m, "delta_pct"), a, sizeof(a)), 0);
-		double lo = report_page_num(m, "ci_low"), hi = report_page_num(m, "ci_high");
-		if (isnan(lo) || isnan(hi))
-			snprintf(a, sizeof(a), "\u2013");
-		else
-			snprintf(a, sizeof(a), "%+.2f %% \u2026 %+.2f %%", (lo - 1) * 100, (hi - 1) * 100);
-		report_page_cell(s, a, 0);
-		report_page_cell(s, report_compare_num("%.2g", report_page_num(m, "p_value"), a, sizeof(a)), 0);
-		report_page_cell(s, report_compare_num("%.2g", report_page_num(m, "p_adjusted"), a, sizeof(a)), 0);
-		const char *test = report_page_str(m, "p_test");
-		report_page_cell(s, *test ? test : "\u2013", 1);
-		report_page_cell(s, report_page_str(m, "family"), 1);
-		svg_printf(s, "<td class=\"l %s\">", !strcmp(verdict, "regressed") ? "regressed"
-						   : !strcmp(verdict, "improved") ? "improved" : "");
-		svg_text(s, verdict);
-		svg_raw(s, "</td></tr>\n");
-	}
-	svg_raw(s, "</table>\n");
+	svg_raw(s, "</figure>\n");
+	report_compare_table(rec, metrics, s);
 	report_compare_families(rec, s);
 
 	if (np > 0) {

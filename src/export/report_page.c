@@ -47,6 +47,10 @@ static const char report_page_css[] =
 	/* nested phases, indented under the phase that holds them */
 	"tr.depth1 td:first-child{padding-left:2em}tr.depth2 td:first-child{padding-left:3.5em}"
 	"tr.depth3 td:first-child{padding-left:5em}"
+	/* a phase's resources under its row, folded with its <details> (no script) */
+	"table.metrics th{white-space:nowrap}table.metrics td,table.metrics th{padding:3px 8px}"
+	"table.metrics td.l{min-width:0}summary{cursor:pointer}.nres{color:#555;font-size:12px;white-space:nowrap}"
+	"tr.fam th{padding-top:10px}tr.res td:first-child{padding-left:2.2em}tbody.grp:has(details:not([open])) tr.res{display:none}"
 	".pbar{height:7px;margin:2px 0;min-width:1px}.pbar.base{background:#999}.pbar.new{background:#D55E00}"
 	"#tip{position:fixed;pointer-events:none;background:#fff;border:1px solid #888;padding:4px 8px;"
 	"font-size:12px;display:none;box-shadow:0 1px 4px rgba(0,0,0,.2);z-index:2}"

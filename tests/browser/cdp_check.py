@@ -7,7 +7,9 @@
 # overflows its box (an element holding text whose content is wider than it,
 # or that reaches past the window, outside any box that scrolls; a chart's
 # text that runs out of its SVG). With --shots
-# it writes DIR/NAME-WIDTH.png, the page as the window shows it.
+# it writes DIR/NAME-WIDTH.png, the page as the window shows it. With --eval JS
+# it prints "eval: NAME at WIDTH px: VALUE", the value of the expression JS on
+# each page (after the checks), for a test to compare with what it expects.
 # Exit 0 when every page is clean, 1 with the problems, 77 without chromium.
 import base64
 import fcntl
@@ -132,7 +134,7 @@ def errors_of(events, session):
     return out
 
 
-def check_page(b, page, width, shots):
+def check_page(b, page, width, shots, expr=None):
     t = b.send("Target.createTarget", {"url": "about:blank"})
     s = b.send("Target.attachToTarget", {"targetId": t["targetId"], "flatten": True})["sessionId"]
     for dom in ("Runtime.enable", "Log.enable", "Page.enable"):
@@ -157,6 +159,10 @@ def check_page(b, page, width, shots):
     over = b.send("Runtime.evaluate", {"expression": OVERFLOW_JS, "returnByValue": True}, session=s)
     problems += ["text overflows: " + o for o in over["result"].get("value") or []]
     problems += errors_of(b.events, s)
+    if expr:
+        v = b.send("Runtime.evaluate", {"expression": expr, "returnByValue": True}, session=s)
+        print("eval: %s at %d px: %s" % (os.path.basename(page), width,
+                                          v.get("result", {}).get("value", v.get("exceptionDetails", {}).get("text"))))
     if shots:
         png = b.send("Page.captureScreenshot", {"format": "png"}, session=s)["data"]
         name = os.path.splitext(os.path.basename(page))[0]
@@ -167,22 +173,26 @@ def check_page(b, page, width, shots):
 
 
 def main():
-    args, shots = sys.argv[1:], None
-    if args[:1] == ["--shots"]:
-        shots, args = args[1], args[2:]
+    args, shots, expr = sys.argv[1:], None, None
+    while args[:1] in (["--shots"], ["--eval"]):
+        if args[0] == "--shots":
+            shots = args[1]
+        else:
+            expr = args[1]
+        args = args[2:]
     exe = shutil.which("chromium")
     if not exe:
         print("skipped: chromium not installed")
         return 77
     if not args:
-        print("usage: cdp_check.py [--shots DIR] PAGE.html...", file=sys.stderr)
+        print("usage: cdp_check.py [--shots DIR] [--eval JS] PAGE.html...", file=sys.stderr)
         return 2
     b = Browser(exe)
     bad = 0
     try:
         for page in args:
             for width in WIDTHS:
-                problems = check_page(b, page, width, shots)
+                problems = check_page(b, page, width, shots, expr)
                 for p in problems:
                     print("problem: %s at %d px: %s" % (os.path.basename(page), width, p))
                 if not problems:

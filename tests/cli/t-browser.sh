@@ -15,7 +15,7 @@ export PERFHUNT_DB="$TMP/h.db"
 pages_ok() {
 	/usr/bin/python3 ../browser/cdp_check.py --shots "$TMP/shots" "$@" >"$TMP/cdp" 2>&1; st=$?
 	if [ $st = 77 ]; then skip "$(cat "$TMP/cdp")"; return 1; fi
-	[ $st = 0 ] && sed 's/^/# /' "$TMP/cdp" && return 0
+	[ $st = 0 ] && sed 's/^/# /' "$TMP/cdp" | tee "$TMP/cdp.out" && return 0
 	fail "$(grep -v '^clean' "$TMP/cdp")"; return 1
 }
 mkdir -p "$TMP/shots"
@@ -37,6 +37,32 @@ expect_status 0 $? && "$P" report -o "$TMP/bench.html" "$TMP/bench.json" 2>"$TMP
 t "compare report: clean at 1400 and 800 px"
 "$P" report -o "$TMP/compare.html" data/report/compare.json 2>"$TMP/err"
 expect_status 0 $? && pages_ok "$TMP/compare.html" && ok
+
+# 7 + 7 runs: Holm over the 26 phase resources reaches p < 0.05 only from 7 a side
+t "compare report: a phase's resources under its row, changed first, folded when unchanged; no number wraps"
+for side in base:2 new:24; do
+	"$P" bench -q -r 7 --no-save --export-json "$TMP/${side%%:*}.json" -- "$W" fd:begin=idle sleep:5 fd:end=idle \
+		fd:begin=load alloc:${side#*:} free fd:end=load >/dev/null 2>"$TMP/err" || break
+done
+"$P" compare -q --export-json "$TMP/cmp.json" --export-markdown "$TMP/cmp.md" "$TMP/base.json" "$TMP/new.json" 2>"$TMP/err" &&
+	"$P" report -o "$TMP/phases.html" "$TMP/cmp.json" 2>"$TMP/err"
+expect_status 0 $? && grep -A1 'summary>phase:load ' "$TMP/phases.html" | tail -1 >"$TMP/first.html" &&
+	grep -A1 '^| phase:load |' "$TMP/cmp.md" | tail -1 >"$TMP/first.md" &&
+	expect_grep '<details open><summary>phase:load <span class="nres">[0-9]+ resources, [0-9]+ changed' "$TMP/phases.html" &&
+	expect_grep '<details><summary>phase:idle <span class="nres">[0-9]+ resources</span>' "$TMP/phases.html" &&
+	check "a changed resource first under phase:load" grep -Eq '^<tr class="res">.*<td class="l (regressed|improved)">' "$TMP/first.html" &&
+	check "markdown: a changed resource first under phase:load" grep -Eq '^\| .*phase:load\..*\| (regressed|improved) \|$' "$TMP/first.md" &&
+	check "markdown: phase:idle's resources folded" [ "$(grep -n 'phase:idle\.' "$TMP/cmp.md" | head -1 | cut -d: -f1)" -gt \
+		"$(grep -n '^<details>' "$TMP/cmp.md" | cut -d: -f1)" ] &&
+	pages_ok --eval "(function(){function shown(){return Array.from(document.querySelectorAll('tbody.grp')).map(function(g){
+		return g.querySelector('summary').firstChild.textContent.trim()+'='+Array.from(g.querySelectorAll('tr.res')).filter(
+		function(r){return getComputedStyle(r).display!=='none'}).length}).join(' ')}
+		var wrapped=Array.from(document.querySelectorAll('table.metrics td:not(.l)')).filter(function(td){
+		var r=document.createRange();r.selectNodeContents(td);return r.getClientRects().length>1}).length, before=shown();
+		document.querySelector('tbody.grp details:not([open]) summary').click();
+		return 'wrapped '+wrapped+' '+before+' opened '+shown()})()" "$TMP/phases.html" &&
+	expect_grep '^# eval: phases.html at 800 px: wrapped 0 phase:idle=0 phase:load=[1-9][0-9]* opened phase:idle=[1-9]' "$TMP/cdp.out" &&
+	expect_grep '^# eval: phases.html at 1400 px: wrapped 0 phase:idle=0 phase:load=[1-9][0-9]* opened phase:idle=[1-9]' "$TMP/cdp.out" && ok
 
 t "history site, index and bench page: clean at 1400 and 800 px"
 /usr/bin/python3 - "$TMP/hist.jsonl" "$REF" <<'PY'

@@ -213,7 +213,8 @@ check "json: $(cat "$TMP/py")" [ "$(cat "$TMP/py")" = ok ] &&
 	expect_grep '^\| phase:step \| .* \| exact \| regressed \|$' "$TMP/small.md" &&
 	"$PERFHUNT" report -o "$TMP/small.html" "$TMP/small.json" 2>/dev/null &&
 	expect_grep '<b>primary</b> \(wall time and phase durations\), 2 tests' "$TMP/small.html" &&
-	expect_grep '<td class="l">exact</td><td class="l">primary</td><td class="l regressed">regressed</td>' "$TMP/small.html" &&
+	expect_grep '<tr class="fam"><th class="l" colspan="9">primary <span' "$TMP/small.html" &&
+	expect_grep '<td class="l">exact</td><td class="l regressed">regressed</td>' "$TMP/small.html" &&
 	expect_no_grep '>nan<|>inf<' "$TMP/small.html" && ok
 
 t "a record against itself: every metric same, never inconclusive"
