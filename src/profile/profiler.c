@@ -150,13 +150,18 @@ static void exec_perf(const struct profiler *p, const char *pids, const struct p
 	fcntl(3, F_SETFD, FD_CLOEXEC); /* the pid list is the keeper's */
 	char hz[16], ev[64];
 	snprintf(hz, sizeof(hz), "%d", info->hz);
-	char *const argv[] = { "perf", "record", "-q", "--no-buildid-cache", "-k", "mono", "-e", (char *)info->event, "-F", hz,
+	/* --no-bpf-event: perf's side-band thread for BPF programs polls with a
+	 * 1 s timeout and is joined at exit: SIGINT took 0.66-0.76 s to end perf
+	 * with it, 10 ms without. --no-buildid: no pass over every sample at exit
+	 * to find the binaries hit (249 ms for 20 MB, 20 ms without); perf script
+	 * reads the same files by path right after. */
+	char *const argv[] = { "perf", "record", "-q", "--no-buildid", "--no-buildid-cache", "--no-bpf-event", "-k", "mono", "-e", (char *)info->event, "-F", hz,
 			       "--call-graph", "dwarf", "-D", "-1", "--control", "fd:4,5", "--max-size", PROFILER_DATA_BOUND,
 			       "-o", (char *)p->data, "-p", (char *)pids, NULL };
 	/* with off-CPU stacks: every blocking switch-out is sampled (-c 1), the
 	 * on-CPU event keeps its frequency as its own term */
 	snprintf(ev, sizeof(ev), "%s/freq=%d/", info->event, info->hz);
-	char *const offcpu[] = { "perf", "record", "-q", "--no-buildid-cache", "-k", "mono", "-e", ev, "-e",
+	char *const offcpu[] = { "perf", "record", "-q", "--no-buildid", "--no-buildid-cache", "--no-bpf-event", "-k", "mono", "-e", ev, "-e",
 				 PROFILER_OFFCPU_EVENT, "--filter", "prev_state != 0", "-c", "1", "--switch-events",
 				 "--call-graph", "dwarf", "-D", "-1", "--control", "fd:4,5", "--max-size",
 				 PROFILER_DATA_BOUND, "-o", (char *)p->data, "-p", (char *)pids, NULL };
