@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "export/compare_text.h"
 #include "record/command.h"
@@ -75,10 +76,17 @@ json_t *compare_json_record(const struct comparison *c, const char *base_label, 
 	for (size_t i = 0; i < c->n_phases; i++) {
 		const struct comparison_phase *p = &c->phases[i];
 		json_t *reasons = json_array();
-		for (size_t k = 0; k < p->n_reasons; k++)
-			json_array_append_new(reasons, json_pack("{s:s, s:o, s:o}", "metric", p->reasons[k].key,
-								 "base", num(p->reasons[k].base), "new",
-								 num(p->reasons[k].nw)));
+		for (size_t k = 0; k < p->n_reasons; k++) {
+			const struct comparison_reason *r = &p->reasons[k];
+			json_t *o = json_pack("{s:s, s:o, s:o}", "metric", r->key, "base", num(r->base), "new", num(r->nw));
+			if (!strcmp(r->key, "h2d_copy_ms")) /* the copies changed kind */
+				json_object_update_new(o, json_pack("{s:o, s:s, s:o, s:s, s:o}", "bytes", num(r->bytes),
+								    "base_copies", r->base_pageable ? "pageable" : "pinned",
+								    "base_gbps", num(r->base_gbps), "new_copies",
+								    r->new_pageable ? "pageable" : "pinned", "new_gbps",
+								    num(r->new_gbps)));
+			json_array_append_new(reasons, o);
+		}
 		json_array_append_new(phases, json_pack("{s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:o}",
 			"name", p->name, "parent", p->parent ? json_string(p->parent) : json_null(),
 			"depth", p->depth, "base_ms", num(p->base_ms), "new_ms", num(p->new_ms),

@@ -65,6 +65,11 @@ char *compare_text_reasons(const struct comparison_phase *p, char *buf, size_t n
 		} else if (!strcmp(r->key, "blocked_ms") || !strcmp(r->key, "runnable_ms") || !strcmp(r->key, "iowait_ms")) {
 			w = snprintf(buf + len, n - len, "%s%s %s (thread time)", i ? ", " : "", reason_label(r->key),
 				     compare_text_delta_ms(r->nw - r->base, a, sizeof(a)));
+		} else if (!strcmp(r->key, "h2d_copy_ms")) {
+			/* pageable copies 4.00 GiB at 6.8 GB/s (was pinned at 50.7 GB/s) */
+			w = snprintf(buf + len, n - len, "%s%s copies %s at %.1f GB/s (was %s at %.1f GB/s)", i ? ", " : "",
+				     r->new_pageable ? "pageable" : "pinned", units_kb(r->bytes / 1024, a, sizeof(a)),
+				     r->new_gbps, r->base_pageable ? "pageable" : "pinned", r->base_gbps);
 		} else if (!strncmp(r->key, "kernel:", 7)) {
 			/* "kernel:NAME_ms": kernel NAME +1.19 s */
 			int k = (int)strlen(r->key) - 10;

@@ -212,22 +212,53 @@ bool comparison_reason_is_gpu_ms(const char *key)
 }
 
 /* Keeps (key, m) among p's reasons when it scores among the largest. */
-static void keep_reason(struct comparison_phase *p, double *score, const char *key,
-			const struct comparison_metric *m, double sc)
+static struct comparison_reason *keep_reason(struct comparison_phase *p, double *score, const char *key,
+					     const struct comparison_metric *m, double sc)
 {
 	size_t at = p->n_reasons;
 	while (at > 0 && score[at - 1] < sc)
 		at--;
 	if (at >= COMPARISON_MAX_REASONS)
-		return;
+		return NULL;
 	if (p->n_reasons < COMPARISON_MAX_REASONS)
 		p->n_reasons++;
 	for (size_t j = p->n_reasons - 1; j > at; j--) {
 		p->reasons[j] = p->reasons[j - 1];
 		score[j] = score[j - 1];
 	}
-	p->reasons[at] = (struct comparison_reason){ key, m->base_median, m->new_median };
+	p->reasons[at] = (struct comparison_reason){ .key = key, .base = m->base_median, .nw = m->new_median };
 	score[at] = sc;
+	return &p->reasons[at];
+}
+
+/* The phase's H2D copies moved between pinned and pageable host memory
+ * (which holds most of their bytes): a reason of its own, scored by the
+ * change of the copies' time, ahead of the pageable bytes it explains.
+ * True when kept. */
+static bool copy_kind_reason(const struct comparison *c, struct comparison_phase *p, double *score, bool loose)
+{
+	const struct comparison_metric *m[3];
+	static const char *const keys[3] = { "h2d_bytes", "h2d_pageable_bytes", "h2d_copy_ms" };
+	for (int i = 0; i < 3; i++) {
+		char name[512];
+		snprintf(name, sizeof(name), "phase:%s.%s", p->name, keys[i]);
+		if (!(m[i] = metric_named(c, name)))
+			return false;
+	}
+	double bb = m[0]->base_median, nb = m[0]->new_median, bms = m[2]->base_median, nms = m[2]->new_median;
+	if (!(bb >= 1 << 20 && nb >= 1 << 20 && bms > 0 && nms > 0))
+		return false;
+	bool bp = m[1]->base_median >= 0.5 * bb, np = m[1]->new_median >= 0.5 * nb;
+	double sc = bp != np ? 1.2 * reason_score("gpu_busy_ms", m[2], p->delta_ms, loose) : 0;
+	struct comparison_reason *r = sc > 0 ? keep_reason(p, score, "h2d_copy_ms", m[2], sc) : NULL;
+	if (!r)
+		return false;
+	r->bytes = nb;
+	r->base_gbps = bb / bms / 1e6;
+	r->new_gbps = nb / nms / 1e6;
+	r->base_pageable = bp;
+	r->new_pageable = np;
+	return true;
 }
 
 /* The resources of phase p that changed most, largest first; loose: also
@@ -243,8 +274,11 @@ static void find_reasons(const struct comparison *c, struct comparison_phase *p,
 					    "vcsw", "ivcsw", "read_bytes", "write_bytes", "gpu_busy_ms", "gpu_sync_ms",
 					    "h2d_bytes", "d2h_bytes", "h2d_pageable_bytes", "gpu_mem_growth_mib" };
 	double score[COMPARISON_MAX_REASONS] = { 0 };
+	bool kind = copy_kind_reason(c, p, score, loose);
 	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
 		char name[512];
+		if (kind && !strcmp(keys[k], "h2d_pageable_bytes"))
+			continue;
 		snprintf(name, sizeof(name), "phase:%s.%s", p->name, keys[k]);
 		const struct comparison_metric *m = metric_named(c, name);
 		double sc = m ? reason_score(keys[k], m, p->delta_ms, loose) : 0;

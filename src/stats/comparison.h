@@ -71,6 +71,12 @@ struct comparison_reason {
 	const char *key;        /* "minflt", "sys_s", ... (static), or "kernel:NAME_ms" (in the
 	                         * comparison's metric name: lives as long as the comparison) */
 	double base, nw;
+	/* "h2d_copy_ms" (the H2D copies' time) is a reason only when the copies
+	 * changed between pinned and pageable host memory (most of their
+	 * bytes): the new side's bytes, each side's throughput (10^9 bytes a
+	 * second) and kind */
+	double bytes, base_gbps, new_gbps;
+	bool base_pageable, new_pageable;
 };
 
 #define COMPARISON_MAX_REASONS 3

@@ -247,7 +247,7 @@ const char *metrics_phase_resource(const char *name)
 	for (size_t i = 0; i < sizeof(phase_gpu) / sizeof(*phase_gpu); i++)
 		if (!strcmp(dot + 1, phase_gpu[i].metric))
 			return dot + 1;
-	return NULL;
+	return !strcmp(dot + 1, "h2d_copy_ms") ? dot + 1 : NULL;
 }
 
 /* Adds x to run's value of the phase series called name (consumed). */
@@ -268,6 +268,12 @@ static void add_phase_gpu(struct metrics_set *s, const char *name, const json_t 
 		if (json_is_number(v) && fabs(json_number_value(v)) <= 1e300)
 			phase_add(s, xasprintf("phase:%s.%s", name, phase_gpu[k].metric), run, json_number_value(v));
 	}
+	/* the H2D copies' time, from their bytes and throughput */
+	const json_t *bytes = json_object_get(gpu, "h2d_bytes"), *gbps = json_object_get(gpu, "h2d_gbps");
+	if (json_is_number(bytes) && json_is_number(gbps) && json_number_value(gbps) > 0 &&
+	    json_number_value(bytes) >= 0 && json_number_value(bytes) <= 1e300)
+		phase_add(s, xasprintf("phase:%s.h2d_copy_ms", name), run,
+			  json_number_value(bytes) / json_number_value(gbps) / 1e6);
 	size_t i;
 	const json_t *kern;
 	json_array_foreach(json_object_get(gpu, "kernels"), i, kern) {

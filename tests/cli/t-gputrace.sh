@@ -84,4 +84,36 @@ if expect_grep 'msm .*: kernel msm_bucket_accumulate \+1\.190 s, GPU busy \+1\.1
 	expect_grep '^GPU 0 copies h2d 2500$' "$TMP/gputracks" &&
 	expect_grep '>1\.202 s</td><td>100 %</td><td class="l">msm_bucket_accumulate 1\.200 s \(312\)<' "$TMP/r.html"; then ok; fi
 
+t "compare says when a phase's H2D copies went from pinned to pageable memory, with each side's throughput"
+# two real records of a phase h2d whose GPU side is what --gpu-trace writes
+# for 4 GiB copied from pinned memory at 50.7 GB/s (base) and from pageable
+# memory at 6.8 GB/s (new): the H200's figures (docs/GPU.md); the phase as
+# long as its copies
+for side in base new; do
+	$PERFHUNT run --no-save -q -o "$TMP/$side.json" -- sh -c 'echo PERFHUNT: begin=h2d >&2; echo PERFHUNT: end=h2d >&2' 2>/dev/null
+done
+/usr/bin/python3 - "$TMP/base.json" "$TMP/new.json" <<'PY'
+import json, sys
+size = 4 << 30
+for path, gbps, pageable in ((sys.argv[1], 50.7, 0), (sys.argv[2], 6.8, size)):
+    r = json.load(open(path))
+    ms = size / gbps / 1e6
+    gpu = {"busy_ms": 0, "kernel_ms": 0, "launches": 0, "kernels": [], "h2d_bytes": size, "h2d_gbps": gbps,
+           "d2h_bytes": 0, "d2d_bytes": 0, "h2d_pageable_bytes": pageable, "sync_ms": 0}
+    for ph in r["phases"]:
+        ph["gpu"] = gpu
+        ph["end_ms"] = ph["start_ms"] + ms
+        ph["duration_ms"] = ms
+    for st in r["phase_stats"]:
+        st["gpu"] = gpu
+        for k in ("total_ms", "median_ms", "min_ms", "max_ms"):
+            st[k] = ms
+    json.dump(r, open(path, "w"))
+PY
+$PERFHUNT compare "$TMP/base.json" "$TMP/new.json" >"$TMP/cmp" 2>&1
+$PERFHUNT compare "$TMP/new.json" "$TMP/base.json" >"$TMP/cmp2" 2>&1
+if expect_grep '^ *h2d  *\+547 ms .*: pageable copies 4\.00 GiB at 6\.8 GB/s \(was pinned at 50\.7 GB/s\)' "$TMP/cmp" &&
+	expect_grep '^ *h2d  *-547 ms .*: pinned copies 4\.00 GiB at 50\.7 GB/s \(was pageable at 6\.8 GB/s\)' "$TMP/cmp2" &&
+	check "the pageable bytes are not a second reason" [ "$(grep -c 'pageable H2D' "$TMP/cmp")" = 0 ]; then ok; fi
+
 done_testing
