@@ -7,10 +7,14 @@
  * touches MIB MiB, which the children share; "busy" has it drop and re-touch
  * one of those pages every millisecond instead of sleeping, a minor fault
  * each, so that a sampler counting the tree's PSS must read it every sample
- * (the tree memory benchmark, bench/mem/run.py).
- * usage: tree N SECONDS [MIB [rest|busy]]
+ * (the tree memory benchmark, bench/mem/run.py). "work" has every child wake
+ * once a second (each at its own phase) and spin 10 us, a lightly working
+ * tree: one child in a hundred runs between two 10 ms samples, and 5 000 of
+ * them use 5 % of a core (the wide tree benchmark, bench/sampler/wide.py).
+ * usage: tree N SECONDS [MIB [rest|busy|work]]
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +41,32 @@ static void fault_pages(char *buf, size_t size, double secs)
 	}
 }
 
+static double mono_s(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/* A child of a working tree: 10 us of CPU once a second, from its own phase. */
+static void work(long i)
+{
+	struct timespec phase = { 0, (i * 7919 % 1000) * 1000000L };
+	nanosleep(&phase, NULL);
+	for (;;) {
+		double until = mono_s() + 10e-6;
+		while (mono_s() < until)
+			;
+		struct timespec period = { 1, 0 };
+		nanosleep(&period, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 3 || argc > 5 || (argc == 5 && strcmp(argv[4], "rest") && strcmp(argv[4], "busy"))) {
-		fprintf(stderr, "usage: tree N SECONDS [MIB [rest|busy]]\n");
+	if (argc < 3 || argc > 5 ||
+	    (argc == 5 && strcmp(argv[4], "rest") && strcmp(argv[4], "busy") && strcmp(argv[4], "work"))) {
+		fprintf(stderr, "usage: tree N SECONDS [MIB [rest|busy|work]]\n");
 		return 2;
 	}
 	long n = strtol(argv[1], NULL, 10);
@@ -55,6 +81,7 @@ int main(int argc, char **argv)
 		}
 		memset(buf, 1, size);
 	}
+	bool working = argc == 5 && !strcmp(argv[4], "work");
 	pid_t root = getpid();
 	for (long i = 1; i < n; i++) {
 		pid_t pid = fork();
@@ -66,6 +93,8 @@ int main(int argc, char **argv)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (getppid() != root)
 				_exit(0);
+			if (working)
+				work(i);
 			for (;;)
 				pause();
 		}

@@ -136,7 +136,10 @@ static void peak_line(const json_t *pk, const json_t *sum, struct quote_pool *q,
 	}
 	phase_text(pk, q, out);
 	flat_text(pk, out);
-	if (!strcmp(scope, "tree") || !strcmp(scope, "both"))
+	if ((!strcmp(scope, "tree") || !strcmp(scope, "both")) && num(sum, "samples_stretched") > 0)
+		fprintf(out, " (%.0f samples every %.0f ms, stretched to %.1f ms on average)", num(sum, "samples"),
+			num(sum, "interval_ms"), num(sum, "effective_interval_ms"));
+	else if (!strcmp(scope, "tree") || !strcmp(scope, "both"))
 		fprintf(out, " (%.0f samples every %.0f ms)", num(sum, "samples"), num(sum, "interval_ms"));
 	fputc('\n', out);
 }

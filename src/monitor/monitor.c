@@ -96,6 +96,9 @@ struct loop {
 	bool acked_sample;          /* the sample being taken answers pings */
 	uint64_t idle[4096];        /* with a daemon: its RSS over the settle period */
 	size_t nidle;
+	double budget;              /* the share of a core a timer sample may take (stretch_timer) */
+	uint64_t ticks;             /* samples taken on the timer (the first one included) */
+	double first_tick_ms, last_tick_ms;
 };
 
 static void note(struct monitor_result *r, const char *fmt, ...)
@@ -1010,6 +1013,13 @@ static int loop_open(struct loop *l, const struct monitor_opts *o, struct monito
 	const char *sampler = getenv("PERFHUNT_SAMPLER");
 	bool full = sampler && !strcmp(sampler, "full");
 	uint32_t every = o->interval_ms > 0 && 100 / o->interval_ms > 8 ? (uint32_t)(100 / o->interval_ms) : 8;
+	/* PERFHUNT_SAMPLE_BUDGET=PCT: the share of a core a sample may take
+	 * before the interval stretches (default 50; tests force it with a tiny one) */
+	const char *budget = getenv("PERFHUNT_SAMPLE_BUDGET");
+	char *end;
+	double pct = budget && *budget ? strtod(budget, &end) : 50;
+	l->budget = budget && *budget && (*end || !(pct > 0)) ? 0.5 : pct / 100;
+	r->sample_budget_pct = l->budget * 100;
 	l->main.tree.tiered = l->daemon.tree.tiered = !full;
 	l->main.tree.slow_every = l->daemon.tree.slow_every = every;
 
@@ -1040,6 +1050,41 @@ static int loop_open(struct loop *l, const struct monitor_opts *o, struct monito
 		open_gpu(l);
 	open_logs(l);
 	return 0;
+}
+
+/* The sampler's budget: a sample that took more than budget x the interval
+ * of perfhunt's CPU (thousands of members that all ran) puts the next one
+ * off until its CPU is that share of the time between them: the interval is
+ * stretched, never the tree cut, and the record says how often (a missed
+ * timer expiry would only have made the next sample come at once). */
+static void stretch_timer(struct loop *l, int64_t cpu_ns, int64_t wall_ns)
+{
+	int64_t interval_ns = (int64_t)l->o->interval_ms * 1000000;
+	if ((double)cpu_ns <= l->budget * (double)interval_ns)
+		return;
+	int64_t wait_ns = (int64_t)((double)cpu_ns / l->budget) - wall_ns;
+	if (wait_ns < 1000)
+		wait_ns = 1000;
+	struct itimerspec its = { 0 };
+	its.it_interval.tv_sec = interval_ns / 1000000000;
+	its.it_interval.tv_nsec = (long)(interval_ns % 1000000000);
+	its.it_value.tv_sec = wait_ns / 1000000000;
+	its.it_value.tv_nsec = (long)(wait_ns % 1000000000);
+	if (timerfd_settime(l->tfd, 0, &its, NULL) == 0)
+		l->r->samples_stretched++;
+}
+
+/* A sample on the timer, its cost weighed against the budget. */
+static void tick_sample(struct loop *l)
+{
+	int64_t cpu0 = clock_self_cpu_ns(), wall0 = clock_mono_ns();
+	take_sample(l);
+	l->last_tick_ms = (double)(wall0 - l->t0_ns) / 1e6;
+	/* the first one opens and reads every member whole: no measure of the rest */
+	if (l->ticks++ == 0)
+		l->first_tick_ms = l->last_tick_ms;
+	else
+		stretch_timer(l, clock_self_cpu_ns() - cpu0, clock_mono_ns() - wall0);
 }
 
 /* The settle period is over: the daemon's idle level is the median of its
@@ -1113,7 +1158,7 @@ static int loop_begin(struct loop *l, struct err *e)
 	its.it_value = its.it_interval;
 	if (l->tfd < 0 || timerfd_settime(l->tfd, 0, &its, NULL) < 0)
 		return err_sys(e, "timerfd");
-	take_sample(l);
+	tick_sample(l);
 	if (o->hooks.on_started)
 		o->hooks.on_started(o->hooks.arg);
 	/* now, while the command runs: until here the socket heard everything */
@@ -1130,7 +1175,7 @@ static int on_tick(struct loop *l, struct err *e)
 	const struct monitor_opts *o = l->o;
 	uint64_t expirations;
 	if (read(l->tfd, &expirations, sizeof(expirations)) > 0)
-		take_sample(l);
+		tick_sample(l);
 	if (!o->launch && l->main.tree.nprocs == 0) {
 		l->r->target_exited = true;
 		l->stop = true;
@@ -1418,6 +1463,12 @@ static void loop_finish(struct loop *l)
 	r->daemon.procs_seen_complete = r->tree.procs_seen_complete;
 	r->daemon.procs_seen = l->daemon.tree.seen;
 	r->unreadable = l->main.tree.unreadable;
+	r->effective_interval_ms = l->ticks > 1 ? (l->last_tick_ms - l->first_tick_ms) / (double)(l->ticks - 1)
+						: l->o->interval_ms;
+	if (r->samples_stretched)
+		note(r, "%llu of %llu samples took more than %g %% of a core: the interval was stretched, "
+			"every %.1f ms on average (--interval %d)", (unsigned long long)r->samples_stretched,
+		     (unsigned long long)l->ticks, r->sample_budget_pct, r->effective_interval_ms, l->o->interval_ms);
 }
 
 /* Closes whatever loop_open and loop_begin opened; safe after a failure. */

@@ -148,6 +148,9 @@ struct monitor_result {
 	struct gpu_proc gpu_proc_peak[GPU_MAX_TREE_PROCS]; /* each process's largest GPU memory */
 	size_t ngpu_proc_peak;
 	uint64_t samples;
+	uint64_t samples_stretched;  /* timer samples over the budget: the next one came later */
+	double sample_budget_pct;    /* the share of a core a sample may take (PERFHUNT_SAMPLE_BUDGET) */
+	double effective_interval_ms; /* the mean time between two timer samples */
 	uint64_t vanished, unreadable, leftover_procs;
 	double monitor_cpu_ms;
 	/* with an attached daemon */

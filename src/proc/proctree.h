@@ -7,9 +7,9 @@
  * kernel formats at 3-4x the cost, round-robin so that each member is read
  * at least every slow_every samples, at once when its RSS rises above its
  * last VmHWM, and at its first and last reading. A single-threaded member
- * whose schedstat shows it has not run since is not re-read but for that
- * schedstat: its statm too waits for its turn on the cadence. A process that vanishes between two
- * reads is a normal event: its last values move into the "exited" totals so
+ * asleep at its last reading whose process CPU clock has not moved since is
+ * not re-read but for that clock: its statm waits for every tenth of its
+ * turns on the cadence. A process that vanishes between two reads is a normal event: its last values move into the "exited" totals so
  * cumulative CPU and fault counts never go backwards.
  * Context switches and thread time sum every thread of a member (tasks.c);
  * its on-CPU time is its process CPU clock (ns, every thread, those that

@@ -391,6 +391,10 @@ json_t *runrec_build(const struct runrec_input *in)
 		"max_procs", (int)r->tree.max_procs, "max_threads", (int)r->tree.max_threads, "samples",
 		(json_int_t)r->samples, "interval_ms", in->opts->interval_ms, "monitor_cpu_s",
 		r->monitor_cpu_ms / 1000.0));
+	/* the interval kept: the mean time between two timer samples, and how
+	 * many took more than the sampler's budget and put the next one off */
+	json_object_set_new(summary, "effective_interval_ms", json_real(round(r->effective_interval_ms * 1000) / 1000));
+	json_object_set_new(summary, "samples_stretched", json_integer((json_int_t)r->samples_stretched));
 	json_object_set_new(summary, "procs_seen", json_integer((json_int_t)r->tree.procs_seen));
 	json_object_set_new(summary, "procs_seen_complete", json_boolean(r->tree.procs_seen_complete));
 	json_object_update_new(summary, thread_states_json(&r->tree.last, r->wall_ms, r->tree.max_threads));

@@ -60,7 +60,8 @@ static bool ends_with(const char *s, const char *suffix)
 bool metrics_is_measurement(const char *name)
 {
 	static const char *const not_measured[] = {
-		"peak_rss_pid", "samples", "monitor_cpu_s", "interval_ms", "peak_at_ms",
+		"peak_rss_pid", "samples", "monitor_cpu_s", "interval_ms", "peak_at_ms", "effective_interval_ms",
+		"samples_stretched",
 	};
 	const char *base = !strncmp(name, "daemon.", 7) ? name + 7 : name;
 	for (size_t i = 0; i < sizeof(not_measured) / sizeof(not_measured[0]); i++)
