@@ -246,7 +246,7 @@ static const char *report_chart_unit_name(enum report_unit u)
 }
 
 /* Vertical gridlines and labels of the shared time axis, at y_axis. */
-static void report_chart_time_axis(struct svg *s, double t_max_ms, double y_top, double y_axis)
+void report_chart_time_axis(struct svg *s, double t_max_ms, double y_top, double y_axis)
 {
 	char lab[64];
 	double step = report_chart_step(REPORT_UNIT_MS, t_max_ms, 8);

@@ -58,6 +58,8 @@ char *report_chart_tick_label(enum report_unit unit, double v, double max, char 
  * "–" when v is not finite (a field the record does not have). */
 char *report_chart_value(enum report_unit unit, double v, char *buf, size_t n);
 
+/* Vertical gridlines from y_top and the shared time axis at y_axis, labelled. */
+void report_chart_time_axis(struct svg *s, double t_max_ms, double y_top, double y_axis);
 /* x of time t_ms in a chart spanning [0, t_max_ms]. */
 double report_chart_x(double t_ms, double t_max_ms);
 /* The time span a chart draws for t_max_ms: 1 when not positive, clamped to

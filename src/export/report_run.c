@@ -19,6 +19,7 @@
 #include "export/phase_table.h"
 #include "export/phases_text.h"
 #include "export/report_chart.h"
+#include "export/report_gpu.h"
 #include "export/summary.h"
 #include "record/profile_json.h"
 #include "util/escape.h"
@@ -879,6 +880,7 @@ int report_run_html(const json_t *rec, struct svg *s, struct err *e)
 	}
 	free(bars);
 	svg_raw(s, "</figure>\n");
+	report_gpu_lanes(rec, s, d.t_max_ms);
 	if (d.n == 0)
 		svg_raw(s, "<p class=\"note\">This record holds no samples.</p>\n");
 	report_run_tables(rec, &flames, s);

@@ -25,6 +25,16 @@ t "run report: clean at 1400 and 800 px"
 	'err:PERFHUNT: step_ms=40' free sleep:50 >/dev/null 2>"$TMP/err"
 expect_status 0 $? && "$P" report -o "$TMP/run.html" "$TMP/run.json" 2>"$TMP/err" && pages_ok "$TMP/run.html" && ok
 
+t "run report with a GPU trace (an H200 recording replayed): each device's kernels and copies in lanes under the phases; clean at 1400 and 800 px"
+PERFHUNT_GPU_COLLECTOR=$PWD/gpu_replay.py "$P" run -q --no-save --gpu-trace -o "$TMP/gpu.json" -- \
+	/usr/bin/python3 ./gpu_replay.py ../unit/data/gputrace/demo/551.jsonl >/dev/null 2>"$TMP/err"
+expect_status 0 $? && "$P" report -o "$TMP/gpu.html" "$TMP/gpu.json" 2>"$TMP/err" &&
+	expect_grep '<svg [^>]*id="gpu-lanes"' "$TMP/gpu.html" &&
+	expect_grep '<text class="lane" [^>]*><title>GPU 0: kernels</title>GPU 0</text>' "$TMP/gpu.html" &&
+	expect_grep '<text class="lane" [^>]*><title>GPU 0: copies</title>copies</text>' "$TMP/gpu.html" &&
+	expect_grep 'busy [^<]*, [0-9]+ started; longest there: saxpy' "$TMP/gpu.html" &&
+	pages_ok "$TMP/gpu.html" && ok
+
 t "bench report of two commands: the terminal's figures per command, relative speed; clean at 1400 and 800 px"
 "$P" bench -q -n 3 --no-save --export-json "$TMP/bench.json" \
 	-- "$W" sleep:20 fd:begin=work sleep:5 fd:end=work ::: "$W" sleep:40 >/dev/null 2>"$TMP/err"
