@@ -130,7 +130,13 @@ static const char site_usage[] =
 	"past the chart's width, segment medians, change points marked and\n"
 	"labelled); the points either side of a change and the latest 5 are marked\n"
 	"and link to runs/ID.html, the report of their run (--all-runs: every\n"
-	"point). No server, no network: open DIR/index.html or publish DIR as it is.\n"
+	"point). A benchmark's charts come in the order of what changed last:\n"
+	"regressions, then improvements, largest first (a change point's shift, or\n"
+	"the latest commit's against the one before when it moved beyond the spread\n"
+	"of the commits before it), then the unchanged; the constant series are\n"
+	"listed, folded, at the end. Bytes are drawn in IEC units (KiB, MiB, GiB),\n"
+	"counts on whole ticks, times in ms, s, min.\n"
+	"No server, no network: open DIR/index.html or publish DIR as it is.\n"
 	"\n";
 
 static const char export_usage[] =

@@ -106,6 +106,29 @@ double report_chart_nice_step(double span, int target)
 	return step > 0 && isfinite(step) ? step : raw > 0 && isfinite(raw) ? raw : 1;
 }
 
+/* The factor from KiB to the unit a KiB axis reaching max is labelled in:
+ * 1/1024 (bytes) under 1 KiB, then 1 (KiB), 1024 (MiB), ... up to TiB. */
+static double report_chart_kb_scale(double max)
+{
+	double a = fabs(max), scale = 1;
+	if (a > 0 && a < 1)
+		return 1.0 / 1024;
+	while (a >= 1024 && scale < 1024.0 * 1024 * 1024) {
+		a /= 1024;
+		scale *= 1024;
+	}
+	return scale;
+}
+
+double report_chart_axis_step(enum report_unit unit, double lo, double hi, int target)
+{
+	if (unit != REPORT_UNIT_KB)
+		return report_chart_step(unit, hi - lo, target);
+	double scale = report_chart_kb_scale(fmax(fabs(lo), fabs(hi)));
+	double step = report_chart_nice_step((hi - lo) / scale, target) * scale;
+	return scale < 1 ? fmax(step, scale) : step; /* no tick between two whole bytes */
+}
+
 double report_chart_step(enum report_unit unit, double span, int target)
 {
 	if (unit == REPORT_UNIT_MS) {
@@ -134,19 +157,18 @@ double report_chart_step(enum report_unit unit, double span, int target)
 
 char *report_chart_tick_label(enum report_unit unit, double v, double max, char *buf, size_t n)
 {
-	static const char *kb[] = { "KiB", "MiB", "GiB", "TiB" };
+	static const char *kb[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	static const char *rate[] = { "/s", " k/s", " M/s", " G/s" }, *cnt[] = { "", " k", " M", " G" };
 	double a = fabs(max);
 	int i = 0;
 	switch (unit) {
-	case REPORT_UNIT_KB:
-		while (a >= 1024 && i < 3) {
-			a /= 1024;
-			v /= 1024;
+	case REPORT_UNIT_KB: {
+		double scale = report_chart_kb_scale(max);
+		for (double f = scale; f >= 1; f /= 1024)
 			i++;
-		}
-		snprintf(buf, n, "%.4g %s", v, kb[i]);
+		snprintf(buf, n, "%.4g %s", v / scale, kb[i]);
 		break;
+	}
 	case REPORT_UNIT_MS:
 		if (a < 2000)
 			snprintf(buf, n, "%.4g ms", v);
@@ -510,12 +532,13 @@ static void report_chart_value_axis(struct svg *s, struct report_chart_scale *sc
 		sc->lo -= pad;
 		sc->hi += pad;
 	}
-	double step = report_chart_step(unit, sc->hi - sc->lo, 6);
+	/* the step is a round number in the unit the labels use */
+	double step = report_chart_axis_step(unit, sc->lo, sc->hi, 6);
+	double amax = fmax(fabs(sc->lo), fabs(sc->hi));
 	if (!(step > 0) || !isfinite(step))
 		step = 1;
 	sc->lo = floor(sc->lo / step) * step;
 	sc->hi = ceil(sc->hi / step) * step;
-	double amax = fmax(fabs(sc->lo), fabs(sc->hi));
 	int ticks = report_chart_ticks(sc->hi - sc->lo, step);
 	for (int i = 0; i <= ticks; i++) {
 		double v = sc->lo + i * step;

@@ -30,7 +30,7 @@
 extern const char *const report_chart_palette[8];
 
 enum report_unit {
-	REPORT_UNIT_KB,    /* KiB, labelled KiB..TiB */
+	REPORT_UNIT_KB,    /* KiB, labelled B..TiB */
 	REPORT_UNIT_MS,    /* durations, labelled ms/s/min/h */
 	REPORT_UNIT_RATE,  /* counts per second */
 	REPORT_UNIT_PCT,
@@ -52,7 +52,12 @@ size_t report_chart_downsample(const double *t, const double *v, size_t n, doubl
 double report_chart_nice_step(double span, int target);
 /* Axis step for values in unit: time steps are 1-2-5 ms/s, then 1-2-5-10-15-30 s/min, 1-2-3-6-12 h. */
 double report_chart_step(enum report_unit unit, double span, int target);
-/* Tick label of v on an axis whose largest value is max (one unit for all ticks). */
+/* The step of an axis over [lo, hi]: report_chart_step, but for KiB a round
+ * number in the unit report_chart_tick_label gives the axis (B, KiB, MiB, ...:
+ * 0.05 MiB, not 50 KiB labelled 0.04883 MiB). */
+double report_chart_axis_step(enum report_unit unit, double lo, double hi, int target);
+/* Tick label of v on an axis whose largest value is max (one unit for all
+ * ticks; bytes under 1 KiB). */
 char *report_chart_tick_label(enum report_unit unit, double v, double max, char *buf, size_t n);
 /* A value with its unit, for labels and tables ("203.12 GiB", "4.21 s", "3.2 k/s");
  * "–" when v is not finite (a field the record does not have). */

@@ -6,7 +6,11 @@
  * page stays tens of KB per chart at 10^5 commits), each segment's median as
  * a line, each change point a dashed line labelled with its shift; a marker
  * with a link to its run's report only on the points either side of a change
- * and the latest commits (every point with --all-runs). Pure functions into markup
+ * and the latest commits (every point with --all-runs). A benchmark's charts
+ * come regressions first, largest first, so the page opens on what a reader
+ * came for; a constant series is a line in a folded list, not a flat chart.
+ * Axes step in round numbers of the unit they are labelled in (0.1 MiB, not
+ * 0.09766). Pure functions into markup
  * (the command writes the files); the page shell, the escaping and the axis
  * helpers are the report's, so a site page looks and behaves like a report.
  */
@@ -15,6 +19,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,13 +28,25 @@
 #include "export/report_chart.h"
 #include "stats/metrics.h"
 #include "stats/stats.h"
+#include "util/xalloc.h"
 
-/* The chart unit of a metric (metrics_unit: the unit compare and detect
+/* True when every run value of s is a whole number: a count, drawn with
+ * whole ticks (a ratio such as parallelism is a "count" by name only). */
+static bool report_site_whole(const struct detect_series *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t k = 0; k < s->points[i].n; k++)
+			if (s->points[i].values[k] != floor(s->points[i].values[k]))
+				return false;
+	return true;
+}
+
+/* The chart unit of series s (metrics_unit: the unit compare and detect
  * print it in) and the factor from its stored unit. */
-static enum report_unit report_site_unit(const char *metric, double *scale)
+static enum report_unit report_site_unit(const struct detect_series *s, double *scale)
 {
 	*scale = 1;
-	switch (metrics_unit(metric)) {
+	switch (metrics_unit(s->metric)) {
 	case METRICS_MS:
 		return REPORT_UNIT_MS;
 	case METRICS_S:
@@ -51,7 +68,7 @@ static enum report_unit report_site_unit(const char *metric, double *scale)
 	case METRICS_COUNT:
 		break;
 	}
-	return REPORT_UNIT_COUNT;
+	return report_site_whole(s) ? REPORT_UNIT_COUNT : REPORT_UNIT_PLAIN;
 }
 
 size_t report_site_benches(const struct detect_series *s, size_t n, size_t *starts)
@@ -158,10 +175,11 @@ int report_site_linked(const struct detect_series *s, size_t i, int all_runs)
 
 /* One trend chart: medians over their spread, segment medians, change
  * points, the linked points' markers. */
-static void report_site_chart(struct svg *out, const struct detect_series *s, size_t id, int all_runs)
+static void report_site_chart(struct svg *out, const struct detect_series *s, size_t id, const char *change,
+			      int all_runs)
 {
 	double scale;
-	enum report_unit unit = report_site_unit(s->metric, &scale);
+	enum report_unit unit = report_site_unit(s, &scale);
 	double lo = INFINITY, hi = -INFINITY;
 	for (size_t i = 0; i < s->n; i++) {
 		lo = fmin(lo, s->points[i].min * scale);
@@ -172,26 +190,29 @@ static void report_site_chart(struct svg *out, const struct detect_series *s, si
 		lo -= pad;
 		hi += pad;
 	}
-	double step = report_chart_step(unit, hi - lo, 5);
+	double step = report_chart_axis_step(unit, lo, hi, 5), label_max = fmax(fabs(lo), fabs(hi));
 	lo = floor(lo / step + 1e-9) * step;
 	hi = ceil(hi / step - 1e-9) * step;
 	double top = REPORT_CHART_TOP, axis = REPORT_CHART_H - REPORT_CHART_BOTTOM;
 #define SX(i) (REPORT_CHART_LEFT + ((double)(i) + 0.5) / (double)s->n * REPORT_CHART_PLOT_W)
 #define SY(v) (axis - ((v) * scale - lo) / (hi - lo) * (axis - top))
-	svg_printf(out, "<figure id=\"m%zu\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart trend\" "
-		   "viewBox=\"0 0 %d %d\" role=\"img\" data-points=\"%zu\" data-changes=\"%zu\"><title>", id,
+	svg_printf(out, "<figure id=\"m%zu\" data-change=\"%s\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart trend\" "
+		   "viewBox=\"0 0 %d %d\" role=\"img\" data-points=\"%zu\" data-changes=\"%zu\"><title>", id, change,
 		   REPORT_CHART_W, REPORT_CHART_H, s->n, s->cp.n);
 	svg_text(out, s->metric);
 	svg_raw(out, "</title>\n<text class=\"ctitle\" x=\"8\" y=\"18\">");
 	svg_text(out, s->metric);
 	svg_raw(out, "</text>\n");
 	char lab[64], val[64], pt[32];
-	for (double v = lo; v <= hi * (1 + 1e-9) + 1e-12; v += step) {
+	double nticks = floor((hi - lo) / step + 1e-9);
+	for (int t = 0; t <= (nticks < REPORT_CHART_TICKS_MAX ? (int)nticks : REPORT_CHART_TICKS_MAX); t++) {
+		double v = lo + t * step;
+		v = fabs(v) < step * 1e-9 ? 0 : v; /* -0.1 + 2 * 0.05 is 1.4e-17, not 0 */
 		double y = axis - (v - lo) / (hi - lo) * (axis - top);
 		svg_printf(out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
 			   "<text class=\"ytick\" x=\"%d\" y=\"%.1f\">%s</text>\n", REPORT_CHART_LEFT,
 			   REPORT_CHART_W - REPORT_CHART_RIGHT, y, y, REPORT_CHART_LEFT - 6, y + 4,
-			   report_chart_tick_label(unit, v, hi, lab, sizeof(lab)));
+			   report_chart_tick_label(unit, v, label_max, lab, sizeof(lab)));
 	}
 	svg_printf(out, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
 		   "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>\n", REPORT_CHART_LEFT,
@@ -292,6 +313,135 @@ static void report_site_chart(struct svg *out, const struct detect_series *s, si
 	svg_raw(out, "</svg>\n</figure>\n");
 }
 
+/* Where a series stands on its benchmark's page: what changed, regressions
+ * first; a constant series is listed apart, not drawn. */
+enum report_site_rank {
+	REPORT_SITE_REGRESSION,
+	REPORT_SITE_IMPROVEMENT,
+	REPORT_SITE_SHIFT,
+	REPORT_SITE_STEADY,
+	REPORT_SITE_CONSTANT,
+};
+
+struct report_site_place {
+	size_t series;              /* index in the page's series */
+	enum report_site_rank rank;
+	double size;                /* |relative change| of what ranked it (a change point's, the latest step's) */
+	double latest;              /* the latest commit's relative change when that ranked it, else NaN */
+};
+
+/* Commits before the latest that tell its move from the noise. */
+#define REPORT_SITE_WINDOW 10
+
+/* True when s varies by no more than what its records resolve: every run
+ * value equal (counts, KiB and bytes are whole numbers), up to a microsecond
+ * for times (records keep milliseconds to three decimals) and the rounding of
+ * a double for the rest. */
+static bool report_site_constant(const struct detect_series *s)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < s->n; i++) {
+		lo = fmin(lo, s->points[i].min);
+		hi = fmax(hi, s->points[i].max);
+	}
+	if (!(hi >= lo))
+		return true; /* no value at all */
+	static const double resolution[] = { [METRICS_MS] = 1e-3, [METRICS_S] = 1e-6, [METRICS_NS] = 1e3 };
+	enum metrics_unit u = metrics_unit(s->metric);
+	double res = u == METRICS_MS || u == METRICS_S || u == METRICS_NS ? resolution[u] : 0;
+	return hi - lo <= fmax(res, 1e-9 * fmax(fabs(lo), fabs(hi)));
+}
+
+/* The latest commit's move against the one before, when it is a change: at
+ * least the smallest shift detect reports, and beyond the noise of the
+ * commits before it (more than 3 scaled MADs from their medians' median;
+ * any move when they did not vary). NaN otherwise. Change points need
+ * min_segment commits after them: this is what the page can say sooner. */
+static double report_site_latest(const struct detect_series *s, const struct detect_context *c)
+{
+	if (s->n < 4)
+		return NAN;
+	const struct detect_point *last = &s->points[s->n - 1], *prev = &s->points[s->n - 2];
+	if (!(fabs(prev->median) > 0))
+		return NAN;
+	double rel = (last->median - prev->median) / fabs(prev->median);
+	if (!(fabs(rel) >= c->opts.min_magnitude))
+		return NAN;
+	double before[REPORT_SITE_WINDOW];
+	size_t k = 0;
+	for (size_t i = s->n - 1; i-- > 0 && k < REPORT_SITE_WINDOW;)
+		before[k++] = s->points[i].median;
+	double mid = stats_median(before, k), mad = stats_mad(before, k);
+	return fabs(last->median - mid) > 3 * mad ? rel : NAN;
+}
+
+static struct report_site_place report_site_place(const struct detect_series *s, size_t i,
+						  const struct detect_context *c)
+{
+	struct report_site_place p = { .series = i, .rank = REPORT_SITE_STEADY, .size = 0, .latest = NAN };
+	static const enum report_site_rank of[] = { [DETECT_REGRESSION] = REPORT_SITE_REGRESSION,
+						    [DETECT_IMPROVEMENT] = REPORT_SITE_IMPROVEMENT,
+						    [DETECT_SHIFT] = REPORT_SITE_SHIFT };
+	if (report_site_constant(s)) {
+		p.rank = REPORT_SITE_CONSTANT;
+		return p;
+	}
+	p.latest = report_site_latest(s, c);
+	if (!isnan(p.latest)) { /* newer than any change point (those need commits after them) */
+		p.rank = of[detect_direction(s->metric, p.latest)];
+		p.size = fabs(p.latest);
+		return p;
+	}
+	for (size_t k = s->cp.n; k-- > 0;)
+		if (detect_reported(s, k)) {
+			p.rank = of[s->directions[k]];
+			p.size = fabs(s->cp.items[k].rel_change); /* "from 0" is infinite: first */
+			break;
+		}
+	return p;
+}
+
+/* Regressions, improvements, shifts by size, largest first; then the steady
+ * and the constant series in their order. */
+static int report_site_cmp(const void *a, const void *b)
+{
+	const struct report_site_place *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->series < y->series ? -1 : x->series > y->series;
+}
+
+static const char *report_site_rank_name(enum report_site_rank r)
+{
+	static const char *const names[] = { "regression", "improvement", "shift", "none", "constant" };
+	return names[r];
+}
+
+/* The constant series, folded under one line: each one's value and commits. */
+static void report_site_constants(struct svg *out, const struct detect_series *s, const struct report_site_place *pl,
+				  size_t n, size_t from)
+{
+	size_t k = 0;
+	while (k < n && pl[k].rank != REPORT_SITE_CONSTANT)
+		k++;
+	if (k == n)
+		return;
+	char val[64];
+	svg_printf(out, "<details class=\"constant\"><summary>%zu constant series</summary>\n<p class=\"note\">The "
+		   "same value at every commit: not drawn.</p>\n<table><tr><th class=\"l\">metric</th><th>value</th>"
+		   "<th>commits</th></tr>\n", n - k);
+	for (; k < n; k++) {
+		const struct detect_series *x = &s[pl[k].series];
+		svg_printf(out, "<tr id=\"m%zu\">", pl[k].series - from + 1);
+		report_page_cell(out, x->metric, 1);
+		report_page_cell(out, x->n ? compare_text_value(x->metric, x->points[0].median, val, sizeof(val)) : "\u2013", 0);
+		svg_printf(out, "<td>%zu</td></tr>\n", x->n);
+	}
+	svg_raw(out, "</table>\n</details>\n");
+}
+
 void report_site_bench(const struct detect_series *s, size_t from, size_t to, const struct detect_context *c,
 		       int all_runs, struct svg *out)
 {
@@ -300,8 +450,32 @@ void report_site_bench(const struct detect_series *s, size_t from, size_t to, co
 	svg_text(out, s[from].bench);
 	svg_raw(out, "</code></h1>\n");
 	report_site_header(out, c);
+	size_t n = to - from, counts[REPORT_SITE_CONSTANT + 1] = { 0 };
+	struct report_site_place *pl = xcalloc(n ? n : 1, sizeof(*pl));
 	for (size_t i = from; i < to; i++) {
-		report_site_chart(out, &s[i], i - from + 1, all_runs);
+		pl[i - from] = report_site_place(&s[i], i, c);
+		counts[pl[i - from].rank]++;
+	}
+	qsort(pl, n, sizeof(*pl), report_site_cmp);
+	svg_printf(out, "<p class=\"note\">Series by what changed last, regressions first: %zu regressed, %zu "
+		   "improved, %zu shifted, %zu unchanged", counts[REPORT_SITE_REGRESSION],
+		   counts[REPORT_SITE_IMPROVEMENT], counts[REPORT_SITE_SHIFT], counts[REPORT_SITE_STEADY]);
+	if (counts[REPORT_SITE_CONSTANT])
+		svg_printf(out, "; %zu constant, listed at the end", counts[REPORT_SITE_CONSTANT]);
+	svg_raw(out, ".</p>\n");
+	for (size_t j = 0; j < n && pl[j].rank != REPORT_SITE_CONSTANT; j++) {
+		size_t i = pl[j].series;
+		report_site_chart(out, &s[i], i - from + 1, report_site_rank_name(pl[j].rank), all_runs);
+		if (!isnan(pl[j].latest)) {
+			char pct[32];
+			svg_printf(out, "<p class=\"note %s\">The latest commit: ",
+				   pl[j].rank == REPORT_SITE_REGRESSION ? "regressed" : pl[j].rank == REPORT_SITE_IMPROVEMENT
+				   ? "improved" : "");
+			svg_textf(out, "%s against the previous commit's median, beyond the spread of the commits "
+				  "before it; a change point needs %zu commits after it.",
+				  compare_text_pct(100 * pl[j].latest, pct, sizeof(pct)), c->opts.min_segment);
+			svg_raw(out, "</p>\n");
+		}
 		for (size_t k = 0; k < s[i].cp.n; k++) {
 			char *start, *run;
 			if (!detect_text_bisect(&s[i], k, &start, &run))
@@ -315,5 +489,7 @@ void report_site_bench(const struct detect_series *s, size_t from, size_t to, co
 			free(run);
 		}
 	}
+	report_site_constants(out, s, pl, n, from);
+	free(pl);
 	report_page_end(out);
 }

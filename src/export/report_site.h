@@ -27,7 +27,9 @@ void report_site_index(const struct detect_series *s, const struct detect_contex
  * points either side of a change point, the REPORT_SITE_LATEST latest, or
  * every point when all_runs. */
 int report_site_linked(const struct detect_series *s, size_t i, int all_runs);
-/* The page of one benchmark: series s[from..to). */
+/* The page of one benchmark: series s[from..to), by what changed last
+ * (regressions, improvements, shifts, each largest first; then the others in
+ * their order), the constant ones listed apart, folded. */
 void report_site_bench(const struct detect_series *s, size_t from, size_t to, const struct detect_context *c,
 		       int all_runs, struct svg *out);
 

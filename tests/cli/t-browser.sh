@@ -4,7 +4,8 @@
 # where a run can make it, opened in headless Chromium through the DevTools
 # protocol (../browser/cdp_check.py) at 1400 px and at 800 px: no console
 # error, no uncaught exception, the page's script finished, no text overflowing
-# its box. PERFHUNT_UPDATE_SCREENSHOTS=1 copies the 1400 px shots to docs/.
+# its box. PERFHUNT_UPDATE_SCREENSHOTS=1 copies the 1400 px shots to docs/
+# (the site's bench page to docs/history-site.png).
 . ./lib.sh
 W=$WORKLOADS/phwork
 P=$PERFHUNT
@@ -74,20 +75,42 @@ expect_status 0 $? && grep -A1 'summary>phase:load ' "$TMP/phases.html" | tail -
 	expect_grep '^# eval: phases.html at 800 px: wrapped 0 phase:idle=0 phase:load=[1-9][0-9]* opened phase:idle=[1-9]' "$TMP/cdp.out" &&
 	expect_grep '^# eval: phases.html at 1400 px: wrapped 0 phase:idle=0 phase:load=[1-9][0-9]* opened phase:idle=[1-9]' "$TMP/cdp.out" && ok
 
-t "history site, index and bench page: clean at 1400 and 800 px"
+# a history of 20 commits, 3 runs each: wall_s +20 % at commit 12, peak_rss_kb -20 % at 6,
+# phase pin +60 % at 15, phase sort doubled at the latest commit only (no change point can
+# follow it yet), read_bytes (bytes), minflt (a count of 3 to 5) and majflt (always 0)
+t "history site: what changed first (regressions by size), constant series folded, bytes in IEC units, whole ticks on counts; clean at 1400 and 800 px"
 /usr/bin/python3 - "$TMP/hist.jsonl" "$REF" <<'PY'
 import random, sys
 sys.path.insert(0, sys.argv[2])
 import histgen as h
 rng = random.Random(7)
 recs = [h.run_record(["./prover", "--n", "10"], i * 3 + k, (1.0 if i < 12 else 1.2) * (1 + 0.02 * rng.gauss(0, 1)),
-                     commit=h.fake_commit(i), metrics={"peak_rss_kb": 1000 * (1 if i < 6 else 0.8) + rng.random()},
-                     phases={"load": 100 + rng.random(), "pin": 50 if i < 15 else 80})
+                     commit=h.fake_commit(i), metrics={"peak_rss_kb": 1000 * (1 if i < 6 else 0.8) + rng.random(),
+                                                       "read_bytes": 3 * 2**20 + rng.randrange(0, 2**19),
+                                                       "minflt": 3 + rng.randrange(0, 3), "majflt": 0},
+                     phases={"load": 100 + rng.random(), "pin": 50 if i < 15 else 80,
+                             "sort": (30 if i < 19 else 60) + rng.random() / 4})
         for i in range(20) for k in range(3)]
 h.write_jsonl(sys.argv[1], recs)
 PY
 "$P" history import "$TMP/hist.jsonl" >/dev/null 2>"$TMP/err" && "$P" history site "$TMP/site" >/dev/null 2>"$TMP/err"
-expect_status 0 $? && pages_ok "$TMP/site/index.html" "$TMP/site/bench-1.html" && ok
+expect_status 0 $? && /usr/bin/python3 - "$TMP/site/bench-1.html" >"$TMP/py" 2>&1 <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+figs = re.findall(r'<figure id="m\d+" data-change="(\w+)">.*?class="ctitle"[^>]*>([^<]*)<(.*?)</figure>', page, re.S)
+order = [(name, change) for change, name, _ in figs]
+ticks = {name: re.findall(r'class="ytick"[^>]*>([^<]*)<', body) for _, name, body in figs}
+assert [n for n, _ in order[:3]] == ["phase:sort", "phase:pin", "wall_s"], order
+assert [c for _, c in order] == ["regression"] * 3 + ["improvement"] + ["none"] * 3, order
+assert re.search(r"<p class=\"note regressed\">The latest commit: \+\d+\.\d+ % against [^<]*after it\.</p>", page), "no note on phase:sort"
+assert "majflt" not in ticks and re.search(r'<summary>1 constant series</summary>.*<td class="l">majflt</td>', page, re.S), ticks
+for name, pat in (("read_bytes", r"\d+(\.\d)? MiB"), ("peak_rss_kb", r"\d+(\.\d)? (KiB|MiB)"), ("minflt", r"\d+"),
+                  ("wall_s", r"\d+ ms")):
+    assert ticks[name] and all(t == "0" or re.fullmatch(pat, t) for t in ticks[name]), (name, ticks[name])
+print("ok")
+PY
+check "site page: $(cat "$TMP/py")" [ "$(cat "$TMP/py")" = ok ] &&
+	pages_ok "$TMP/site/index.html" "$TMP/site/bench-1.html" && ok
 
 t "the check can fail: a script error and a line wider than its box are found"
 sed 's#</body>#<div style="width:100px">ThisWordIsFarTooLongToFitInAHundredPixelBox</div><script>no_such_function()</script></body>#' \
@@ -100,5 +123,6 @@ fi
 
 if [ "${PERFHUNT_UPDATE_SCREENSHOTS:-}" = 1 ] && [ -s "$TMP/shots/run-1400.png" ]; then
 	for k in run bench compare; do cp "$TMP/shots/$k-1400.png" "$SRCDIR/docs/screenshots/report-$k.png"; done
+	cp "$TMP/shots/bench-1-1400.png" "$SRCDIR/docs/history-site.png"
 fi
 done_testing

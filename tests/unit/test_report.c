@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "export/compare_rows.h"
 #include "export/compare_text.h"
 #include "export/detect_markdown.h"
 #include "export/report.h"
@@ -175,6 +176,46 @@ static void test_ticks(void **state)
 	assert_true(report_chart_step(REPORT_UNIT_COUNT, 3, 5) == 1);
 	assert_true(report_chart_step(REPORT_UNIT_COUNT, 40, 5) == 10);
 	assert_string_equal(report_chart_tick_label(REPORT_UNIT_COUNT, 20000, 40000, b, sizeof(b)), "20 k");
+	/* an axis from 800 to 1025 KiB is labelled in MiB: its step is 0.05 MiB, not 50 KiB
+	 * (labelled 0.7812, 0.8301 MiB ...); under 1 KiB, bytes, whole ones */
+	assert_true(report_chart_axis_step(REPORT_UNIT_KB, 800, 1025, 5) == 0.05 * 1024);
+	assert_string_equal(report_chart_tick_label(REPORT_UNIT_KB, 0.85 * 1024, 1025, b, sizeof(b)), "0.85 MiB");
+	assert_true(report_chart_axis_step(REPORT_UNIT_KB, 3072, 3584, 5) == 0.1 * 1024);
+	assert_true(report_chart_axis_step(REPORT_UNIT_KB, 0.1, 0.2, 5) == 50.0 / 1024);
+	assert_true(report_chart_axis_step(REPORT_UNIT_KB, 0.001, 0.002, 5) == 1.0 / 1024);
+	assert_string_equal(report_chart_tick_label(REPORT_UNIT_KB, 0.5, 0.75, b, sizeof(b)), "512 B");
+	assert_true(report_chart_axis_step(REPORT_UNIT_MS, 900, 1300, 5) == report_chart_step(REPORT_UNIT_MS, 400, 5));
+}
+
+/* Each phase's resources under its phase's row, the changed first; a group
+ * only where a phase has resources; a resource without its phase's row stays. */
+static void test_compare_rows(void **state)
+{
+	(void)state;
+	const char *names[] = { "wall_s", "phase:a", "phase:b", "phase:a.b", "user_s", "phase:a.minflt",
+				"phase:b.sys_s", "phase:a.b.minflt", "phase:a.sys_s", "phase:gone.minflt" };
+	const bool changed[] = { 1, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	enum { N = sizeof(names) / sizeof(*names) };
+	struct compare_row rows[N];
+	compare_rows_order(names, changed, N, rows);
+	const size_t want[N] = { 0, 1, 8, 5, 2, 6, 3, 7, 4, 9 };
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(rows[i].metric, want[i]);
+	/* phase:a: open (its sys_s changed), 2 resources; phase:b folded; phase:a.b (a phase
+	 * whose name holds a dot) heads its own minflt */
+	assert_int_equal(rows[1].kind, COMPARE_ROW_PHASE);
+	assert_true(rows[1].open);
+	assert_int_equal(rows[1].resources, 2);
+	assert_int_equal(rows[1].changed, 1);
+	assert_int_equal(rows[2].kind, COMPARE_ROW_RESOURCE);
+	assert_int_equal(rows[2].group, rows[1].group);
+	assert_int_equal(rows[4].kind, COMPARE_ROW_PHASE);
+	assert_false(rows[4].open);
+	assert_int_equal(rows[6].kind, COMPARE_ROW_PHASE);
+	assert_int_equal(rows[7].kind, COMPARE_ROW_RESOURCE);
+	assert_int_equal(rows[0].kind, COMPARE_ROW_PLAIN);
+	assert_int_equal(rows[9].kind, COMPARE_ROW_PLAIN);
+	assert_int_equal(rows[9].group, 0);
 }
 
 static void test_memory_svg_golden(void **state)
@@ -576,6 +617,7 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_downsample_keeps_spike),
 		cmocka_unit_test(test_ticks),
+		cmocka_unit_test(test_compare_rows),
 		cmocka_unit_test(test_memory_svg_golden),
 		cmocka_unit_test(test_run_page),
 		cmocka_unit_test(test_hostile_strings_stay_text),
