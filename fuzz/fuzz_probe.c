@@ -19,6 +19,25 @@
 #include "probe/phases.h"
 #include "record/phases_json.h"
 
+/* phase_set_split's parts: each starts where the last ended, none empty,
+ * each names what phase_set_active_at names at its start. */
+struct split_check {
+	double at;
+	size_t parts;
+	const struct phase_set *set;
+};
+
+static void split_part(void *arg, double from_ms, double to_ms, const char *phases)
+{
+	struct split_check *sc = arg;
+	char names[512];
+	phase_set_active_at(sc->set, from_ms, names, sizeof(names));
+	if (from_ms != sc->at || !(to_ms > from_ms) || strcmp(names, phases))
+		abort();
+	sc->at = to_ms;
+	sc->parts++;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct ctx {
@@ -117,6 +136,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		phase_set_overlapping(&c.set, t + 5, t - 5, names, sizeof(names));
 	}
+	/* a span cut at the phases' ends: parts in order, adding up to it, open
+	 * phases still open */
+	struct split_check sc = { -10, 0, &c.set };
+	phase_set_split(&c.set, -10, c.t_ms + 20, split_part, &sc);
+	if (sc.parts && sc.at != c.t_ms + 20)
+		abort();
 	phase_set_finish(&c.set, c.t_ms + 1);
 	if (c.set.n_open || c.set.n_phases > c.set.max_phases || c.set.n_probes > c.set.max_probes ||
 	    c.set.bytes > c.set.max_bytes || c.set.agg_durations > c.set.max_agg_durations ||

@@ -620,3 +620,66 @@ size_t phase_set_overlapping(const struct phase_set *s, double t0_ms, double t1_
 	const struct phase *m[MATCH_MAX];
 	return join_names(m, collect(s, t0_ms, t1_ms, m, MATCH_MAX), buf, n);
 }
+
+static int cmp_ms(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct phase *x = *(const struct phase *const *)a, *y = *(const struct phase *const *)b;
+	return (x->start_ms > y->start_ms) - (x->start_ms < y->start_ms);
+}
+
+void phase_set_split(const struct phase_set *s, double t0_ms, double t1_ms, phase_part_fn fn, void *arg)
+{
+	if (!(t1_ms > t0_ms))
+		return;
+	/* the phases overlapping the span, by their starts; the cuts inside it */
+	size_t cap = s->n_phases + s->n_open;
+	const struct phase **ov = xmalloc((cap ? cap : 1) * sizeof(*ov));
+	double *cut = xmalloc((2 * cap + 2) * sizeof(*cut));
+	size_t k = collect(s, t0_ms, t1_ms, ov, cap), nc = 0;
+	cut[nc++] = t0_ms;
+	for (size_t i = 0; i < k; i++) {
+		bool open = ov[i] >= s->open && ov[i] < s->open + s->n_open;
+		if (ov[i]->start_ms > t0_ms && ov[i]->start_ms < t1_ms)
+			cut[nc++] = ov[i]->start_ms;
+		if (!open && ov[i]->end_ms > t0_ms && ov[i]->end_ms < t1_ms)
+			cut[nc++] = ov[i]->end_ms;
+	}
+	cut[nc++] = t1_ms;
+	qsort(cut, nc, sizeof(*cut), cmp_ms);
+	qsort(ov, k, sizeof(*ov), cmp_start);
+	/* one sweep: the phases active at each part's start come in by their
+	 * starts and leave at their ends */
+	const struct phase **act = xmalloc((k ? k : 1) * sizeof(*act)), **tmp = xmalloc((k ? k : 1) * sizeof(*tmp));
+	size_t na = 0, next = 0;
+	char names[512];
+	for (size_t i = 0; i + 1 < nc; i++) {
+		double a = cut[i];
+		if (!(cut[i + 1] > a))
+			continue;
+		size_t kept = 0;
+		for (size_t j = 0; j < na; j++) {
+			bool open = act[j] >= s->open && act[j] < s->open + s->n_open;
+			if (open || act[j]->end_ms > a)
+				act[kept++] = act[j];
+		}
+		na = kept;
+		for (; next < k && ov[next]->start_ms <= a; next++) {
+			bool open = ov[next] >= s->open && ov[next] < s->open + s->n_open;
+			if (open || ov[next]->end_ms > a)
+				act[na++] = ov[next];
+		}
+		memcpy(tmp, act, na * sizeof(*tmp)); /* join_names orders its list */
+		join_names(tmp, na, names, sizeof(names));
+		fn(arg, a, cut[i + 1], names);
+	}
+	free(tmp);
+	free(act);
+	free(cut);
+	free(ov);
+}

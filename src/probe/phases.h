@@ -152,5 +152,11 @@ void phase_set_finish(struct phase_set *s, double end_ms);
 size_t phase_set_active_at(const struct phase_set *s, double t_ms, char *buf, size_t n);
 /* Same for the phases that overlap the window [t0_ms, t1_ms]. */
 size_t phase_set_overlapping(const struct phase_set *s, double t0_ms, double t1_ms, char *buf, size_t n);
+/* [t0_ms, t1_ms) cut at every start and end of a phase inside it: fn gets
+ * each part in time order with the names phase_set_active_at gives at its
+ * start ("" for none). A span of many phases is cut at each of them, with
+ * no bound on how many. */
+typedef void (*phase_part_fn)(void *arg, double from_ms, double to_ms, const char *phases);
+void phase_set_split(const struct phase_set *s, double t0_ms, double t1_ms, phase_part_fn fn, void *arg);
 
 #endif

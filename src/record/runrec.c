@@ -279,7 +279,8 @@ static json_t *trees_json(const struct runrec_input *in, json_t *rec)
 		"hwm_kb", (json_int_t)d->hwm_kb, "max_procs", (int)d->max_procs,
 		"max_threads", (int)d->max_threads, "exited", r->daemon_exited);
 	json_object_update_new(daemon, costs_json(&d->last));
-	json_object_update_new(daemon, thread_states_json(&d->last, r->wall_ms, d->max_threads));
+	/* its window runs from the attach, the clock's start, not the command's */
+	json_object_update_new(daemon, thread_states_json(&d->last, r->client_start_ms + r->wall_ms, d->max_threads));
 	double span_s = r->wall_ms / 1000.0;
 	if (span_s > 0)
 		json_object_set_new(daemon, "cpu_pct", json_real(100.0 * (json_number_value(json_object_get(daemon, "user_s")) +

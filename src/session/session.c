@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -463,14 +464,35 @@ static void fold_stack(struct profile_fold *f, const struct perfscript_sample *s
 	f->stack[len] = 0;
 }
 
-/* A blocked interval: its time, from the switch-out, to the phases open then. */
+/* One part of a blocked interval, between two phase boundaries. */
+struct blocked_part {
+	struct profile_fold *f;
+	const char *stack;
+	int64_t out_ns, in_ns;
+	double out_ms, in_ms;  /* the same instants on the phases' clock */
+};
+
+static void fold_blocked_part(void *arg, double from_ms, double to_ms, const char *phases)
+{
+	const struct blocked_part *b = arg;
+	/* a cut inside, on perf's clock; the ends are the interval's own */
+	int64_t from = from_ms == b->out_ms ? b->out_ns : b->f->t0_ns + llround(from_ms * 1e6);
+	int64_t to = to_ms == b->in_ms ? b->in_ns : b->f->t0_ns + llround(to_ms * 1e6);
+	if (to > from)
+		profile_json_add_offcpu(b->f->pj, phases, b->stack, to - from);
+}
+
+/* A blocked interval: its time split at the phases' boundaries, each part
+ * to the phases open during it (a daemon's thread that waited for the next
+ * request through three phases is in each for its time there, not wholly
+ * in the one open when it switched out). */
 static void fold_blocked(void *arg, int32_t tid, const char *stack, int64_t out_ns, int64_t in_ns)
 {
 	(void)tid;
 	struct profile_fold *f = arg;
-	char phases[512];
-	phase_set_active_at(f->ph, (double)(out_ns - f->t0_ns) / 1e6, phases, sizeof(phases));
-	profile_json_add_offcpu(f->pj, phases, stack[0] ? stack : PROFILE_JSON_OFFCPU, in_ns - out_ns);
+	struct blocked_part b = { f, stack[0] ? stack : PROFILE_JSON_OFFCPU, out_ns, in_ns,
+				  (double)(out_ns - f->t0_ns) / 1e6, (double)(in_ns - f->t0_ns) / 1e6 };
+	phase_set_split(f->ph, b.out_ms, b.in_ms, fold_blocked_part, &b);
 }
 
 static void fold_sample(void *arg, const struct perfscript_sample *sm)

@@ -562,6 +562,69 @@ static void test_text(void **state)
 	phase_set_release(&s);
 }
 
+/* The parts phase_set_split handed over, as "from-to:names|". */
+static void part_text(void *arg, double from_ms, double to_ms, const char *phases)
+{
+	char *out = arg;
+	sprintf(out + strlen(out), "%g-%g:%s|", from_ms, to_ms, phases);
+}
+
+struct part_sum {
+	size_t n;
+	double ms, in_phase_ms;
+};
+
+static void part_add(void *arg, double from_ms, double to_ms, const char *phases)
+{
+	struct part_sum *sum = arg;
+	sum->n++;
+	sum->ms += to_ms - from_ms;
+	sum->in_phase_ms += phases[0] ? to_ms - from_ms : 0;
+}
+
+/* A span cut at every boundary inside it, each part with the phases open
+ * at its start; nothing outside the span, no part of zero length, and no
+ * bound on how many phases it crosses (an idle thread blocked all run). */
+static void test_split(void **state)
+{
+	(void)state;
+	struct phase_set s;
+	phase_set_init(&s);
+	add(&s, 10, "PERFHUNT: begin=a");
+	add(&s, 20, "PERFHUNT: begin=b");
+	add(&s, 30, "PERFHUNT: end=b");
+	add(&s, 40, "PERFHUNT: end=a");
+	add(&s, 60, "CUZK_TIMING: c_ms=10");  /* [50, 60] */
+	add(&s, 70, "PERFHUNT: begin=open");
+	char out[1024] = "";
+	phase_set_split(&s, 5, 65, part_text, out);
+	assert_string_equal(out, "5-10:|10-20:a|20-30:a+b|30-40:a|40-50:|50-60:c|60-65:|");
+	out[0] = '\0';
+	phase_set_split(&s, 22, 28, part_text, out); /* inside one part */
+	assert_string_equal(out, "22-28:a+b|");
+	out[0] = '\0';
+	phase_set_split(&s, 65, 80, part_text, out); /* an open phase covers what follows its start */
+	assert_string_equal(out, "65-70:|70-80:open|");
+	out[0] = '\0';
+	phase_set_split(&s, 30, 30, part_text, out); /* empty */
+	assert_string_equal(out, "");
+	phase_set_release(&s);
+
+	/* 600 phases, more than any fixed list of matches: every one is a part */
+	phase_set_init(&s);
+	char line[64];
+	for (int i = 0; i < 600; i++) {
+		snprintf(line, sizeof(line), "CUZK_TIMING: p%d_ms=1", i % 3);
+		add(&s, 2.0 * i + 1, line);
+	}
+	struct part_sum sum = { 0 };
+	phase_set_split(&s, -1, 1300, part_add, &sum);
+	assert_int_equal(sum.n, 2 * 600 + 1); /* each phase and the gap before it, and the tail */
+	assert_true(fabs(sum.ms - 1301) < 1e-9);
+	assert_true(fabs(sum.in_phase_ms - 600) < 1e-9);
+	phase_set_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -569,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_lane_gaps_seed),
 		cmocka_unit_test(test_lane_union),
 		cmocka_unit_test(test_markers),
+		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_clamp_and_stats),
 		cmocka_unit_test(test_bounds),
