@@ -290,6 +290,20 @@ char *compare_text_code(const struct profdiff *d, char *buf, size_t n)
 	return buf;
 }
 
+/* The whole run's code line, where its wall time changed and no phase's
+ * line says it already (a record without phases). */
+static void run_code(const struct comparison *c, struct quote_pool *q, FILE *out)
+{
+	char line[512], delta[64];
+	for (size_t i = 0; i < c->n_phases; i++)
+		if (compare_text_code(c->phases[i].profile, line, sizeof(line))[0])
+			return;
+	if (!compare_text_code(c->run_profile, line, sizeof(line))[0])
+		return;
+	fprintf(out, "\nthe whole run (wall-time delta %s):\n    code: %s\n",
+		compare_text_delta_ms(c->wall_delta_ms, delta, sizeof(delta)), quote_pool_c(q, line));
+}
+
 char *compare_text_method_note(const struct comparison *c, char *buf, size_t n)
 {
 	bool exact = false, normal = false;
@@ -611,6 +625,7 @@ int compare_text_write(const struct comparison *c, const char *base_label, const
 			fprintf(out, "(which code: only %s was recorded with --profile; record %s with it too)\n",
 				c->base_profiled ? "BASE" : "NEW", c->base_profiled ? "NEW" : "BASE");
 	}
+	run_code(c, &q, out);
 	quote_pool_release(&q);
 	return ferror(out) ? -1 : 0;
 }

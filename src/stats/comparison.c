@@ -372,27 +372,64 @@ static double phase_delta(const struct comparison *c, const struct comparison_ph
 	return isfinite(d) ? d : 0;
 }
 
-/* Which code: the on-CPU profiles, or the off-CPU ones where blocked thread
- * time moved the phase's way more than on-CPU time did (a lock held across
- * work: CPU unchanged, blocked +3 s). */
+/* Whether blocked thread time carries a change of delta_ms: it moved the
+ * same way, further than on-CPU thread time, and on-CPU time explains under
+ * half of the change (a lock held across work: CPU unchanged, blocked +3 s).
+ * A pool left idle while one thread computes longer also blocks longer, by
+ * as many times the change as it has threads: there CPU carries it. */
+static bool blocked_carries(double delta_ms, double blocked_delta_ms, double oncpu_delta_ms)
+{
+	double dir = delta_ms > 0 ? 1 : -1;
+	double blocked = dir * blocked_delta_ms, oncpu = dir * oncpu_delta_ms;
+	return blocked > 0 && blocked > oncpu && oncpu < 0.5 * fabs(delta_ms);
+}
+
+/* The off-CPU comparison of phase (NULL: the whole run) where it names a
+ * path, marked as such; else NULL. */
+static struct profdiff *offcpu_diff(const struct comparison *c, const struct metrics_set *base,
+				    const struct metrics_set *nw, const char *phase, double ref_ms)
+{
+	json_t *b = offcpu_profiles(base->profiles), *n = offcpu_profiles(nw->profiles);
+	struct profdiff *d = profdiff_phase(b, n, phase, ref_ms, c->threshold, c->alpha);
+	json_decref(b);
+	json_decref(n);
+	if (d && d->n_hot) {
+		d->offcpu = true;
+		return d;
+	}
+	profdiff_free(d);
+	return NULL;
+}
+
+/* Which code: the on-CPU profiles, or the off-CPU ones where the phase's
+ * blocked thread time carries its change. */
 static struct profdiff *profile_of(const struct comparison *c, const struct metrics_set *base,
 				   const struct metrics_set *nw, const struct comparison_phase *p)
 {
 	double ref_ms = p->base_ms > 0 ? p->base_ms : p->new_ms;
-	double dir = p->delta_ms > 0 ? 1 : -1;
-	double blocked = dir * phase_delta(c, p, "blocked_ms"), oncpu = dir * phase_delta(c, p, "oncpu_ms");
-	if (blocked > 0 && blocked > oncpu) {
-		json_t *b = offcpu_profiles(base->profiles), *n = offcpu_profiles(nw->profiles);
-		struct profdiff *d = profdiff_phase(b, n, p->name, ref_ms, c->threshold, c->alpha);
-		json_decref(b);
-		json_decref(n);
-		if (d && d->n_hot) {
-			d->offcpu = true;
+	if (blocked_carries(p->delta_ms, phase_delta(c, p, "blocked_ms"), phase_delta(c, p, "oncpu_ms"))) {
+		struct profdiff *d = offcpu_diff(c, base, nw, p->name, ref_ms);
+		if (d)
 			return d;
-		}
-		profdiff_free(d);
 	}
 	return profdiff_phase(base->profiles, nw->profiles, p->name, ref_ms, c->threshold, c->alpha);
+}
+
+/* Which code for the whole run when its wall time changed: the same choice,
+ * the thread times being the profiles' own totals (a run has no thread-time
+ * metrics; in attach mode the profiles cover both trees): the off-CPU
+ * profiles' blocked ms against the on-CPU ones' sampled CPU ms. */
+static struct profdiff *run_profile_of(const struct comparison *c, const struct metrics_set *base,
+				       const struct metrics_set *nw, double base_wall_ms)
+{
+	struct profdiff *on = profdiff_phase(base->profiles, nw->profiles, NULL, base_wall_ms, c->threshold, c->alpha);
+	struct profdiff *off = offcpu_diff(c, base, nw, NULL, base_wall_ms);
+	if (off && blocked_carries(c->wall_delta_ms, off->new_ms - off->base_ms, on ? on->new_ms - on->base_ms : 0)) {
+		profdiff_free(on);
+		return off;
+	}
+	profdiff_free(off);
+	return on;
 }
 
 /* Where no phase's change is established (too few runs, or noise), the
@@ -528,8 +565,7 @@ int comparison_run(struct metrics_set *base, struct metrics_set *nw,
 	const struct comparison_metric *wall = metric_named(out, "wall_s");
 	if (wall && (wall->verdict == STATS_REGRESSED || wall->verdict == STATS_IMPROVED ||
 		     (wall->verdict == STATS_NO_SIGNIFICANCE && fabs(wall->delta_pct) > 100 * o->threshold)))
-		out->run_profile = profdiff_phase(base->profiles, nw->profiles, NULL, 1000 * wall->base_median,
-						  o->threshold, o->alpha);
+		out->run_profile = run_profile_of(out, base, nw, 1000 * wall->base_median);
 	out->base_command = json_incref(base->command);
 	out->new_command = json_incref(nw->command);
 	out->base_host = json_incref(base->hostname);

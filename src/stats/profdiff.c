@@ -163,7 +163,7 @@ static void folds_build(struct root_folds *rf, const json_t *const *runs, size_t
 		json_array_foreach(stacks, i, st) {
 			const char *stack = json_string_value(json_object_get(st, "stack")), *root;
 			size_t len = stack ? root_span(stack, !phase, &root) : 0;
-			if (!len || stack[0] == '[')
+			if (!len || root[0] == '[') /* a marker, not a thread's name */
 				continue;
 			char *name = xstrndup(root, len);
 			if (fold_find(rf, name)) {

@@ -59,24 +59,30 @@ if [ "$OFF" = 1 ]; then
 else skip "no off-CPU profile here"; fi
 
 t "the code line goes on to the workload's code that took the lock, where perf unwound a stack that far"
-# perf's DWARF unwinding of a blocked thread sometimes stops in glibc's
-# __lll_lock_wait, or steps from it straight to a caller further up (seen
-# under ASan: "… ← __GI___lll_lock_wait ← work ← pool_main"): when every
-# recorded stack of the wait stops there, no line can name the caller
-full=$( [ "$OFF" = 1 ] && /usr/bin/python3 -c 'import json,sys
-n = 0
-for c in json.load(open(sys.argv[1]))["commands"]:
-    for r in c["runs"]:
-        for s in r.get("profile", {}).get("offcpu", {}).get("phases", {}).get("msm", {}).get("stacks", []):
-            f = s["stack"].split(";")
-            w = [i for i, x in enumerate(f) if "lll_lock_wait" in x]
-            n += bool(w) and any(x in ("msm_chunk", "work") for x in f[:w[0]])
-print(n)' "$TMP/bad.json" 2>/dev/null)
+# (seen under ASan: "… ← __GI___lll_lock_wait ← work ← pool_main": perf
+# stepped from it straight to a caller further up)
+full=$( [ "$OFF" = 1 ] && unwound_past_lock "$TMP/bad.json" msm msm_chunk work 2>/dev/null)
 if [ "$OFF" != 1 ]; then skip "no off-CPU profile here"
 elif [ "${full:-0}" = 0 ]; then skip "perf unwound no blocked stack past the mutex's wait in these runs"
 else
 	check "it reaches the mutex's wait and its caller: $code" \
 		sh -c 'echo "$1" | grep -qE "(pthread_mutex_lock|lll_lock_wait) ← (msm_chunk|work)"' - "$code" && ok
 fi
+
+t "a record without phases, 5 + 5 runs: the whole run's code line is the mutex's blocked time, the pool by its pattern"
+# --no-probes: the workload's markers are not read, so the runs have no
+# phase; the wall time's change is all msm's lock
+if [ "$OFF" = 1 ]; then
+	"$PERFHUNT" bench -n 5 --no-probes --profile --export-json "$TMP/np-good.json" -- "$W" msm:160:0 >/dev/null 2>&1 &&
+	"$PERFHUNT" bench -n 5 --no-probes --profile --export-json "$TMP/np-bad.json" -- "$W" msm:160:1 >/dev/null 2>&1
+	"$PERFHUNT" compare --export-json "$TMP/np.json" "$TMP/np-good.json" "$TMP/np-bad.json" >"$TMP/out" 2>&1
+	code=$(grep -A1 '^the whole run (wall-time delta +' "$TMP/out" | grep 'code:')
+	check "no phase in the records" [ "$(jget "$TMP/np-bad.json" commands.0.runs.0.phases)" = "[]" ] &&
+	check "the whole run's line is blocked time in the mutex's wait: $code" \
+		sh -c 'echo "$1" | grep -qE "^ +code: \+[0-9.]+ (ms|s) blocked in futex .*lll_lock_wait"' - "$code" &&
+	check "the pool is named by its pattern: $code" sh -c 'echo "$1" | grep -qE "\(phthreads-w\*, 3 threads\)"' - "$code" &&
+	check "compare's JSON marks it off-CPU" [ "$(jget "$TMP/np.json" run_profile.offcpu)" = True ] &&
+	ok
+else skip "no off-CPU profile here"; fi
 
 done_testing

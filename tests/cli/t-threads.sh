@@ -220,4 +220,14 @@ v=$(jget "$TMP/d.json" trees.daemon.vcsw)
 between "$(( (after - before) * 6 / 10 ))" "$v" "$((after - before))" && ok ||
 	fail "daemon vcsw $v; its threads switched $((after - before)) times around the run"
 
+t "compare of 5 + 5 runs: a CPU-starved phase says it waited for a CPU"
+# the bad build starts 4 more spinners than the good one beside the pool on
+# this machine's cores: each thread's run-queue wait grows with them
+"$P" bench -q --no-save -n 5 --export-json "$TMP/st-good.json" -- "$W" starve:100:0 >/dev/null 2>&1 &&
+	"$P" bench -q --no-save -n 5 --export-json "$TMP/st-bad.json" -- "$W" starve:100:4 >/dev/null 2>&1
+"$P" compare "$TMP/st-good.json" "$TMP/st-bad.json" >"$TMP/out" 2>&1
+line=$(grep -E '^ +starve ' "$TMP/out")
+check "starve regressed, waiting for a CPU: $line" \
+	sh -c 'echo "$1" | grep -qE "^ +starve +\+.*: .*waiting for a CPU \+[0-9.]+ (ms|s) \(thread time\)"' - "$line" && ok
+
 done_testing

@@ -18,6 +18,8 @@
 #include <cmocka.h>
 
 #include "export/compare_text.h"
+#include "stats/comparison.h"
+#include "stats/metrics.h"
 #include "stats/profdiff.h"
 #include "stats/stats.h"
 
@@ -365,6 +367,103 @@ static void test_one_run_and_none(void **state)
 	json_decref(none);
 }
 
+/* A run record without phases: wall_s, and a profile whose run holds
+ * "main;spin" in spin samples of 10 ms and, off the CPU, each of the three
+ * pool threads blocked `each_ms` on `wait` (the frames under the marker). */
+static json_t *run_record(double wall_s, int spin, double each_ms, const char *wait)
+{
+	json_t *on = json_array(), *off = json_array();
+	json_array_append_new(on, json_pack("{s:s, s:i}", "stack", "[no phase];prover;main;spin", "count", spin));
+	for (int w = 1; w <= 3; w++) {
+		char stack[300];
+		snprintf(stack, sizeof(stack), "[no phase];prover-w%d;[off-cpu];worker_main;%s", w, wait);
+		json_array_append_new(off, json_pack("{s:s, s:f}", "stack", stack, "ms", each_ms));
+	}
+	json_t *prof = json_pack("{s:s, s:i, s:f, s:i, s:s, s:{s:i, s:o, s:i}, s:{}}", "event", "cpu-clock",
+				 "frequency_hz", HZ, "ms_per_sample", 1000.0 / HZ, "samples", spin, "stacks_root",
+				 "process", "run", "samples", spin, "stacks", on, "merged", 0, "phases");
+	json_object_set_new(prof, "offcpu", json_pack("{s:s, s:s, s:{s:f, s:o, s:i}, s:{}}", "unit", "ms", "stacks_root",
+						      "process", "run", "ms", 3 * each_ms, "stacks", off, "merged", 0,
+						      "phases"));
+	return json_pack("{s:s, s:{s:f}, s:o}", "schema", "perfhunt.run/1", "summary", "wall_s", wall_s, "profile", prof);
+}
+
+static const char lock_wait[] = "msm_chunk;pthread_mutex_lock;__lll_lock_wait;futex_wait;__x64_sys_futex_[k];"
+				"futex_wait_[k];schedule_[k]";
+static const char idle_wait[] = "pthread_cond_wait;__x64_sys_futex_[k];futex_wait_[k];schedule_[k]";
+
+/* Compares 5 + 5 run records built by run_record from each side's wall
+ * time, spin samples and blocked ms a thread (run r adds r / 100 of each). */
+static void run_compare(const double wall_s[2], const int spin[2], const double each_ms[2], const char *wait,
+			struct comparison *c)
+{
+	struct metrics_set side[2];
+	struct err e = { 0 };
+	for (int k = 0; k < 2; k++) {
+		json_t *runs[5];
+		for (int r = 0; r < 5; r++)
+			runs[r] = run_record(wall_s[k] * (1 + r / 100.0), spin[k] + r, each_ms[k] * (1 + r / 100.0), wait);
+		assert_int_equal(metrics_from_records(runs, 5, &side[k], &e), 0);
+		for (int r = 0; r < 5; r++)
+			json_decref(runs[r]);
+	}
+	struct comparison_opts o;
+	comparison_opts_init(&o);
+	o.resamples = 200;
+	assert_int_equal(comparison_run(&side[0], &side[1], &o, c, &e), 0);
+	metrics_set_release(&side[0]);
+	metrics_set_release(&side[1]);
+}
+
+/* The whole run's code line (a record without phases) follows the off-CPU
+ * profile where blocked time carries the wall time's change: a mutex held
+ * across the pool's work, CPU unchanged, the pool blocked +2.4 s (thread time). */
+static void test_run_offcpu(void **state)
+{
+	(void)state;
+	struct comparison c;
+	run_compare((const double[]){ 1.0, 1.8 }, (const int[]){ 100, 100 }, (const double[]){ 200, 1000 }, lock_wait,
+		    &c);
+	assert_int_equal(c.n_phases, 0);
+	assert_non_null(c.run_profile);
+	assert_true(c.run_profile->offcpu);
+	char line[512];
+	compare_text_code(c.run_profile, line, sizeof(line));
+	assert_string_equal(line, "+2.448 s blocked in futex \u2190 futex_wait \u2190 __lll_lock_wait \u2190 "
+				  "pthread_mutex_lock \u2190 msm_chunk \u2190 worker_main (prover-w*, 3 threads)");
+	/* the terminal prints it, there being no phase to print it under */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_int_equal(compare_text_write(&c, "good", "bad", false, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "\nthe whole run (wall-time delta +816 ms):\n    code: +2.448 s blocked in futex"));
+	free(text);
+	comparison_release(&c);
+}
+
+/* A longer CPU run whose idle pool blocks longer with it: the pool's blocked
+ * time grows three times the wall time's change, yet CPU carries it (it
+ * explains the whole change) and the line stays on-CPU; the same runs
+ * without a change in wall time get no code line. */
+static void test_run_cpu_idle_pool(void **state)
+{
+	(void)state;
+	struct comparison c;
+	run_compare((const double[]){ 1.0, 1.8 }, (const int[]){ 100, 180 }, (const double[]){ 1000, 1800 }, idle_wait,
+		    &c);
+	assert_non_null(c.run_profile);
+	assert_false(c.run_profile->offcpu);
+	char line[512];
+	compare_text_code(c.run_profile, line, sizeof(line));
+	assert_string_equal(line, "+800 ms CPU in spin \u2190 main (prover)");
+	comparison_release(&c);
+	run_compare((const double[]){ 1.0, 1.0 }, (const int[]){ 100, 100 }, (const double[]){ 1000, 1000 }, idle_wait,
+		    &c);
+	assert_null(c.run_profile);
+	comparison_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +477,8 @@ int main(void)
 		cmocka_unit_test(test_clone_suffix),
 		cmocka_unit_test(test_thread_pattern),
 		cmocka_unit_test(test_unnamed_library),
+		cmocka_unit_test(test_run_offcpu),
+		cmocka_unit_test(test_run_cpu_idle_pool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
