@@ -13,6 +13,8 @@
  *   msm:MS:LOCK   each thread runs 8 chunks of MS/16 ms spinning then MS/16 ms asleep
  *                 (compute, then a wait for a device: msm_chunk), holding the mutex across
  *                 each chunk if LOCK is 1 (a bad build: the pool serializes, CPU unchanged)
+ *   devwait:MS:LOCK  the same with MS/64 ms spinning a chunk: mostly the device wait, so
+ *                 other work on a loaded machine changes the good build's time little
  *   relay:N:US    a token passed N times round the pool through pipes, each thread
  *                 spinning US us before it passes it on: a blocking switch per hand-off
  *                 (a server's request relay; 10 000 switches/s at US ~ 80 here)
@@ -93,11 +95,11 @@ static void sleep_ms(long ms)
 
 /* One chunk of the msm step's work, not inlined so its stacks name it:
  * compute, then a wait for a device, under the mutex in a bad build. */
-__attribute__((noinline)) static void msm_chunk(long ms, bool locked)
+__attribute__((noinline)) static void msm_chunk(double spin, long ms, bool locked)
 {
 	if (locked)
 		pthread_mutex_lock(&lock);
-	spin_ms((double)ms);
+	spin_ms(spin);
 	sleep_ms(ms);
 	if (locked)
 		pthread_mutex_unlock(&lock);
@@ -135,9 +137,10 @@ static void work(int id)
 		pthread_mutex_unlock(&lock);
 	} else if (!strcmp(step.kind, "work")) {
 		spin_ms((double)step.a);
-	} else if (!strcmp(step.kind, "msm")) {
+	} else if (!strcmp(step.kind, "msm") || !strcmp(step.kind, "devwait")) {
+		double spin = (double)(step.a / 16) / (strcmp(step.kind, "msm") ? 4 : 1);
 		for (int i = 0; i < 8; i++) /* chunks: the pool ends together, locked or not */
-			msm_chunk(step.a / 16, step.b != 0);
+			msm_chunk(spin, step.a / 16, step.b != 0);
 	} else if (!strcmp(step.kind, "relay")) {
 		relay(id);
 	} else if (!strcmp(step.kind, "pipe")) {
@@ -287,7 +290,7 @@ static void run_step(void)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: phthreads STEP...  (sleeps:N:MS lock:MS work:MS:LOCK msm:MS:LOCK relay:N:US pipe:MS "
+		fprintf(stderr, "usage: phthreads STEP...  (sleeps:N:MS lock:MS work:MS:LOCK msm:MS:LOCK devwait:MS:LOCK relay:N:US pipe:MS "
 				"starve:MS:EXTRA churn:N)\n");
 		return 2;
 	}
