@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rec) {
 		const char *const tags[] = { "fuzz", NULL };
 		store_add_run(s, rec, tags, 0, NULL, &e);
-		store_add_bench(s, rec, NULL, NULL, &e);
+		store_add_bench(s, rec, NULL, NULL, NULL, &e);
 		json_decref(rec);
 	}
 	json_t **recs = NULL;

@@ -25,6 +25,7 @@
 #include "export/bench_gobench.h"
 #include "export/bench_markdown.h"
 #include "export/bench_text.h"
+#include "record/benchspool.h"
 #include "record/command.h"
 #include "record/jsonio.h"
 #include "stats/bench_plan.h"
@@ -667,6 +668,39 @@ static int orgmode_fn(const json_t *rec, FILE *f, struct err *e)
 	return bench_orgmode_write(rec, f) < 0 ? err_set(e, "write error") : 0;
 }
 
+/* An export that reads every run (CSV, Go benchmark lines): written as it
+ * reads them back, one at a time, never whole in memory. */
+typedef int (*runs_export_fn)(const json_t *rec, const struct bench_runs *src, FILE *f, struct err *e);
+
+struct runs_export {
+	runs_export_fn fn;
+	const json_t *rec;
+	const struct bench_runs *src;
+	struct err *e;
+};
+
+static int write_runs_export(FILE *f, const void *ctx)
+{
+	const struct runs_export *x = ctx;
+	return x->fn(x->rec, x->src, f, x->e);
+}
+
+/* Writes path (when asked) as cmd_write_exports does; returns the status. */
+static int export_runs(const char *path, runs_export_fn fn, const json_t *rec, const struct bench_runs *src,
+		       int status)
+{
+	if (!path)
+		return status;
+	struct err e, why = { 0 };
+	const struct runs_export x = { fn, rec, src, &why };
+	if (jsonio_write_with(path, write_runs_export, &x, &e) < 0) {
+		if (why.msg[0]) /* the exporter's reason, not only the write's */
+			err_set(&e, "cannot write '%s': %s", path, why.msg);
+		status = cmd_fail(status ? status : PH_EXIT_FAIL, &e);
+	}
+	return status;
+}
+
 static json_t *options_json(const struct bench_cli *b)
 {
 	json_t *o = json_pack("{s:I, s:I, s:b, s:I, s:b, s:b, s:i}", "runs", (json_int_t)b->runs, "warmup",
@@ -718,7 +752,8 @@ static int open_output(struct bench_cli *b, struct progress *pr)
 }
 
 /* Runs the schedule; returns the exit status (0 when every slot ran). */
-static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd, json_t *rec)
+static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd, json_t *rec,
+		   struct benchspool *spool)
 {
 	size_t nslots = ncmd * (size_t)(b->runs + b->warmup);
 	struct bench_slot *slots = xcalloc(nslots, sizeof(*slots));
@@ -817,7 +852,17 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 			json_decref(run);
 			continue;
 		}
-		bench_record_add_run(rec, slots[s].cmd, run);
+		/* the run is kept in the spool, not in memory: the bench holds only
+		 * where it is (and, at the end, a value per run per metric) */
+		struct err e;
+		bench_record_prepare_run(rec, run);
+		int kept = benchspool_add(spool, slots[s].cmd, run, &e);
+		json_decref(run);
+		if (kept < 0) {
+			progress_clear(&pr);
+			status = cmd_fail(PH_EXIT_FAIL, &e);
+			break;
+		}
 		json_array_append_new(order, json_integer((json_int_t)slots[s].cmd));
 	}
 	monitor_keep_sockets(false);
@@ -828,37 +873,24 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 	return status;
 }
 
-/* The run records of command i in rec (borrowed); *n of them. */
-static json_t **command_runs(const json_t *rec, size_t i, size_t *n)
-{
-	const json_t *runs = json_object_get(json_array_get(json_object_get(rec, "commands"), i), "runs");
-	*n = json_array_size(runs);
-	json_t **out = xcalloc(*n + 1, sizeof(*out));
-	for (size_t k = 0; k < *n; k++)
-		out[k] = json_array_get(runs, k);
-	return out;
-}
-
 /* Each command after the first judged against it (stats/bisectpair.c):
  * the least decided verdict, and its line in why. */
-static enum bisectrule_verdict judge_commands(const json_t *rec, size_t ncmd, size_t *fewest, json_t *verdicts,
-					      char *why, size_t why_n)
+static enum bisectrule_verdict judge_commands(const json_t *rec, const struct bench_runs *src, size_t ncmd,
+					      size_t *fewest, json_t *verdicts, char *why, size_t why_n)
 {
 	enum bisectrule_verdict worst = BISECTRULE_SAME;
 	struct bisectrule r;
 	bisectrule_init(&r);
-	size_t n0;
-	json_t **r0 = command_runs(rec, 0, &n0);
+	size_t n0 = bench_runs_count(src, rec, 0);
 	*fewest = n0;
 	*why = 0;
 	for (size_t i = 1; i < ncmd; i++) {
-		size_t ni;
-		json_t **ri = command_runs(rec, i, &ni);
+		size_t ni = bench_runs_count(src, rec, i);
 		struct metrics_set a, b;
 		struct err e;
 		struct bisectpair p = { .verdict = BISECTRULE_NOT_YET };
-		if (metrics_from_records(r0, n0, &a, &e) == 0) {
-			if (metrics_from_records(ri, ni, &b, &e) == 0) {
+		if (bench_record_metrics(src, rec, 0, &a, &e) == 0) {
+			if (bench_record_metrics(src, rec, i, &b, &e) == 0) {
 				bisectpair_judge(&r, &a, &b, NULL, 0, &p);
 				metrics_set_release(&b);
 			}
@@ -885,22 +917,22 @@ static enum bisectrule_verdict judge_commands(const json_t *rec, size_t ncmd, si
 		if (ni < *fewest)
 			*fewest = ni;
 		bisectpair_release(&p);
-		free(ri);
 	}
-	free(r0);
 	return worst;
 }
 
 /* --until-decided: batches of interleaved runs of every command until each
  * is decided against the first, or --max-runs; says why it stopped (stderr)
  * and keeps it in the record ("until_decided"). Returns the exit status. */
-static int until_decided(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd, json_t *rec)
+static int until_decided(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd, json_t *rec,
+			 struct benchspool *spool)
 {
 	for (;;) {
 		size_t fewest;
 		char why[512];
 		json_t *verdicts = json_array();
-		enum bisectrule_verdict v = judge_commands(rec, ncmd, &fewest, verdicts, why, sizeof(why));
+		const struct bench_runs src = benchspool_runs(spool);
+		enum bisectrule_verdict v = judge_commands(rec, &src, ncmd, &fewest, verdicts, why, sizeof(why));
 		bool done = v != BISECTRULE_NOT_YET, full = fewest >= (size_t)b->max_runs;
 		if (done || full) {
 			json_object_set_new(rec, "until_decided",
@@ -919,18 +951,18 @@ static int until_decided(struct bench_cli *b, struct bench_plan_cmd *cmds, size_
 			fprintf(stderr, "bench: %s: %zu more runs a command\n", why, step);
 		b->runs = (int64_t)step;
 		b->warmup = 0;
-		int status = execute(b, cmds, ncmd, rec);
+		int status = execute(b, cmds, ncmd, rec, spool);
 		if (status != PH_EXIT_OK)
 			return status;
 	}
 }
 
-static int save(const struct bench_cli *b, json_t *rec)
+static int save(const struct bench_cli *b, json_t *rec, const struct bench_runs *src)
 {
 	struct err e;
 	struct store *st;
 	int64_t id;
-	if (store_open(&st, NULL, &e) < 0 || (store_add_bench(st, rec, b->ro.tags, &id, &e) < 0 && (store_close(st), 1))) {
+	if (store_open(&st, NULL, &e) < 0 || (store_add_bench(st, rec, src, b->ro.tags, &id, &e) < 0 && (store_close(st), 1))) {
 		fprintf(stderr, "perfhunt: bench not saved to the history: %s\n", e.msg);
 		return PH_EXIT_FAIL;
 	}
@@ -954,6 +986,7 @@ int cmd_bench(int argc, char **argv)
 	size_t ntmpl = 0, ncmd = 0;
 	struct bench_plan_cmd *cmds = NULL;
 	json_t *rec = NULL;
+	struct benchspool *spool = NULL;
 	struct err e;
 	int status = PH_EXIT_USAGE;
 
@@ -999,46 +1032,53 @@ int cmd_bench(int argc, char **argv)
 		status = PH_EXIT_FAIL;
 		goto out;
 	}
-	status = execute(&b, cmds, ncmd, rec);
+	if (benchspool_new(&spool, ncmd, &e) < 0) {
+		status = cmd_fail(PH_EXIT_FAIL, &e);
+		goto out;
+	}
+	const struct bench_runs src = benchspool_runs(spool);
+	status = execute(&b, cmds, ncmd, rec, spool);
 	if (status == PH_EXIT_OK && b.until_decided && ncmd > 1)
-		status = until_decided(&b, cmds, ncmd, rec);
+		status = until_decided(&b, cmds, ncmd, rec, spool);
 	if (b.cleanup && run_hook("--cleanup", b.cleanup) < 0 && status == PH_EXIT_OK)
 		status = PH_EXIT_FAIL;
 	if (status != PH_EXIT_OK)
 		goto out;
-	if (bench_record_finish(rec, &e) < 0) {
+	if (bench_record_finish(rec, &src, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		goto out;
 	}
 	const struct bench_text_style style = { .color = b.color < 0 ? cmd_use_color(STDOUT_FILENO) : b.color,
 						 .time_unit = b.time_unit, .sort = b.sort };
-	if (!b.no_results && bench_text_write(rec, &style, stdout) < 0)
+	if (!b.no_results && bench_text_write(rec, &src, &style, stdout) < 0)
 		status = PH_EXIT_FAIL;
-	if (b.json_path && jsonio_write(b.json_path, rec, &e) < 0) {
+	if (b.json_path && benchspool_write_record(b.json_path, rec, &src, &e) < 0) {
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 		/* a long bench's record is not lost to a full disk */
-		char *elsewhere = jsonio_write_elsewhere(rec, "bench", &e);
+		char *elsewhere = benchspool_write_elsewhere(rec, &src, &e);
 		if (elsewhere)
 			fprintf(stderr, "perfhunt: the bench record was written to '%s' instead\n", elsewhere);
 		else
 			cmd_fail(status, &e);
 		free(elsewhere);
 	}
-	const struct cmd_export ex[] = { { b.csv_path, bench_csv_write }, { b.md_path, markdown_fn },
-					 { b.adoc_path, asciidoc_fn }, { b.org_path, orgmode_fn },
-					 { b.go_path, bench_gobench_write } };
+	const struct cmd_export ex[] = { { b.md_path, markdown_fn }, { b.adoc_path, asciidoc_fn },
+					 { b.org_path, orgmode_fn } };
 	status = cmd_write_exports(ex, sizeof(ex) / sizeof(ex[0]), rec, status);
+	status = export_runs(b.csv_path, bench_csv_write, rec, &src, status);
+	status = export_runs(b.go_path, bench_gobench_write, rec, &src, status);
 	if (b.timed_out && !b.ignore_failure && status == PH_EXIT_OK)
 		status = PH_EXIT_FAIL; /* recorded and reported, but the bench did not run clean */
 	fflush(stdout);
-	if (b.ro.save && save(&b, rec) != PH_EXIT_OK)
+	if (b.ro.save && save(&b, rec, &src) != PH_EXIT_OK)
 		status = PH_EXIT_FAIL;
 	/* local records first, then the network: a gateway that is down loses nothing */
-	if ((b.ro.fleet.openmetrics_path || b.ro.fleet.push_url) && fleet_after_record(&b.ro.fleet, rec, &e) < 0)
+	if ((b.ro.fleet.openmetrics_path || b.ro.fleet.push_url) && fleet_after_record(&b.ro.fleet, rec, &src, &e) < 0)
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 	status = cmd_finish_stdout(status);
 out:
 	json_decref(rec);
+	benchspool_free(spool);
 	bench_plan_free(cmds, ncmd);
 	for (size_t i = 0; i < ntmpl; i++) {
 		for (char **a = tmpl[i]; *a; a++)

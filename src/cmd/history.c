@@ -425,7 +425,7 @@ static int history_import_one(json_t *rec, size_t index, void *arg)
 		rec = converted;
 	const char *schema = json_string_value(json_object_get(rec, "schema"));
 	int bench = schema && !strcmp(schema, "perfhunt.bench/1");
-	if ((bench ? store_add_bench(x->s, rec, x->tags, &id, &e) : store_add_run(x->s, rec, x->tags, 0, &id, &e)) == 0) {
+	if ((bench ? store_add_bench(x->s, rec, NULL, x->tags, &id, &e) : store_add_run(x->s, rec, x->tags, 0, &id, &e)) == 0) {
 		printf("%s: stored as %s %" PRId64 "\n", x->path, bench ? "bench" : "run", id);
 		json_decref(converted);
 		return 0;

@@ -100,7 +100,7 @@ int cmd_push(int argc, char **argv)
 		json_t *rec = NULL;
 		if (jsonio_read(argv[0], "perfhunt.", &rec, &e)) {
 			status = cmd_fail(PH_EXIT_FAIL, &e);
-		} else if (fleet_after_record(&fo, rec, &e)) {
+		} else if (fleet_after_record(&fo, rec, NULL, &e)) {
 			status = cmd_fail(PH_EXIT_FAIL, &e);
 		} else {
 			if (fo.push_url) {

@@ -106,7 +106,7 @@ int cmd_show(int argc, char **argv)
 	}
 	if (!quiet && bench) {
 		const struct bench_text_style style = { .color = cmd_use_color(STDOUT_FILENO) };
-		if (bench_text_write(rec, &style, stdout) < 0)
+		if (bench_text_write(rec, NULL, &style, stdout) < 0)
 			status = PH_EXIT_FAIL;
 	} else if (!quiet) {
 		summary_print(rec, stdout);
@@ -119,7 +119,7 @@ int cmd_show(int argc, char **argv)
 		free(shown);
 	}
 	status = record_opts_write_exports(&x, rec, status);
-	if (fleet.openmetrics_path && fleet_after_record(&fleet, rec, &e) < 0)
+	if (fleet.openmetrics_path && fleet_after_record(&fleet, rec, NULL, &e) < 0)
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 	json_decref(rec);
 	return cmd_finish_stdout(status);

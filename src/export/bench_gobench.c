@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "stats/bench_record.h"
 #include "stats/metrics.h"
 #include "util/units.h"
 #include "util/xalloc.h"
@@ -90,10 +91,32 @@ static void unit_of(const char *metric, char *unit, size_t n, double *factor)
 			*u = '-';
 }
 
-int bench_gobench_write(const json_t *rec, FILE *out, struct err *e)
+struct line_arg {
+	FILE *out;
+	const char *name;
+};
+
+static int run_line(const json_t *run, const struct metrics_set *ms, size_t j, void *arg)
 {
-	json_t *cmds = json_object_get(rec, "commands"), *cmd, *run;
-	size_t i, j, nc = json_array_size(cmds);
+	(void)run;
+	(void)j;
+	const struct line_arg *l = arg;
+	fprintf(l->out, "%s 1", l->name);
+	for (size_t k = 0; k < ms->n; k++) {
+		char unit[200];
+		double factor;
+		unit_of(ms->items[k].name, unit, sizeof(unit), &factor);
+		char num[UNITS_SHORTEST_MAX];
+		fprintf(l->out, " %s %s", units_shortest(ms->items[k].values[0] * factor, num, sizeof(num)), unit);
+	}
+	fputc('\n', l->out);
+	return 0;
+}
+
+int bench_gobench_write(const json_t *rec, const struct bench_runs *src, FILE *out, struct err *e)
+{
+	json_t *cmds = json_object_get(rec, "commands"), *cmd;
+	size_t i, nc = json_array_size(cmds);
 	char (*names)[256] = xcalloc(nc + 1, sizeof(*names));
 	int rc = 0;
 	const char *cpu = json_string_value(json_object_get(json_object_get(rec, "host"), "cpu_model"));
@@ -110,23 +133,9 @@ int bench_gobench_write(const json_t *rec, FILE *out, struct err *e)
 				snprintf(names[i] + strlen(names[i]), 24, "_%zu", i + 1);
 				break;
 			}
-		json_array_foreach(json_object_get(cmd, "runs"), j, run) {
-			struct metrics_set ms;
-			if (metrics_from_records(&run, 1, &ms, e) < 0) {
-				rc = err_wrap(e, "bench command %zu, run %zu", i + 1, j + 1);
-				goto out;
-			}
-			fprintf(out, "%s 1", names[i]);
-			for (size_t k = 0; k < ms.n; k++) {
-				char unit[200];
-				double factor;
-				unit_of(ms.items[k].name, unit, sizeof(unit), &factor);
-				char num[UNITS_SHORTEST_MAX];
-				fprintf(out, " %s %s", units_shortest(ms.items[k].values[0] * factor, num, sizeof(num)), unit);
-			}
-			fputc('\n', out);
-			metrics_set_release(&ms);
-		}
+		struct line_arg l = { out, names[i] };
+		if ((rc = bench_record_each_run(src, rec, i, run_line, &l, e)) < 0)
+			goto out;
 	}
 	if (ferror(out))
 		rc = err_set(e, "write error");

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "stats/bench_record.h"
 #include "util/err.h"
 
 /* The benchmark name of a command: "Benchmark", then the command with the
@@ -21,7 +22,8 @@
 char *bench_gobench_name(const char *command, char *buf, size_t n);
 
 /* Configuration lines (cpu, commit), then one line per run; names made unique
- * by a "_N" suffix. -1 (e filled) on a bad run record or a write error. */
-int bench_gobench_write(const json_t *rec, FILE *out, struct err *e);
+ * by a "_N" suffix; the runs read from src one at a time (NULL: the record's
+ * own). -1 (e filled) on a bad run record or a write error. */
+int bench_gobench_write(const json_t *rec, const struct bench_runs *src, FILE *out, struct err *e);
 
 #endif

@@ -82,12 +82,20 @@ void bench_text_cells(const json_t *rec, size_t i, size_t ref, const char *time_
 	relative_text(rec, i, ref, cells[6], BENCH_TEXT_CELL);
 }
 
-static size_t failed_runs(const json_t *cmd)
+static int count_failed(json_t *const *runs, size_t n, size_t first, void *arg)
 {
-	size_t i, failed = 0;
-	json_t *run;
-	json_array_foreach(json_object_get(cmd, "runs"), i, run)
-		failed += json_integer_value(json_object_get(json_object_get(run, "exit"), "status")) != 0;
+	(void)first;
+	for (size_t i = 0; i < n; i++)
+		*(size_t *)arg += json_integer_value(json_object_get(json_object_get(runs[i], "exit"), "status")) != 0;
+	return 0;
+}
+
+/* The runs of command i that exited non-zero (those read, should one not be). */
+static size_t failed_runs(const json_t *rec, const struct bench_runs *src, size_t i)
+{
+	size_t failed = 0;
+	struct err e;
+	bench_runs_each(src, rec, i, count_failed, &failed, &e);
 	return failed;
 }
 
@@ -143,11 +151,12 @@ static void daemon_lines(const json_t *rec, size_t i, FILE *out)
 		stat_text(rec, i, "daemon.vcsw", "median", b, sizeof(b)));
 }
 
-static void command_block(const json_t *rec, size_t i, const struct bench_text_style *style, FILE *out)
+static void command_block(const json_t *rec, const struct bench_runs *src, size_t i,
+			  const struct bench_text_style *style, FILE *out)
 {
 	const json_t *cmd = command_at(rec, i);
 	char cells[BENCH_TEXT_COLS][BENCH_TEXT_CELL], a[48], b[48];
-	size_t runs = json_array_size(json_object_get(cmd, "runs"));
+	size_t runs = bench_runs_count(src, rec, i);
 	size_t timed_out = json_array_size(json_object_get(cmd, "failed"));
 	char *name = quote_c(command_name(rec, i));
 	fprintf(out, "%sBenchmark %zu: %s%s\n", style->color ? "\033[1m" : "", i + 1, name, style->color ? "\033[0m" : "");
@@ -171,7 +180,7 @@ static void command_block(const json_t *rec, size_t i, const struct bench_text_s
 	if (outliers)
 		fprintf(out, "  %-12s %zu outlier%s in wall time (|modified z| > 3.5, over 5 %% from the median): consider --warmup or a quieter machine\n",
 			"outliers", outliers, outliers == 1 ? "" : "s");
-	size_t failed = failed_runs(cmd);
+	size_t failed = failed_runs(rec, src, i);
 	if (failed)
 		fprintf(out, "  %-12s %zu of %zu runs exited non-zero (ignored with -i)\n", "failed", failed, runs);
 	if (timed_out)
@@ -202,7 +211,8 @@ static size_t *order_by(const json_t *rec, size_t n, const char *what)
 	return order;
 }
 
-int bench_text_write(const json_t *rec, const struct bench_text_style *style, FILE *out)
+int bench_text_write(const json_t *rec, const struct bench_runs *src, const struct bench_text_style *style,
+		     FILE *out)
 {
 	bool color = style->color;
 	size_t n = json_array_size(json_object_get(rec, "commands"));
@@ -212,7 +222,7 @@ int bench_text_write(const json_t *rec, const struct bench_text_style *style, FI
 	for (size_t j = 0; j < n; j++) {
 		if (j)
 			fputc('\n', out);
-		command_block(rec, blocks[j], style, out);
+		command_block(rec, src, blocks[j], style, out);
 	}
 	struct quote_pool q = { 0 };
 	if (n > 1) {
@@ -224,7 +234,7 @@ int bench_text_write(const json_t *rec, const struct bench_text_style *style, FI
 			size_t i = rows[j];
 			if (i == ref)
 				continue;
-			if (!json_array_size(json_object_get(command_at(rec, i), "runs"))) {
+			if (!bench_runs_count(src, rec, i)) {
 				fprintf(out, "    (%s has no completed runs)\n", command_name(rec, i));
 				continue;
 			}

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "stats/bench_record.h"
+
 enum { BENCH_TEXT_COLS = 7, BENCH_TEXT_CELL = 96 };
 /* command, median, mean ± σ, min, max, peak RSS, relative */
 extern const char *const bench_text_titles[BENCH_TEXT_COLS];
@@ -38,7 +40,8 @@ struct bench_text_style {
 /* Writes one block per command (wall median, mean ± σ, min … max, peak RSS,
  * user/sys, top phases, outliers with a hint, failed runs) and, with several
  * commands, how much faster the fastest ran. Bold headings when color.
- * -1 when writing failed. */
-int bench_text_write(const json_t *rec, const struct bench_text_style *style, FILE *out);
+ * The runs are read from src (NULL: the record's own). -1 when writing failed. */
+int bench_text_write(const json_t *rec, const struct bench_runs *src, const struct bench_text_style *style,
+		     FILE *out);
 
 #endif

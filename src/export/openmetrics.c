@@ -15,6 +15,7 @@
 
 #include "record/command.h"
 #include "record/jsonio.h"
+#include "stats/bench_record.h"
 #include "stats/metrics.h"
 #include "stats/stats.h"
 #include "util/units.h"
@@ -23,7 +24,7 @@
 /* A run, or one command of a bench: the runs its samples summarise. */
 struct om_group {
 	char *labels; /* command="...",host="...",commit="..." (escaped, no braces) */
-	json_t **runs; /* borrowed */
+	json_t **runs; /* owned */
 	size_t n;
 	struct metrics_set ms;
 };
@@ -387,7 +388,7 @@ static char *om_group_labels(json_t *command, json_t *host_of, json_t *git_of)
 	return l;
 }
 
-int openmetrics_from_record(json_t *rec, char **out, size_t *len, struct err *e)
+int openmetrics_from_record(json_t *rec, const struct bench_runs *src, char **out, size_t *len, struct err *e)
 {
 	*out = NULL;
 	*len = 0;
@@ -404,17 +405,19 @@ int openmetrics_from_record(json_t *rec, char **out, size_t *len, struct err *e)
 	size_t ng = bench ? json_array_size(cmds) : 1, nms = 0;
 	struct om_group *g = xcalloc(ng, sizeof(*g));
 	int rc = -1;
+	/* every run of a command at once: the per-run families (exit codes,
+	 * peaks by method, phase lanes) read them side by side */
 	for (size_t i = 0; i < ng; i++) {
 		json_t *c = json_array_get(cmds, i);
-		json_t *runs = json_object_get(c, "runs");
 		json_t *name = json_object_get(c, "name");
-		g[i].n = bench ? json_array_size(runs) : 1;
-		g[i].runs = xmalloc((g[i].n ? g[i].n : 1) * sizeof(json_t *));
-		for (size_t r = 0; r < g[i].n; r++)
-			g[i].runs[r] = bench ? json_array_get(runs, r) : rec;
+		size_t want = bench ? bench_runs_count(src, rec, i) : 1;
+		g[i].runs = xcalloc(want ? want : 1, sizeof(json_t *));
 		g[i].labels = om_group_labels(!bench ? json_object_get(rec, "command")
 					      : json_is_string(name) ? name : json_object_get(c, "command"),
 					      rec, rec);
+		for (; g[i].n < want; g[i].n++)
+			if (!(g[i].runs[g[i].n] = bench ? bench_runs_load(src, rec, i, g[i].n, e) : json_incref(rec)))
+				goto out;
 	}
 	for (; nms < ng; nms++) {
 		if (metrics_from_records(g[nms].runs, g[nms].n, &g[nms].ms, e)) {
@@ -443,17 +446,19 @@ out:
 		if (i < nms)
 			metrics_set_release(&g[i].ms);
 		free(g[i].labels);
+		for (size_t r = 0; r < g[i].n; r++)
+			json_decref(g[i].runs[r]);
 		free(g[i].runs);
 	}
 	free(g);
 	return rc;
 }
 
-int openmetrics_write(const char *path, json_t *record, struct err *e)
+int openmetrics_write(const char *path, json_t *record, const struct bench_runs *src, struct err *e)
 {
 	char *text = NULL;
 	size_t len = 0;
-	if (openmetrics_from_record(record, &text, &len, e))
+	if (openmetrics_from_record(record, src, &text, &len, e))
 		return -1;
 	int rc = jsonio_write_bytes(path, text, len, e);
 	free(text);

@@ -15,16 +15,18 @@
 #include <stdio.h>
 
 #include "monitor/sample.h"
+#include "stats/bench_record.h"
 #include "util/err.h"
 
 /* The text of a perfhunt.run/1 or perfhunt.bench/1 record (borrowed). A run
  * gives its own figures; a bench gives, per command, the median over its runs
  * and perfhunt_runs. Every sample carries the labels command, host and commit
- * (when the record has them). Ends with "# EOF\n". *out is the caller's (free). */
-int openmetrics_from_record(json_t *record, char **out, size_t *len, struct err *e);
+ * (when the record has them). Ends with "# EOF\n". A bench's runs are read
+ * from src (NULL: the record's own). *out is the caller's (free). */
+int openmetrics_from_record(json_t *record, const struct bench_runs *src, char **out, size_t *len, struct err *e);
 
 /* openmetrics_from_record, written atomically (temp file + rename) to path. */
-int openmetrics_write(const char *path, json_t *record, struct err *e);
+int openmetrics_write(const char *path, json_t *record, const struct bench_runs *src, struct err *e);
 
 /* The gauges of one live sample of a watched daemon, for `watch --push-every`:
  * perfhunt_live_rss_bytes, perfhunt_live_cpu_ratio (CPU seconds per second

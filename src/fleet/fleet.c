@@ -63,11 +63,11 @@ static const char *fleet_hostname(json_t *record)
 }
 
 int fleet_push_record(const char *url, const char *job, const char *const *labels,
-		      json_t *record, const struct push_opts *o, struct err *e)
+		      json_t *record, const struct bench_runs *src, const struct push_opts *o, struct err *e)
 {
 	char *text = NULL;
 	size_t len = 0;
-	if (openmetrics_from_record(record, &text, &len, e))
+	if (openmetrics_from_record(record, src, &text, &len, e))
 		return -1;
 	const char **g = fleet_group(labels, fleet_hostname(record), NULL, NULL);
 	int rc = push_to_gateway(url, job && *job ? job : FLEET_DEFAULT_JOB, g, text, len, o, e);
@@ -76,16 +76,16 @@ int fleet_push_record(const char *url, const char *job, const char *const *label
 	return rc;
 }
 
-int fleet_after_record(const struct fleet_opts *o, json_t *record, struct err *e)
+int fleet_after_record(const struct fleet_opts *o, json_t *record, const struct bench_runs *src, struct err *e)
 {
 	int rc = 0;
 	struct err mine = { 0 };
-	if (o->openmetrics_path && openmetrics_write(o->openmetrics_path, record, &mine)) {
+	if (o->openmetrics_path && openmetrics_write(o->openmetrics_path, record, src, &mine)) {
 		err_wrap(&mine, "cannot write '%s'", o->openmetrics_path);
 		rc = -1;
 	}
 	struct err second = { 0 };
-	if (o->push_url && fleet_push_record(o->push_url, o->job, o->labels, record, &o->push,
+	if (o->push_url && fleet_push_record(o->push_url, o->job, o->labels, record, src, &o->push,
 					     rc ? &second : &mine))
 		rc = -1;
 	if (rc && e)

@@ -32,14 +32,17 @@ void fleet_opts_init(struct fleet_opts *o);
  * (points into kv); a bad name or a missing '=' is an error. */
 int fleet_parse_label(const char *kv, char **name, const char **value, struct err *e);
 
-/* Pushes the OpenMetrics text of record (a run or bench record, borrowed) to
- * the gateway group job + labels (+ instance, see above). */
+struct bench_runs; /* stats/bench_record.h: where a bench's runs are read from */
+
+/* Pushes the OpenMetrics text of record (a run or bench record, borrowed, a
+ * bench's runs read from src, NULL: its own) to the gateway group job +
+ * labels (+ instance, see above). */
 int fleet_push_record(const char *url, const char *job, const char *const *labels,
-		      json_t *record, const struct push_opts *o, struct err *e);
+		      json_t *record, const struct bench_runs *src, const struct push_opts *o, struct err *e);
 
 /* Writes o->openmetrics_path, then pushes to o->push_url, each when set. Both
  * are attempted; a failure of either is returned (-1, the first message). */
-int fleet_after_record(const struct fleet_opts *o, json_t *record, struct err *e);
+int fleet_after_record(const struct fleet_opts *o, json_t *record, const struct bench_runs *src, struct err *e);
 
 /* `watch --push-every`: PUTs the gauges of one live sample (openmetrics_live)
  * to the group job + labels + instance + stream="live", kept apart from the

@@ -75,7 +75,7 @@ int hyperfine_to_bench(const json_t *hf, json_t **out, struct err *e)
 			json_decref(rec);
 			return -1;
 		}
-	if (bench_record_finish(rec, e) < 0) {
+	if (bench_record_finish(rec, NULL, e) < 0) {
 		json_decref(rec);
 		return err_wrap(e, "hyperfine results");
 	}

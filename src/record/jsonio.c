@@ -178,6 +178,41 @@ int jsonio_write(const char *path, const json_t *v, struct err *e)
 	return write_atomic(path, &em, e);
 }
 
+struct stream_writer {
+	int (*write)(FILE *f, const void *ctx);
+	const void *ctx;
+};
+
+/* A writer of a stdio stream over the file's descriptor (a copy of it, so
+ * the caller's close stays the one that reports the file's last error). */
+static int emit_stream(int fd, const void *ctx)
+{
+	const struct stream_writer *w = ctx;
+	int copy = dup(fd);
+	FILE *f = copy >= 0 ? fdopen(copy, "w") : NULL;
+	if (!f) {
+		if (copy >= 0)
+			close(copy);
+		return -1;
+	}
+	errno = 0;
+	int rc = w->write(f, w->ctx) < 0 || ferror(f) ? -1 : 0;
+	int err = rc < 0 ? (errno ? errno : EIO) : 0;
+	if (fclose(f) != 0 && rc == 0) {
+		rc = -1;
+		err = errno;
+	}
+	errno = err;
+	return rc;
+}
+
+int jsonio_write_with(const char *path, int (*write)(FILE *f, const void *ctx), const void *ctx, struct err *e)
+{
+	const struct stream_writer w = { write, ctx };
+	struct emitter em = { emit_stream, &w };
+	return write_atomic(path, &em, e);
+}
+
 /* ---- reading: one reader for every command ---- */
 
 /* A stream of JSON values read in growing chunks: at most JSONIO_MAX_BYTES
@@ -352,7 +387,8 @@ static void reader_close(struct jsonio_reader *r)
 	free(r->buf);
 }
 
-char *jsonio_write_elsewhere(const json_t *v, const char *name, struct err *e)
+/* A new file in $TMPDIR for a record its own path could not take. */
+static char *write_elsewhere(const struct emitter *em, const char *name, struct err *e)
 {
 	const char *tmpdir = getenv("TMPDIR");
 	char *path = xasprintf("%s/perfhunt-%s-XXXXXX.json", tmpdir && *tmpdir ? tmpdir : "/tmp", name);
@@ -363,12 +399,26 @@ char *jsonio_write_elsewhere(const json_t *v, const char *name, struct err *e)
 		return NULL;
 	}
 	close(fd);
-	if (jsonio_write(path, v, e) < 0) {
+	if (write_atomic(path, em, e) < 0) {
 		unlink(path);
 		free(path);
 		return NULL;
 	}
 	return path;
+}
+
+char *jsonio_write_elsewhere(const json_t *v, const char *name, struct err *e)
+{
+	struct emitter em = { emit_json, v };
+	return write_elsewhere(&em, name, e);
+}
+
+char *jsonio_write_elsewhere_with(int (*write)(FILE *f, const void *ctx), const void *ctx, const char *name,
+				  struct err *e)
+{
+	const struct stream_writer w = { write, ctx };
+	struct emitter em = { emit_stream, &w };
+	return write_elsewhere(&em, name, e);
 }
 
 int jsonio_read(const char *path, const char *schema_prefix, json_t **out, struct err *e)

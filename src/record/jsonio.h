@@ -8,6 +8,7 @@
 #define PERFHUNT_JSONIO_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "util/err.h"
 
@@ -23,6 +24,10 @@
 
 /* Writes the JSON value (indented) to path; "-" means stdout. */
 int jsonio_write(const char *path, const json_t *v, struct err *e);
+/* jsonio_write of what write(f, ctx) writes to the stream (0, or -1 with
+ * errno set): a file written in parts, as a bench's runs are read back one
+ * at a time, never held whole. */
+int jsonio_write_with(const char *path, int (*write)(FILE *f, const void *ctx), const void *ctx, struct err *e);
 /* Reads one record from path ("-" for stdin), within the bounds above; when
  * schema_prefix is non-NULL the record's "schema" must start with it. *out
  * is owned by the caller (json_decref). */
@@ -47,5 +52,8 @@ int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *
  * /tmp), "perfhunt-NAME-XXXXXX.json". Returns that path (caller frees), or
  * NULL with e filled. */
 char *jsonio_write_elsewhere(const json_t *v, const char *name, struct err *e);
+/* jsonio_write_elsewhere of what write(f, ctx) writes. */
+char *jsonio_write_elsewhere_with(int (*write)(FILE *f, const void *ctx), const void *ctx, const char *name,
+				  struct err *e);
 
 #endif

@@ -816,7 +816,7 @@ static void keep(struct session *s, json_t *rec)
 		}
 	}
 	if (c->fleet && (c->fleet->openmetrics_path || c->fleet->push_url) &&
-	    fleet_after_record(c->fleet, rec, &e) < 0) {
+	    fleet_after_record(c->fleet, rec, NULL, &e) < 0) {
 		warn(s, "%s", e.msg);
 		s->status = s->status ? s->status : 1;
 	}

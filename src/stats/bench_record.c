@@ -27,7 +27,86 @@ size_t bench_record_add_command(json_t *rec, const char *name, json_t *argv, jso
 	return json_array_size(cmds) - 1;
 }
 
-void bench_record_add_run(json_t *rec, size_t i, json_t *run)
+size_t bench_runs_count(const struct bench_runs *src, const json_t *rec, size_t cmd)
+{
+	if (src)
+		return src->count(src->ctx, cmd);
+	return json_array_size(json_object_get(json_array_get(json_object_get(rec, "commands"), cmd), "runs"));
+}
+
+json_t *bench_runs_load(const struct bench_runs *src, const json_t *rec, size_t cmd, size_t k, struct err *e)
+{
+	if (src)
+		return src->load(src->ctx, cmd, k, e);
+	json_t *run = json_array_get(json_object_get(json_array_get(json_object_get(rec, "commands"), cmd), "runs"), k);
+	if (!run)
+		err_set(e, "bench command %zu has no run %zu", cmd + 1, k + 1);
+	return json_incref(run);
+}
+
+int bench_runs_each(const struct bench_runs *src, const json_t *rec, size_t cmd,
+		    int (*fn)(json_t *const *runs, size_t n, size_t first, void *arg), void *arg, struct err *e)
+{
+	size_t total = bench_runs_count(src, rec, cmd);
+	json_t *chunk[BENCH_RUNS_CHUNK];
+	int rc = 0;
+	for (size_t first = 0; first < total && rc == 0; first += BENCH_RUNS_CHUNK) {
+		size_t n = 0, want = total - first < BENCH_RUNS_CHUNK ? total - first : BENCH_RUNS_CHUNK;
+		while (n < want && (chunk[n] = bench_runs_load(src, rec, cmd, first + n, e)))
+			n++;
+		rc = n < want ? -1 : fn(chunk, n, first, arg);
+		for (size_t k = 0; k < n; k++)
+			json_decref(chunk[k]);
+	}
+	return rc;
+}
+
+struct metrics_arg {
+	struct metrics_set *ms;
+	struct err *e;
+};
+
+static int add_metrics(json_t *const *runs, size_t n, size_t first, void *arg)
+{
+	(void)first;
+	struct metrics_arg *m = arg;
+	return metrics_add_records(m->ms, runs, n, m->e);
+}
+
+int bench_record_metrics(const struct bench_runs *src, const json_t *rec, size_t cmd, struct metrics_set *out,
+			 struct err *e)
+{
+	metrics_set_init(out);
+	struct metrics_arg m = { out, e };
+	if (bench_runs_each(src, rec, cmd, add_metrics, &m, e) < 0) {
+		metrics_set_release(out);
+		return err_wrap(e, "bench command %zu", cmd + 1);
+	}
+	return 0;
+}
+
+int bench_record_each_run(const struct bench_runs *src, const json_t *rec, size_t cmd,
+			  int (*fn)(const json_t *run, const struct metrics_set *ms, size_t k, void *arg), void *arg,
+			  struct err *e)
+{
+	size_t n = bench_runs_count(src, rec, cmd);
+	for (size_t k = 0; k < n; k++) {
+		json_t *run = bench_runs_load(src, rec, cmd, k, e);
+		struct metrics_set ms;
+		if (!run || metrics_from_records(&run, 1, &ms, e) < 0) {
+			json_decref(run);
+			return err_wrap(e, "bench command %zu, run %zu", cmd + 1, k + 1);
+		}
+		int rc = fn(run, &ms, k, arg);
+		metrics_set_release(&ms);
+		json_decref(run);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void bench_record_prepare_run(json_t *rec, json_t *run)
 {
 	json_object_del(json_object_get(run, "samples"), "rows");
 	if (json_is_null(json_object_get(rec, "host"))) {
@@ -37,6 +116,11 @@ void bench_record_add_run(json_t *rec, size_t i, json_t *run)
 		if (git)
 			json_object_set(rec, "git", git);
 	}
+}
+
+void bench_record_add_run(json_t *rec, size_t i, json_t *run)
+{
+	bench_record_prepare_run(rec, run);
 	json_t *cmd = json_array_get(json_object_get(rec, "commands"), i);
 	json_array_append_new(json_object_get(cmd, "runs"), run);
 }
@@ -73,22 +157,14 @@ static json_t *mean_of(const struct metrics_set *ms, const char *name)
  * tool that reads hyperfine's files reads perfhunt's: wall times in
  * seconds, the sample standard deviation (null for one run), the mean user
  * and system time, each run's time and exit code, the parameters. */
-static json_t *hyperfine_result(const json_t *cmd, const struct metrics_set *ms)
+static json_t *hyperfine_result(const json_t *cmd, const struct metrics_set *ms, json_t *codes)
 {
 	const struct metrics_series *wall = metrics_find(ms, "wall_s");
 	struct stats_summary s;
 	stats_summarize(wall->values, wall->n, &s);
-	json_t *times = json_array(), *codes = json_array();
+	json_t *times = json_array();
 	for (size_t i = 0; i < wall->n; i++)
 		json_array_append_new(times, json_real(wall->values[i]));
-	size_t i;
-	json_t *run;
-	json_array_foreach(json_object_get(cmd, "runs"), i, run) {
-		json_t *code = json_object_get(json_object_get(run, "exit"), "code");
-		json_t *sig = json_object_get(json_object_get(run, "exit"), "signal");
-		/* hyperfine has no code for a run a signal ended */
-		json_array_append_new(codes, json_integer_value(sig) ? json_null() : json_copy(code ? code : json_null()));
-	}
 	json_t *r = json_pack("{s:O, s:f, s:o, s:f, s:o, s:o, s:f, s:f, s:o, s:o}", "command",
 			      json_object_get(cmd, "name"), "mean", s.mean, "stddev",
 			      s.n > 1 ? json_real(s.stddev) : json_null(), "median", s.median, "user",
@@ -100,30 +176,49 @@ static json_t *hyperfine_result(const json_t *cmd, const struct metrics_set *ms)
 	return r;
 }
 
-static int finish_command(json_t *cmd, size_t index, json_t *results, struct err *e)
-{
-	json_t *runs = json_object_get(cmd, "runs");
-	size_t n = json_array_size(runs);
-	if (n == 0)
-		return 0;
-	json_t **recs = xmalloc(n * sizeof(*recs));
-	for (size_t i = 0; i < n; i++)
-		recs[i] = json_array_get(runs, i);
+struct finish_arg {
 	struct metrics_set ms;
-	int rc = metrics_from_records(recs, n, &ms, e);
-	free(recs);
-	if (rc < 0)
+	json_t *codes; /* each run's exit code, as hyperfine keeps them */
+	struct err *e;
+};
+
+static int finish_chunk(json_t *const *runs, size_t n, size_t first, void *arg)
+{
+	(void)first;
+	struct finish_arg *f = arg;
+	for (size_t i = 0; i < n; i++) {
+		json_t *code = json_object_get(json_object_get(runs[i], "exit"), "code");
+		json_t *sig = json_object_get(json_object_get(runs[i], "exit"), "signal");
+		/* hyperfine has no code for a run a signal ended */
+		json_array_append_new(f->codes, json_integer_value(sig) ? json_null() : json_copy(code ? code : json_null()));
+	}
+	return metrics_add_records(&f->ms, runs, n, f->e);
+}
+
+/* The command's statistics from its runs, read a chunk at a time. */
+static int finish_command(json_t *rec, const struct bench_runs *src, json_t *cmd, size_t index, json_t *results,
+			  struct err *e)
+{
+	if (bench_runs_count(src, rec, index) == 0)
+		return 0;
+	struct finish_arg f = { .codes = json_array(), .e = e };
+	metrics_set_init(&f.ms);
+	if (bench_runs_each(src, rec, index, finish_chunk, &f, e) < 0) {
+		metrics_set_release(&f.ms);
+		json_decref(f.codes);
 		return err_wrap(e, "bench command %zu", index + 1);
+	}
+	struct metrics_set *ms = &f.ms;
 	json_t *stats = json_object();
-	for (size_t i = 0; i < ms.n; i++) {
+	for (size_t i = 0; i < ms->n; i++) {
 		struct stats_summary s;
-		stats_summarize(ms.items[i].values, ms.items[i].n, &s);
-		json_object_set_new(stats, ms.items[i].name, summary_json(&s));
+		stats_summarize(ms->items[i].values, ms->items[i].n, &s);
+		json_object_set_new(stats, ms->items[i].name, summary_json(&s));
 	}
 	json_object_set_new(cmd, "stats", stats);
-	json_array_append_new(results, hyperfine_result(cmd, &ms));
+	json_array_append_new(results, hyperfine_result(cmd, ms, f.codes));
 
-	const struct metrics_series *wall = metrics_find(&ms, "wall_s");
+	const struct metrics_series *wall = metrics_find(ms, "wall_s");
 	double *z = xcalloc(wall->n, sizeof(*z)), max_z = 0;
 	bool *flag = xcalloc(wall->n, sizeof(*flag));
 	stats_outliers(wall->values, wall->n, z, flag);
@@ -139,16 +234,16 @@ static int finish_command(json_t *cmd, size_t index, json_t *results, struct err
 						      "runs", which, "max_abs_z", max_z));
 	free(z);
 	free(flag);
-	metrics_set_release(&ms);
+	metrics_set_release(ms);
 	return 0;
 }
 
-int bench_record_finish(json_t *rec, struct err *e)
+int bench_record_finish(json_t *rec, const struct bench_runs *src, struct err *e)
 {
 	size_t i;
 	json_t *cmd, *results = json_array();
 	json_array_foreach(json_object_get(rec, "commands"), i, cmd)
-		if (finish_command(cmd, i, results, e) < 0) {
+		if (finish_command(rec, src, cmd, i, results, e) < 0) {
 			json_decref(results);
 			return -1;
 		}

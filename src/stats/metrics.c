@@ -392,14 +392,16 @@ static json_t *run_command(const json_t *rec)
 
 int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n, struct err *e)
 {
-	/* Pass 1: summary and counters, so they come before phases in the set. */
+	/* Pass 1: summary and counters, so they come before phases in the set.
+	 * Errors count the runs from the first the set was given. */
 	for (size_t i = 0; i < n; i++) {
+		size_t label = s->runs + i + 1;
 		json_t *rec = records[i];
 		if (!json_is_object(rec))
-			return err_set(e, "run %zu: not a JSON object", i + 1);
+			return err_set(e, "run %zu: not a JSON object", label);
 		json_t *schema = json_object_get(rec, "schema");
 		if (schema && (!json_is_string(schema) || strcmp(json_string_value(schema), "perfhunt.run/1")))
-			return err_set(e, "run %zu: schema is not perfhunt.run/1", i + 1);
+			return err_set(e, "run %zu: schema is not perfhunt.run/1", label);
 		json_t *cmd = run_command(rec);
 		if (cmd && !s->command)
 			s->command = json_incref(cmd);
@@ -412,12 +414,12 @@ int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n,
 			s->profiles = json_array();
 		json_t *prof = json_object_get(rec, "profile");
 		json_array_append(s->profiles, json_is_object(prof) ? prof : json_null());
-		if (add_summary(s, rec, i + 1, e) < 0 || add_counters(s, rec, i + 1, e) < 0 ||
-		    add_daemon(s, rec, i + 1, e) < 0)
+		if (add_summary(s, rec, label, e) < 0 || add_counters(s, rec, label, e) < 0 ||
+		    add_daemon(s, rec, label, e) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (add_phases(s, records[i], s->runs + i, i + 1, e) < 0)
+		if (add_phases(s, records[i], s->runs + i, s->runs + i + 1, e) < 0)
 			return -1;
 	s->runs += n;
 	for (size_t i = 0; i < s->n; i++)

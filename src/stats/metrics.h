@@ -52,7 +52,8 @@ void metrics_set_init(struct metrics_set *s);
 void metrics_set_release(struct metrics_set *s);
 
 /* Adds the metrics of run records (perfhunt.run/1 objects) to s. Errors name
- * the run ("run 3: summary.wall_s must be a non-negative number"). */
+ * the run, counted over every run added to s ("run 3: summary.wall_s must
+ * be a non-negative number"). */
 int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n, struct err *e);
 /* metrics_set_init + metrics_add_records; out is released on failure. */
 int metrics_from_records(json_t *const *records, size_t n, struct metrics_set *out, struct err *e);

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stats/bench_record.h"
 #include "stats/metrics.h"
 #include "util/fsafe.h"
 #include "util/parse.h"
@@ -681,7 +682,7 @@ int store_add_run(struct store *s, json_t *run_record, const char *const *tags,
 	return store_commit(s, rc, e);
 }
 
-int store_add_bench(struct store *s, json_t *bench, const char *const *tags,
+int store_add_bench(struct store *s, json_t *bench, const struct bench_runs *src, const char *const *tags,
 		    int64_t *out_bench_id, struct err *e)
 {
 	if (!json_is_object(bench))
@@ -716,11 +717,14 @@ int store_add_bench(struct store *s, json_t *bench, const char *const *tags,
 		goto out;
 	int64_t bench_id = r.rows ? store_res_i64(&r, 0, 0) : 0;
 	store_res_free(&r);
-	json_array_foreach(commands, i, c) {
-		size_t j;
-		json_t *run;
-		json_array_foreach(json_object_get(c, "runs"), j, run) {
-			if (store_insert_run(s, run, tags, bench_id, bench, NULL, e)) {
+	/* the runs one at a time: a bench being run reads them back from its spool */
+	for (i = 0; i < json_array_size(commands); i++) {
+		size_t n = bench_runs_count(src, bench, i);
+		for (size_t j = 0; j < n; j++) {
+			json_t *run = bench_runs_load(src, bench, i, j, e);
+			int bad = !run || store_insert_run(s, run, tags, bench_id, bench, NULL, e);
+			json_decref(run);
+			if (bad) {
 				err_wrap(e, "bench command %zu, run %zu", i + 1, j + 1);
 				goto out;
 			}

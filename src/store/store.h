@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "stats/bench_record.h"
 #include "util/err.h"
 
 struct store;
@@ -81,8 +82,9 @@ int store_check_location(const char *path, struct err *e);
  * none. *out_id (may be NULL) receives the new run's ID. One transaction. */
 int store_add_run(struct store *s, json_t *run_record, const char *const *tags,
 		  int64_t bench_id, int64_t *out_id, struct err *e);
-/* Stores one perfhunt.bench/1 record and every run in it, in one transaction. */
-int store_add_bench(struct store *s, json_t *bench_record, const char *const *tags,
+/* Stores one perfhunt.bench/1 record and every run of it, read from src one at
+ * a time (NULL: the runs in the record), in one transaction. */
+int store_add_bench(struct store *s, json_t *bench_record, const struct bench_runs *src, const char *const *tags,
 		    int64_t *out_bench_id, struct err *e);
 
 

@@ -123,7 +123,7 @@ static int bench_of(json_t **recs, size_t n, json_t **out, struct err *e)
 		bench_record_add_run(rec, at, json_incref(recs[i]));
 	}
 	json_decref(names);
-	if (bench_record_finish(rec, e) < 0) {
+	if (bench_record_finish(rec, NULL, e) < 0) {
 		json_decref(rec);
 		return -1;
 	}

@@ -13,12 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "export/bench_csv.h"
 #include "export/bench_gobench.h"
 #include "export/bench_markdown.h"
 #include "export/bench_text.h"
+#include "record/benchspool.h"
+#include "record/jsonio.h"
 #include "stats/bench_plan.h"
 #include "stats/bench_record.h"
 
@@ -205,7 +208,7 @@ static void test_record(void **state)
 	(void)state;
 	struct err e;
 	json_t *rec = fake_bench();
-	assert_int_equal(bench_record_finish(rec, &e), 0);
+	assert_int_equal(bench_record_finish(rec, NULL, &e), 0);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(rec, "host"), "hostname")), "h");
 	json_t *run0 = json_array_get(json_object_get(json_array_get(json_object_get(rec, "commands"), 0), "runs"), 0);
 	assert_null(json_object_get(json_object_get(run0, "samples"), "rows"));
@@ -231,7 +234,7 @@ static void test_record(void **state)
 	rec = bench_record_new("x", NULL);
 	bench_record_add_command(rec, "x", json_pack("[s]", "x"), NULL);
 	bench_record_add_run(rec, 0, json_pack("{s:s, s:{}}", "schema", "perfhunt.run/1", "summary"));
-	assert_int_equal(bench_record_finish(rec, &e), -1);
+	assert_int_equal(bench_record_finish(rec, NULL, &e), -1);
 	assert_non_null(strstr(e.msg, "bench command 1"));
 	json_decref(rec);
 }
@@ -249,6 +252,16 @@ static char *render(int (*fn)(const json_t *, FILE *, struct err *), const json_
 	return buf;
 }
 
+static int csv_fn(const json_t *rec, FILE *f, struct err *e)
+{
+	return bench_csv_write(rec, NULL, f, e);
+}
+
+static int gobench_fn(const json_t *rec, FILE *f, struct err *e)
+{
+	return bench_gobench_write(rec, NULL, f, e);
+}
+
 static int markdown_fn(const json_t *rec, FILE *f, struct err *e)
 {
 	(void)e;
@@ -259,7 +272,7 @@ static int text_fn(const json_t *rec, FILE *f, struct err *e)
 {
 	(void)e;
 	const struct bench_text_style plain = { .color = false };
-	return bench_text_write(rec, &plain, f);
+	return bench_text_write(rec, NULL, &plain, f);
 }
 
 static size_t count_lines(const char *s)
@@ -275,9 +288,9 @@ static void test_exports(void **state)
 	(void)state;
 	struct err e;
 	json_t *rec = fake_bench();
-	assert_int_equal(bench_record_finish(rec, &e), 0);
+	assert_int_equal(bench_record_finish(rec, NULL, &e), 0);
 
-	char *csv = render(bench_csv_write, rec);
+	char *csv = render(csv_fn, rec);
 	assert_int_equal(count_lines(csv), 13);
 	assert_true(!strncmp(csv, "command,parameter_T,run,started_at,exit_status,wall_s,user_s,sys_s,peak_rss_kb,minflt,phase:load\n",
 			     strlen("command,parameter_T,run,started_at,exit_status,wall_s,user_s,sys_s,peak_rss_kb,minflt,phase:load\n")));
@@ -294,7 +307,7 @@ static void test_exports(void **state)
 	assert_non_null(strstr(md, "| 1.00 |\n"));
 	free(md);
 
-	char *go = render(bench_gobench_write, rec);
+	char *go = render(gobench_fn, rec);
 	assert_int_equal(count_lines(go), 13);
 	assert_true(!strncmp(go, "cpu: Test CPU\n", 14));
 	assert_non_null(strstr(go, "\nBenchmarkSleep_0.1 1 0.1 sec/op 0.05 user-sec/op 0.001 sys-sec/op "
@@ -325,6 +338,100 @@ static void test_exports(void **state)
 	json_decref(rec);
 }
 
+/* Renders an export of a bench whose runs are read from src. */
+static char *render_runs(int (*fn)(const json_t *, const struct bench_runs *, FILE *, struct err *), const json_t *rec,
+			 const struct bench_runs *src)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct err e;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(fn(rec, src, f, &e), 0);
+	fclose(f);
+	return buf;
+}
+
+static int text_runs_fn(const json_t *rec, const struct bench_runs *src, FILE *f, struct err *e)
+{
+	(void)e;
+	const struct bench_text_style plain = { .color = false };
+	return bench_text_write(rec, src, &plain, f);
+}
+
+/* A bench whose runs went to the spool says what the same bench with its
+ * runs in memory says: the same statistics, the same terminal text, CSV and
+ * Go lines, and a record file with every run. */
+static void test_spool(void **state)
+{
+	(void)state;
+	struct err e;
+	json_t *mem = fake_bench();
+	assert_int_equal(bench_record_finish(mem, NULL, &e), 0);
+
+	json_t *rec = bench_record_new("2026-01-01T00:00:00.000Z", json_pack("{s:i}", "runs", 6));
+	bench_record_add_command(rec, "sleep 0.1", json_pack("[s, s]", "sleep", "0.1"), json_pack("{s:s}", "T", "0.1"));
+	bench_record_add_command(rec, "sleep|0.2", json_pack("[s]", "sleep|0.2"), NULL);
+	struct benchspool *sp;
+	assert_int_equal(benchspool_new(&sp, 2, &e), 0);
+	const double wa[] = { 0.100, 0.101, 0.099, 0.100, 0.102, 0.300 };
+	for (size_t i = 0; i < 6; i++) {
+		json_t *ra = fake_run(wa[i], 1024, 0, i % 2 ? 10 : 0), *rb = fake_run(0.2 + 0.001 * (double)i, 2048, 0, 0);
+		bench_record_prepare_run(rec, ra);
+		bench_record_prepare_run(rec, rb);
+		assert_int_equal(benchspool_add(sp, 0, ra, &e), 0);
+		assert_int_equal(benchspool_add(sp, 1, rb, &e), 0);
+		json_decref(ra);
+		json_decref(rb);
+	}
+	assert_int_equal(benchspool_add(sp, 2, mem, &e), -1); /* no third command */
+	const struct bench_runs src = benchspool_runs(sp);
+	assert_int_equal(bench_runs_count(&src, rec, 0), 6);
+	assert_null(bench_runs_load(&src, rec, 0, 6, &e));
+	assert_int_equal(bench_record_finish(rec, &src, &e), 0);
+	assert_true(json_equal(json_object_get(rec, "results"), json_object_get(mem, "results")));
+	for (size_t i = 0; i < 2; i++) {
+		const json_t *a = json_array_get(json_object_get(rec, "commands"), i);
+		const json_t *b = json_array_get(json_object_get(mem, "commands"), i);
+		assert_true(json_equal(json_object_get(a, "stats"), json_object_get(b, "stats")));
+		assert_true(json_equal(json_object_get(a, "outliers"), json_object_get(b, "outliers")));
+		assert_int_equal(json_array_size(json_object_get(a, "runs")), 0); /* none held in memory */
+	}
+	int (*const fns[])(const json_t *, const struct bench_runs *, FILE *, struct err *) = {
+		bench_csv_write, bench_gobench_write, text_runs_fn
+	};
+	for (size_t k = 0; k < sizeof(fns) / sizeof(fns[0]); k++) {
+		char *a = render_runs(fns[k], rec, &src), *b = render_runs(fns[k], mem, NULL);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+
+	char path[] = "/tmp/perfhunt-test-spool-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(benchspool_write_record(path, rec, &src, &e), 0);
+	json_t *back;
+	assert_int_equal(jsonio_read(path, "perfhunt.bench/1", &back, &e), 0);
+	unlink(path);
+	const json_t *runs0 = json_object_get(json_array_get(json_object_get(back, "commands"), 0), "runs");
+	assert_int_equal(json_array_size(runs0), 6);
+	assert_true(fabs(json_real_value(json_object_get(json_object_get(json_array_get(runs0, 5), "summary"), "wall_s")) - 0.3) < 1e-12);
+	/* the same record as the one held whole, written by jsonio_write */
+	json_t *whole;
+	assert_int_equal(jsonio_write(path, mem, &e), 0);
+	assert_int_equal(jsonio_read(path, "perfhunt.bench/1", &whole, &e), 0);
+	unlink(path);
+	assert_true(json_equal(back, whole));
+	json_decref(back);
+	json_decref(whole);
+
+	benchspool_free(sp);
+	json_decref(rec);
+	json_decref(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_gobench_name),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_exports),
+		cmocka_unit_test(test_spool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -149,7 +149,7 @@ static void test_after_record_writes_first(void **state)
 	o.push_url = url;
 	o.push.retries = 0;
 	struct err e = { 0 };
-	assert_int_equal(fleet_after_record(&o, rec, &e), -1);
+	assert_int_equal(fleet_after_record(&o, rec, NULL, &e), -1);
 	/* The push failed, naming the group of instance gpu-01; the file is there. */
 	assert_non_null(strstr(e.msg, "/metrics/job/perfhunt/instance/gpu-01'"));
 	assert_int_equal(access(path, R_OK), 0);

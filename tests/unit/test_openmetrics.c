@@ -183,7 +183,7 @@ static void test_exact_text(void **state)
 	char *text = NULL;
 	size_t len = 0;
 	struct err e = { 0 };
-	assert_int_equal(openmetrics_from_record(rec, &text, &len, &e), 0);
+	assert_int_equal(openmetrics_from_record(rec, NULL, &text, &len, &e), 0);
 	assert_int_equal(len, strlen(text));
 	assert_string_equal(text, want);
 	/* The escaped command: sh -c 'echo "a\b"<newline>exit 9'. */
@@ -213,7 +213,7 @@ static void test_bench_medians(void **state)
 	char *text = NULL;
 	size_t len = 0;
 	struct err e = { 0 };
-	assert_int_equal(openmetrics_from_record(rec, &text, &len, &e), 0);
+	assert_int_equal(openmetrics_from_record(rec, NULL, &text, &len, &e), 0);
 	assert_non_null(strstr(text, "perfhunt_runs{command=\"sleep 0.1\","));
 	assert_non_null(strstr(text, "} 2\n"));
 	/* The median of the two runs' wall times (0.1 and 0.104). */
@@ -231,16 +231,16 @@ static void test_bad_records(void **state)
 	size_t len = 0;
 	struct err e = { 0 };
 	json_t *j = json_pack("{s:s}", "schema", "perfhunt.compare/1");
-	assert_int_equal(openmetrics_from_record(j, &text, &len, &e), -1);
+	assert_int_equal(openmetrics_from_record(j, NULL, &text, &len, &e), -1);
 	assert_non_null(strstr(e.msg, "unsupported schema 'perfhunt.compare/1'"));
 	json_decref(j);
 	j = json_pack("{s:s,s:[s]}", "schema", "perfhunt.run/1", "command", "x");
-	assert_int_equal(openmetrics_from_record(j, &text, &len, &e), -1);
+	assert_int_equal(openmetrics_from_record(j, NULL, &text, &len, &e), -1);
 	assert_non_null(strstr(e.msg, "summary"));
 	assert_null(text);
 	json_decref(j);
 	j = json_pack("{s:s,s:[]}", "schema", "perfhunt.bench/1", "commands");
-	assert_int_equal(openmetrics_from_record(j, &text, &len, &e), -1);
+	assert_int_equal(openmetrics_from_record(j, NULL, &text, &len, &e), -1);
 	assert_string_equal(e.msg, "bench record has no commands");
 	json_decref(j);
 }
@@ -289,7 +289,7 @@ static void test_value_format(void **state)
 	struct err e = { 0 };
 	json_object_set_new(summary, "wall_s", json_real(0.218883));
 	json_object_set_new(summary, "user_s", json_real(0.1 + 0.2));
-	assert_int_equal(openmetrics_from_record(rec, &text, &len, &e), 0);
+	assert_int_equal(openmetrics_from_record(rec, NULL, &text, &len, &e), 0);
 	assert_non_null(strstr(text, "} 0.218883\n"));
 	assert_null(strstr(text, "0.21888300000000005"));
 	assert_non_null(strstr(text, "} 0.30000000000000004\n"));
@@ -307,7 +307,7 @@ static void test_write_atomic(void **state)
 	snprintf(path, sizeof(path), "%s/perfhunt.prom", dir);
 	json_t *rec = load("data/openmetrics/run.json");
 	struct err e = { 0 };
-	assert_int_equal(openmetrics_write(path, rec, &e), 0);
+	assert_int_equal(openmetrics_write(path, rec, NULL, &e), 0);
 	char *got = slurp(path), *want = slurp("data/openmetrics/run.prom");
 	assert_string_equal(got, want);
 	free(got);
@@ -315,7 +315,7 @@ static void test_write_atomic(void **state)
 	/* A directory that does not exist: an error naming it, no file. */
 	char bad[160];
 	snprintf(bad, sizeof(bad), "%s/missing/x.prom", dir);
-	assert_int_equal(openmetrics_write(bad, rec, &e), -1);
+	assert_int_equal(openmetrics_write(bad, rec, NULL, &e), -1);
 	assert_non_null(strstr(e.msg, "missing"));
 	json_decref(rec);
 	unlink(path);

@@ -65,7 +65,7 @@ static void add_fixture(struct store *s, const char *name, int64_t *id)
 	struct err e = { 0 };
 	json_t *j = fixture(name);
 	const char *schema = json_string_value(json_object_get(j, "schema"));
-	int rc = !strcmp(schema, "perfhunt.bench/1") ? store_add_bench(s, j, NULL, id, &e)
+	int rc = !strcmp(schema, "perfhunt.bench/1") ? store_add_bench(s, j, NULL, NULL, id, &e)
 						      : store_add_run(s, j, NULL, 0, id, &e);
 	if (rc)
 		fail_msg("adding %s: %s", name, e.msg);
@@ -390,7 +390,7 @@ static void test_tags_and_bad_records(void **state)
 	json_t *bad = fixture("not-a-record.json");
 	assert_int_equal(store_add_run(s, bad, NULL, 0, NULL, &e), -1);
 	assert_string_equal(e.msg, "not a perfhunt.run/1 record (schema 'something/else')");
-	assert_int_equal(store_add_bench(s, bad, NULL, NULL, &e), -1);
+	assert_int_equal(store_add_bench(s, bad, NULL, NULL, NULL, &e), -1);
 	assert_string_equal(e.msg, "not a perfhunt.bench/1 record (schema 'something/else')");
 	json_decref(bad);
 	json_object_set_new(j, "command", json_pack("[s,i]", "x", 3));
@@ -410,7 +410,7 @@ static void test_tags_and_bad_records(void **state)
 	json_t *run2 = json_array_get(json_object_get(json_array_get(
 		json_object_get(b, "commands"), 0), "runs"), 1);
 	json_object_del(run2, "summary");
-	assert_int_equal(store_add_bench(s, b, NULL, NULL, &e), -1);
+	assert_int_equal(store_add_bench(s, b, NULL, NULL, NULL, &e), -1);
 	assert_non_null(strstr(e.msg, "bench command 1, run 2"));
 	json_decref(b);
 	assert_int_equal(store_list(s, NULL, &rows, &n, &e), 0);
