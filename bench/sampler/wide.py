@@ -4,15 +4,16 @@
 against the build after it, in one run.
 
 Each size and mode builds one tree (bench/sampler/tree: N processes, asleep,
-or "work": each child wakes once a second for 10 us) and `perfhunt watch
---interval 10` watches it for 2 s and for 4 s, the builds alternating; the
-slopes between the two cancel start-up (opening and first reading every
-member): CPU per sample = d(summary.monitor_cpu_s) / d(summary.samples),
-share of a core = d(monitor_cpu_s) / d(wall_s), samples a second =
-d(samples) / d(wall_s). A watched tree's memory is its members' PSS sum (no
-cgroup). Medians of --repeat repetitions.
+or "work": each child wakes once a second for 10 us), and each build in turn
+watches it (`perfhunt watch --interval 10 --csv`) for WARM + SPAN seconds.
+The steady state is read from outside, between WARM and WARM + SPAN (after
+start-up: opening and reading every member, the first PSS readings): the
+watch's own CPU from /proc/PID/stat (utime + stime), its samples from the
+CSV's rows. CPU per sample = its CPU / its samples, share of a core = its CPU
+/ SPAN. A watched tree's memory is its members' PSS sum (no cgroup).
+Medians of --repeat repetitions.
 usage: wide.py --before OLD_PERFHUNT --after NEW_PERFHUNT --helpers DIR [--sizes 100,1000,5000]
-       [--modes rest,work] [--repeat 3]
+       [--modes rest,work] [--repeat 3] [--warm 4] [--span 4]
 """
 import argparse
 import json
@@ -24,17 +25,34 @@ import tempfile
 import time
 
 
-def one(binary, root, n, secs, tmp):
-    rec = os.path.join(tmp, "w.json")
-    argv = [binary, "watch", "-q", "--no-save", "--interval", "10", "--duration", "%ds" % secs, "-o", rec,
-            str(root)]
-    p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if p.returncode != 0:
-        sys.exit("bench: %s failed (%d): %s" % (" ".join(argv), p.returncode, p.stderr[-500:]))
+def cpu_s(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rows(path):
+    with open(path, "rb") as f:
+        return f.read().count(b"\n")
+
+
+def one(a, binary, root, n, tmp):
+    """The watch's CPU, samples and seconds between a.warm and a.warm + a.span."""
+    rec, csv_path = os.path.join(tmp, "w.json"), os.path.join(tmp, "w.csv")
+    env = dict(os.environ, PERFHUNT_SAMPLE_BUDGET=a.budget) if a.budget else None
+    argv = [binary, "watch", "-q", "--no-save", "--interval", "10", "--duration", "%gs" % (a.warm + a.span + 1),
+            "--csv", csv_path, "-o", rec, str(root)]
+    w = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env)
+    time.sleep(a.warm)
+    c0, r0, t0 = cpu_s(w.pid), rows(csv_path), time.monotonic()
+    time.sleep(a.span)
+    c1, r1, t1 = cpu_s(w.pid), rows(csv_path), time.monotonic()
+    if w.wait() != 0:
+        sys.exit("bench: %s failed" % " ".join(argv))
     s = json.load(open(rec))["summary"]
     if s["max_procs"] != n:
         print("# %s counted %d processes of %d" % (binary, s["max_procs"], n), flush=True)
-    return s
+    return c1 - c0, r1 - r0, t1 - t0, s
 
 
 def load():
@@ -50,6 +68,9 @@ def main():
     ap.add_argument("--sizes", default="100,1000,5000")
     ap.add_argument("--modes", default="rest,work")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--warm", type=float, default=4)
+    ap.add_argument("--span", type=float, default=4)
+    ap.add_argument("--budget", default="", help="PERFHUNT_SAMPLE_BUDGET for both builds (1000: never stretch)")
     a = ap.parse_args()
     bins = [("before", a.before), ("after", a.after)]
     rows = []
@@ -64,14 +85,10 @@ def main():
                 per = {name: [] for name, _ in bins}
                 for _ in range(a.repeat):
                     for name, binary in bins:
-                        s2 = one(binary, root, n, 2, tmp)
-                        s4 = one(binary, root, n, 4, tmp)
-                        ds = s4["samples"] - s2["samples"]
-                        dw = s4["wall_s"] - s2["wall_s"]
-                        dc = s4["monitor_cpu_s"] - s2["monitor_cpu_s"]
+                        dc, ds, dw, s = one(a, binary, root, n, tmp)
                         if ds > 0 and dw > 0:
-                            per[name].append((dc / ds * 1e3, dc / dw, ds / dw, s4.get("samples_stretched", 0),
-                                              s4["samples"], s4["max_procs"]))
+                            per[name].append((dc / ds * 1e3, dc / dw, ds / dw, s.get("samples_stretched", 0),
+                                              s["samples"], s["max_procs"]))
                 tree.kill()
                 tree.wait()
                 med = {k: [statistics.median(x[i] for x in v) for i in range(6)] if v else [float("nan")] * 6
@@ -82,7 +99,7 @@ def main():
                     for k, v in per.items()), load()), flush=True)
     print("load at the end: %s" % load())
     print("| processes | tree | build | CPU ms/sample | µs per process-sample | share of a core | samples/s "
-          "| stretched (4 s watch) | processes counted |")
+          "| stretched (whole watch) | processes counted |")
     print("|---:|---|---|---:|---:|---:|---:|---:|---:|")
     for n, mode, med in rows:
         for name, _ in bins:

@@ -327,6 +327,28 @@ static size_t report_chart_count_clamped(const struct report_chart *c)
 	return clamped;
 }
 
+/* The first series' envelope: a polygon along the most of each pixel's
+ * rows, back along their least. */
+static void report_chart_band(struct svg *s, const struct report_chart *c, double t_max_ms, double y_max)
+{
+	struct report_point *hi = xcalloc(2 * REPORT_CHART_PLOT_W + 2, sizeof(*hi));
+	struct report_point *lo = xcalloc(2 * REPORT_CHART_PLOT_W + 2, sizeof(*lo));
+	size_t nh = report_chart_downsample(c->t_ms, c->band_hi, c->n, 0, t_max_ms, REPORT_CHART_PLOT_W, hi);
+	size_t nl = report_chart_downsample(c->t_ms, c->band_lo, c->n, 0, t_max_ms, REPORT_CHART_PLOT_W, lo);
+	if (nh && nl) {
+		svg_printf(s, "<polygon class=\"envelope\" data-series=\"%s\" fill=\"%s\" points=\"",
+			   c->series[0].key, c->series[0].color);
+		for (size_t i = 0; i < nh; i++)
+			svg_printf(s, "%s%.1f,%.1f", i ? " " : "", report_chart_x(hi[i].t, t_max_ms),
+				   report_chart_y(hi[i].v, y_max));
+		for (size_t i = nl; i-- > 0;)
+			svg_printf(s, " %.1f,%.1f", report_chart_x(lo[i].t, t_max_ms), report_chart_y(lo[i].v, y_max));
+		svg_raw(s, "\"/>\n");
+	}
+	free(hi);
+	free(lo);
+}
+
 void report_chart_draw(struct svg *s, const struct report_chart *c)
 {
 	char lab[64];
@@ -371,6 +393,8 @@ void report_chart_draw(struct svg *s, const struct report_chart *c)
 	svg_printf(s, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%.1f\"/>\n",
 		   REPORT_CHART_LEFT, REPORT_CHART_LEFT, REPORT_CHART_TOP, y_axis);
 
+	if (c->band_lo && c->band_hi && c->nseries)
+		report_chart_band(s, c, t_max_ms, y_max);
 	struct report_point *pts = xcalloc(2 * REPORT_CHART_PLOT_W + 2, sizeof(*pts));
 	for (size_t k = 0; k < c->nseries; k++) {
 		size_t m = report_chart_downsample(c->t_ms, c->series[k].v, c->n, 0, t_max_ms,

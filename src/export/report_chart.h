@@ -86,6 +86,9 @@ struct report_chart {
 	const double *t_ms;
 	struct report_series series[8];
 	size_t nseries;
+	/* the first series' envelope, shaded under the lines where not NULL: each
+	 * timeline row's least and most (a merged row's, from its samples) */
+	const double *band_lo, *band_hi;
 	int marker;                /* draw a peak marker at (marker_t_ms, marker_v) */
 	double marker_t_ms, marker_v;
 	const char *marker_label;  /* escaped */

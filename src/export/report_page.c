@@ -19,7 +19,7 @@ const char report_page_chart_css[] =
 	"svg text{font-family:system-ui,'DejaVu Sans',Arial,sans-serif;font-size:12px;fill:#1a1a1a}"
 	".ctitle{font-size:14px;font-weight:600}.ytick,.lane{text-anchor:end;fill:#333}"
 	".xtick{text-anchor:middle;fill:#333}.grid{stroke:#e4e4e4}.axis{stroke:#555}"
-	".series{fill:none;stroke-width:1.4;stroke-linejoin:round}"
+	".series{fill:none;stroke-width:1.4;stroke-linejoin:round}.envelope{fill-opacity:.18;stroke:none}"
 	"circle.peak{fill:#D55E00;stroke:#fff;stroke-width:1.5}"
 	".peakline{stroke:#D55E00;stroke-dasharray:3 3}.peaklabel{font-weight:600;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"
 	".barlabel{font-size:11px}.cursor{stroke:#333}.dot{fill-opacity:.75}"

@@ -26,10 +26,11 @@
 #include "util/units.h"
 #include "util/xalloc.h"
 
-enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_MEM, C_SPAN, C_N };
+enum { C_RSS, C_ANON, C_FILE, C_SHMEM, C_SWAP, C_PSS, C_GPU, C_MINFLT, C_MAJFLT, C_USER, C_SYS, C_MEM, C_SPAN,
+       C_MEM_MIN, C_MEM_MAX, C_N };
 static const char *const report_run_cols[C_N] = {
 	"rss_kb", "anon_kb", "file_kb", "shmem_kb", "swap_kb", "pss_kb", "gpu_mib",
-	"minflt", "majflt", "user_ms", "sys_ms", "mem_kb", "span_ms",
+	"minflt", "majflt", "user_ms", "sys_ms", "mem_kb", "span_ms", "mem_min_kb", "mem_max_kb",
 };
 
 struct report_run_data {
@@ -126,6 +127,17 @@ static int report_run_has(const struct report_run_data *d, int c)
 		if (d->col[c][i] > 0)
 			return 1;
 	return 0;
+}
+
+/* Rows were merged: some row's envelope is wider than its value. */
+static bool report_run_merged(const struct report_run_data *d)
+{
+	if (!d->col[C_MEM_MIN] || !d->col[C_MEM_MAX])
+		return false;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->col[C_MEM_MIN][i] < d->col[C_MEM_MAX][i])
+			return true;
+	return false;
 }
 
 /* The phases that get a flame graph: those of the profile with samples, the
@@ -244,6 +256,12 @@ static void report_run_memory_chart(const json_t *rec, const struct report_run_d
 		if (report_run_has(d, mem[k].col) || (mem[k].col == C_RSS && d->col[C_RSS]))
 			report_run_add(c, mem[k].name, mem[k].key, report_chart_palette[mem[k].color],
 				       d->col[mem[k].col]);
+	/* the tree line's envelope, where rows were merged (a long watch):
+	 * how low the tree's memory went between the kept rows' maxima */
+	if (c->nseries && c->series[0].v == d->col[C_MEM] && report_run_merged(d)) {
+		c->band_lo = d->col[C_MEM_MIN];
+		c->band_hi = d->col[C_MEM_MAX];
+	}
 
 	/* the marker names the peak of the line drawn: with a daemon, the
 	 * timeline is the daemon's, and so is the peak (the CSV's, too) */

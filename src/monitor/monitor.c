@@ -351,6 +351,8 @@ static void take_sample_marked(struct loop *l, double marker_ms)
 	struct sample sm, sc;
 	memset(&sc, 0, sizeof(sc));
 	bool daemon = r->daemon_attached;
+	/* a phase's end is exact: every member that ran by now is read */
+	l->main.tree.runs_exact = l->daemon.tree.runs_exact = marker_ms > 0;
 	if (daemon) {
 		if (l->daemon.active) {
 			read_side(l, &l->daemon, &sm, t_ms);

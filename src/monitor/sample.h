@@ -18,6 +18,17 @@ enum sample_mem {
 	SAMPLE_MEM_PSS,    /* sum of the members' PSS (smaps_rollup, within a time budget) */
 };
 
+/* A timeline row's envelope: the least and most that the samples it merged
+ * held, so a day's timeline in a few thousand rows still shows how low and
+ * how high memory and the rates went. A rate is its interval's delta over
+ * its span_ms; NAN where no sample of the row covers an interval. */
+struct sample_envelope {
+	uint64_t mem_min_kb, mem_max_kb;          /* mem_kb */
+	uint64_t rss_min_kb, rss_max_kb;          /* rss_kb */
+	double cpu_min_pct, cpu_max_pct;          /* oncpu_ms over span_ms: % of a core */
+	double minflt_min_per_s, minflt_max_per_s; /* minor faults a second */
+};
+
 struct sample {
 	int64_t epoch_ms;
 	double t_ms;
@@ -46,11 +57,13 @@ struct sample {
 	double marker_ms;                         /* at_marker: when the monitor, having read the
 	                                           * markers, asked for it (the reading began after) */
 	char phase[96];                           /* active phases joined by '+' */
+	struct sample_envelope env;               /* a timeline row's (timeline_push sets it) */
 };
 
 /* A bounded in-memory timeline: when full, neighbouring rows merge in pairs
- * (keeping the row with the larger mem_kb, summing the deltas) and the stride
- * doubles, so memory stays constant however long the run. */
+ * (keeping the row with the larger mem_kb, summing the deltas, widening the
+ * envelope) and the stride doubles, so memory stays constant however long
+ * the run. */
 struct timeline {
 	struct sample *rows;
 	size_t n, cap;
@@ -64,7 +77,8 @@ void timeline_release(struct timeline *tl);
 void timeline_push(struct timeline *tl, const struct sample *s);
 /* Moves a partial bucket into rows (call once at the end). */
 void timeline_flush(struct timeline *tl);
-/* Folds b into a: the larger mem_kb row wins for instantaneous fields, deltas add. */
+/* Folds b into a: the larger mem_kb row wins for instantaneous fields, deltas
+ * add, the envelope spans both. */
 void sample_merge(struct sample *a, const struct sample *b);
 
 #endif

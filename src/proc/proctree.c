@@ -551,11 +551,17 @@ static bool read_cpu_clock(struct proctree_proc *p)
  * clock_gettime, 0.7 us here against 2 us for a pread of schedstat. Asked
  * only of a single-threaded member that was asleep at its last reading:
  * one woken since but still waiting for a CPU has not run, and its
- * schedstat has not moved either (the wait is added when it runs). */
+ * schedstat has not moved either (the wait is added when it runs). One
+ * woken and running on another CPU since less than a tick shows in
+ * schedstat's count of runs at once, but in its clock only at the tick or
+ * when it stops: its reading waits for the next sample, where it holds
+ * everything. A marker's sample (runs_exact) and the last look cannot wait:
+ * they ask schedstat. */
 static bool has_run(const struct proctree *t, struct proctree_proc *p, bool *clocked)
 {
 	*clocked = false;
-	if (!t->tiered || !p->seen || p->st.num_threads > 1 || p->st.state == 'R')
+	if (!t->tiered || !p->seen || p->st.num_threads > 1 || p->st.state == 'R' || t->runs_exact ||
+	    t->slow_all_next)
 		return true;
 	uint64_t before = p->cpu_ns;
 	*clocked = read_cpu_clock(p);

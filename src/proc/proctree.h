@@ -92,6 +92,8 @@ struct proctree {
 	uint64_t page_kb;
 	uint64_t slow_reads, rise_reads; /* status readings: on the cadence, for a risen RSS */
 	bool schedstat;            /* schedstat counts runs: a member that has not run is not re-read */
+	bool runs_exact;           /* this sample asks schedstat whether a member ran, never its CPU
+	                            * clock (a marker's sample: has_run in proctree.c says why) */
 	uint64_t stat_skips;       /* stat readings saved so */
 	uint64_t statm_skips;      /* statm readings saved so (read on the cadence instead) */
 	pid_t *gone;               /* members retired by the latest sample, and marked gone */

@@ -132,12 +132,20 @@ static double tv_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
+/* A rate of the envelope to the hundredth, null where no interval held it. */
+static json_t *rate_json(double v)
+{
+	return isnan(v) ? json_null() : json_real(round(v * 100) / 100);
+}
+
 static json_t *samples_json(const struct timeline *tl, int interval_ms, const char *csv_path)
 {
 	static const char *const cols[] = {
 		"t_ms", "rss_kb", "anon_kb", "file_kb", "shmem_kb", "swap_kb", "pss_kb", "user_ms",
 		"sys_ms", "minflt", "majflt", "vcsw", "ivcsw", "read_bytes", "write_bytes", "procs",
 		"threads", "gpu_mib", "gpu_util_pct", "phase", "mem_kb", "span_ms",
+		"mem_min_kb", "mem_max_kb", "rss_min_kb", "rss_max_kb", "cpu_min_pct", "cpu_max_pct",
+		"minflt_min_per_s", "minflt_max_per_s",
 	};
 	json_t *columns = json_array();
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
@@ -145,8 +153,9 @@ static json_t *samples_json(const struct timeline *tl, int interval_ms, const ch
 	json_t *rows = json_array();
 	for (size_t i = 0; i < tl->n; i++) {
 		const struct sample *s = &tl->rows[i];
+		const struct sample_envelope *v = &s->env;
 		json_array_append_new(rows, json_pack(
-			"[f,I,I,I,I,I,o,f,f,I,I,I,I,I,I,i,i,o,o,s,I,f]", s->t_ms, (json_int_t)s->rss_kb,
+			"[f,I,I,I,I,I,o,f,f,I,I,I,I,I,I,i,i,o,o,s,I,f,I,I,I,I,o,o,o,o]", s->t_ms, (json_int_t)s->rss_kb,
 			(json_int_t)s->anon_kb, (json_int_t)s->file_kb, (json_int_t)s->shmem_kb,
 			(json_int_t)s->swap_kb,
 			s->pss_valid ? json_integer((json_int_t)s->pss_kb) : json_null(), s->user_ms,
@@ -154,7 +163,10 @@ static json_t *samples_json(const struct timeline *tl, int interval_ms, const ch
 			(json_int_t)s->ivcsw, (json_int_t)s->read_bytes, (json_int_t)s->write_bytes,
 			(int)s->procs, (int)s->threads, s->gpu_valid ? json_real(s->gpu_mib) : json_null(),
 			s->gpu_valid ? json_real(s->gpu_util_pct) : json_null(), s->phase,
-			(json_int_t)s->mem_kb, round(s->span_ms * 1000) / 1000));
+			(json_int_t)s->mem_kb, round(s->span_ms * 1000) / 1000, (json_int_t)v->mem_min_kb,
+			(json_int_t)v->mem_max_kb, (json_int_t)v->rss_min_kb, (json_int_t)v->rss_max_kb,
+			rate_json(v->cpu_min_pct), rate_json(v->cpu_max_pct), rate_json(v->minflt_min_per_s),
+			rate_json(v->minflt_max_per_s)));
 	}
 	return json_pack("{s:o, s:I, s:i, s:o, s:o}", "csv", csv_path ? json_string(csv_path) : json_null(),
 			 "stride", (json_int_t)tl->stride, "interval_ms", interval_ms, "columns", columns,

@@ -41,4 +41,47 @@ expect_status 0 $st && check "no sample stretched" [ "$(jget "$TMP/str.json" sum
 	expect_grep 'samples every 10 ms, stretched to [0-9.]+ ms on average' "$TMP/out" &&
 	expect_grep 'interval was stretched' "$TMP/str.json" && ok
 
+t "a watch of 2 500 samples and more: each merged row's envelope in the record, every sample in the CSV"
+steps=""
+for _ in $(seq 60); do steps="$steps alloc:6 sleep:25 free sleep:25"; done
+# shellcheck disable=SC2086
+"$W" sleep:100 $steps & T=$!
+"$P" watch -q --no-save --interval 1 --csv "$TMP/long.csv" -o "$TMP/long.json" $T; st=$?
+wait $T 2>/dev/null
+# checks the record's rows against the CSV: columns named, rows bounded, each row
+# within its envelope, and the envelope's least and most the CSV's own
+/usr/bin/python3 - "$TMP/long.json" "$TMP/long.csv" >"$TMP/env.out" 2>&1 <<'PY'
+import csv, json, sys
+rec = json.load(open(sys.argv[1]))
+cols = rec["samples"]["columns"]
+rows = [dict(zip(cols, r)) for r in rec["samples"]["rows"]]
+keys = ["mem_min_kb", "mem_max_kb", "rss_min_kb", "rss_max_kb", "cpu_min_pct", "cpu_max_pct",
+        "minflt_min_per_s", "minflt_max_per_s"]
+missing = [k for k in keys if k not in cols]
+assert not missing, "columns missing: %s" % missing
+assert len(rows) <= 2048, "%d rows" % len(rows)
+for r in rows:
+    assert r["mem_min_kb"] <= r["mem_kb"] <= r["mem_max_kb"], r
+    assert r["rss_min_kb"] <= r["rss_kb"] <= r["rss_max_kb"], r
+    if r["cpu_min_pct"] is not None:
+        assert 0 <= r["cpu_min_pct"] <= r["cpu_max_pct"], r
+with open(sys.argv[2]) as f:
+    csv_rows = list(csv.DictReader(f))
+n = rec["summary"]["samples"]
+assert len(csv_rows) == n, "%d CSV rows for %d samples" % (len(csv_rows), n)
+tree = [int(r["tree_pss_kb"]) for r in csv_rows]
+rss = [int(r["rss_kb"]) for r in csv_rows]
+got = (min(r["mem_min_kb"] for r in rows), max(r["mem_max_kb"] for r in rows))
+assert got == (min(tree), max(tree)), "envelope %s, CSV %s" % (got, (min(tree), max(tree)))
+got = (min(r["rss_min_kb"] for r in rows), max(r["rss_max_kb"] for r in rows))
+assert got == (min(rss), max(rss)), "RSS envelope %s, CSV %s" % (got, (min(rss), max(rss)))
+print("samples %d rows %d stride %d" % (n, len(rows), rec["samples"]["stride"]))
+PY
+py=$?
+if [ $py = 0 ] && [ "$(jget "$TMP/long.json" samples.stride)" = 1 ]; then
+	skip "only $(jget "$TMP/long.json" summary.samples) samples were taken here: no row was merged"
+else
+	expect_status 0 $st && check "$(cat "$TMP/env.out")" [ $py = 0 ] && ok
+fi
+
 done_testing

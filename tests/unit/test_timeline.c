@@ -52,6 +52,74 @@ static void test_timeline_keeps_spike_and_totals(void **state)
 	timeline_release(&tl);
 }
 
+/* A day at 100 ms and more: 10^6 samples into 2 048 rows. The envelope of
+ * the rows holds the one lowest and the one highest memory and rates of the
+ * whole run (each at a single sample, far from the ends), every row's own
+ * value lies within its envelope, and the rows stay bounded. */
+static void test_timeline_envelope_of_a_million(void **state)
+{
+	(void)state;
+	struct timeline tl;
+	timeline_init(&tl, 2048);
+	const int n = 1000000, low_at = 612345, high_at = 387654, burst_at = 777777;
+	for (int i = 0; i < n; i++) {
+		struct sample s = { 0 };
+		s.t_ms = 100.0 * i;
+		s.span_ms = 100;
+		s.mem_kb = i == low_at ? 1000 : i == high_at ? 9000000 : 500000 + (uint64_t)(i % 1000);
+		s.rss_kb = s.mem_kb + 7;
+		s.oncpu_ms = i == burst_at ? 180 : i == low_at ? 0 : 10;
+		s.minflt = i == burst_at ? 50000 : i == low_at ? 0 : 20;
+		timeline_push(&tl, &s);
+	}
+	timeline_flush(&tl);
+	assert_true(tl.n <= 2048 && tl.n >= 1024);
+	uint64_t lo = UINT64_MAX, hi = 0, rss_lo = UINT64_MAX, rss_hi = 0;
+	double cpu_lo = INFINITY, cpu_hi = 0, flt_lo = INFINITY, flt_hi = 0;
+	for (size_t i = 0; i < tl.n; i++) {
+		const struct sample *r = &tl.rows[i];
+		const struct sample_envelope *e = &r->env;
+		assert_true(e->mem_min_kb <= r->mem_kb && r->mem_kb <= e->mem_max_kb);
+		assert_true(e->rss_min_kb <= r->rss_kb && r->rss_kb <= e->rss_max_kb);
+		lo = e->mem_min_kb < lo ? e->mem_min_kb : lo;
+		hi = e->mem_max_kb > hi ? e->mem_max_kb : hi;
+		rss_lo = e->rss_min_kb < rss_lo ? e->rss_min_kb : rss_lo;
+		rss_hi = e->rss_max_kb > rss_hi ? e->rss_max_kb : rss_hi;
+		cpu_lo = fmin(cpu_lo, e->cpu_min_pct);
+		cpu_hi = fmax(cpu_hi, e->cpu_max_pct);
+		flt_lo = fmin(flt_lo, e->minflt_min_per_s);
+		flt_hi = fmax(flt_hi, e->minflt_max_per_s);
+	}
+	assert_int_equal(lo, 1000);
+	assert_int_equal(hi, 9000000);
+	assert_int_equal(rss_lo, 1007);
+	assert_int_equal(rss_hi, 9000007);
+	assert_true(cpu_lo == 0 && fabs(cpu_hi - 180.0) < 1e-9);   /* 180 ms of 100: 1.8 cores */
+	assert_true(flt_lo == 0 && fabs(flt_hi - 500000.0) < 1e-6); /* 50 000 faults in 0.1 s */
+	/* the merged row's own value is still the larger memory, as before the envelope */
+	uint64_t max_row = 0;
+	for (size_t i = 0; i < tl.n; i++)
+		max_row = tl.rows[i].mem_kb > max_row ? tl.rows[i].mem_kb : max_row;
+	assert_int_equal(max_row, 9000000);
+	timeline_release(&tl);
+}
+
+/* A row that covers no interval (span 0) has no rates: NAN, not 0, in its envelope. */
+static void test_timeline_envelope_without_interval(void **state)
+{
+	(void)state;
+	struct timeline tl;
+	timeline_init(&tl, 8);
+	struct sample s = { 0 };
+	s.mem_kb = 42;
+	timeline_push(&tl, &s);
+	timeline_flush(&tl);
+	assert_int_equal(tl.n, 1);
+	assert_int_equal(tl.rows[0].env.mem_min_kb, 42);
+	assert_true(isnan(tl.rows[0].env.cpu_min_pct) && isnan(tl.rows[0].env.minflt_max_per_s));
+	timeline_release(&tl);
+}
+
 static void push(struct track *t, double t_ms, double marker_ms, uint64_t minflt, bool acked)
 {
 	struct sample s = { 0 };
@@ -209,6 +277,8 @@ static void test_csv_rows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_timeline_envelope_of_a_million),
+		cmocka_unit_test(test_timeline_envelope_without_interval),
 		cmocka_unit_test(test_timeline_keeps_spike_and_totals),
 		cmocka_unit_test(test_track_marker_sample_late_reading),
 		cmocka_unit_test(test_track_thread_states),
