@@ -277,7 +277,7 @@ static void report_compare_table(const json_t *rec, const json_t *metrics, struc
 	for (i = 0; i < n; i++) {
 		m = json_array_get(metrics, rows[i].metric);
 		const char *f = report_page_str(m, "family");
-		bool header = rows[i].kind != COMPARE_ROW_RESOURCE && (!family || strcmp(f, family));
+		bool header = rows[i].kind != COMPARE_ROW_RESOURCE && *f && (!family || strcmp(f, family)); /* older records: none */
 		if (body != NONE && (header || rows[i].kind == COMPARE_ROW_PHASE ||
 				     (body == GROUP && rows[i].kind == COMPARE_ROW_PLAIN))) {
 			svg_raw(s, "</tbody>\n");

@@ -45,9 +45,9 @@ expect_status 0 $? && "$P" report -o "$TMP/bench.html" "$TMP/bench.json" 2>"$TMP
 	expect_grep 'sleep:40 ran [0-9]\.[0-9]{2} ± [0-9]\.[0-9]{2} × slower than .*sleep:20' "$TMP/bench.html" &&
 	pages_ok "$TMP/bench.html" && ok
 
-t "compare report: clean at 1400 and 800 px"
+t "compare report of a record without families: no empty family row; clean at 1400 and 800 px"
 "$P" report -o "$TMP/compare.html" data/report/compare.json 2>"$TMP/err"
-expect_status 0 $? && pages_ok "$TMP/compare.html" && ok
+expect_status 0 $? && expect_no_grep '<tr class="fam">' "$TMP/compare.html" && pages_ok "$TMP/compare.html" && ok
 
 # 7 + 7 runs: Holm over the 26 phase resources reaches p < 0.05 only from 7 a side
 t "compare report: a phase's resources under its row, changed first, folded when unchanged; no number wraps"
