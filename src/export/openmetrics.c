@@ -9,6 +9,7 @@
 #include "export/openmetrics.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +22,6 @@
 #include "util/units.h"
 #include "util/xalloc.h"
 
-/* A run, or one command of a bench: the runs its samples summarise. */
-struct om_group {
-	char *labels; /* command="...",host="...",commit="..." (escaped, no braces) */
-	json_t **runs; /* owned */
-	size_t n;
-	struct metrics_set ms;
-};
-
 /* Per-run values of one labelled sample (a peak method, a phase lane, ...). */
 struct om_series {
 	char *key;    /* extra label pairs, escaped */
@@ -38,6 +31,19 @@ struct om_series {
 struct om_keyed {
 	struct om_series *items;
 	size_t n, cap;
+};
+
+/* A run, or one command of a bench: what its samples summarise, gathered
+ * as its runs are read one at a time (a value per run per metric, never
+ * the runs themselves: a bench of 10 000 runs reads them from its spool). */
+struct om_group {
+	char *labels; /* command="...",host="...",commit="..." (escaped, no braces) */
+	size_t n;     /* runs */
+	struct metrics_set ms;
+	bool exit_found;
+	double exit_worst;   /* the worst status of the runs */
+	double started_ms;   /* the first run's start, NAN when none says */
+	struct om_keyed peaks, phases, events, event_seconds;
 };
 
 void openmetrics_escape(FILE *f, const char *v)
@@ -138,7 +144,7 @@ static double om_median(const double *v, size_t n)
 }
 
 /* Writes every keyed series of k as samples of name for group g. */
-static void om_keyed_write(FILE *f, const char *name, struct om_keyed *k, const struct om_group *g)
+static void om_keyed_write(FILE *f, const char *name, const struct om_keyed *k, const struct om_group *g)
 {
 	for (size_t i = 0; i < k->n; i++) {
 		double v = om_median(k->items[i].v, g->n);
@@ -164,33 +170,14 @@ static void fam_runs(FILE *f, const char *name, const struct om_group *g)
 static void fam_exit(FILE *f, const char *name, const struct om_group *g)
 {
 	/* The worst status of the runs: one failing run of a bench shows. */
-	int found = 0;
-	double worst = 0;
-	for (size_t i = 0; i < g->n; i++) {
-		json_t *ex = json_object_get(g->runs[i], "exit");
-		json_t *st = json_object_get(ex, "status");
-		if (!json_is_number(st))
-			st = json_object_get(ex, "code");
-		if (json_is_number(st)) {
-			double v = json_number_value(st);
-			worst = !found || v > worst ? v : worst;
-			found = 1;
-		}
-	}
-	if (found)
-		om_sample(f, name, NULL, g->labels, worst);
+	if (g->exit_found)
+		om_sample(f, name, NULL, g->labels, g->exit_worst);
 }
 
 static void fam_started(FILE *f, const char *name, const struct om_group *g)
 {
-	double first = NAN;
-	for (size_t i = 0; i < g->n; i++) {
-		json_t *v = json_object_get(g->runs[i], "started_epoch_ms");
-		if (json_is_number(v) && (isnan(first) || json_number_value(v) < first))
-			first = json_number_value(v);
-	}
-	if (!isnan(first))
-		om_sample(f, name, NULL, g->labels, first / 1000.0);
+	if (!isnan(g->started_ms))
+		om_sample(f, name, NULL, g->labels, g->started_ms / 1000.0);
 }
 
 static void fam_wall(FILE *f, const char *name, const struct om_group *g)
@@ -237,26 +224,7 @@ static void fam_daemon_io(FILE *f, const char *name, const struct om_group *g)
 
 static void fam_peaks(FILE *f, const char *name, const struct om_group *g)
 {
-	struct om_keyed k = { 0 };
-	for (size_t r = 0; r < g->n; r++) {
-		size_t i;
-		json_t *p;
-		json_array_foreach(json_object_get(g->runs[r], "peaks"), i, p) {
-			json_t *kb = json_object_get(p, "kb");
-			const char *method = json_string_value(json_object_get(p, "method"));
-			if (!json_is_number(kb) || json_number_value(kb) < 0 || !method)
-				continue;
-			const char *scope = json_string_value(json_object_get(p, "scope"));
-			char *key = om_labels((const char *const[]){ "scope", scope, "method", method, NULL });
-			double *v = om_series_get(&k, key, g->n, NAN);
-			double bytes = json_number_value(kb) * 1024.0;
-			if (isnan(v[r]) || bytes > v[r])
-				v[r] = bytes;
-			free(key);
-		}
-	}
-	om_keyed_write(f, name, &k, g);
-	om_keyed_release(&k);
+	om_keyed_write(f, name, &g->peaks, g);
 }
 
 static void fam_gpu(FILE *f, const char *name, const struct om_group *g)
@@ -275,63 +243,112 @@ static void fam_faults(FILE *f, const char *name, const struct om_group *g)
 
 static void fam_phases(FILE *f, const char *name, const struct om_group *g)
 {
-	/* Total per phase name and lane; a run without it counts 0, as in compare. */
-	struct om_keyed k = { 0 };
-	for (size_t r = 0; r < g->n; r++) {
-		size_t i;
-		json_t *p;
-		json_array_foreach(json_object_get(g->runs[r], "phases"), i, p) {
-			const char *ph = json_string_value(json_object_get(p, "name"));
-			const char *lane = json_string_value(json_object_get(p, "lane"));
-			json_t *s = json_object_get(p, "start_ms"), *en = json_object_get(p, "end_ms");
-			if (!ph || !*ph || !json_is_number(s) || !json_is_number(en))
-				continue;
-			char *key = om_labels((const char *const[]){ "phase", ph, "lane", lane ? lane : "", NULL });
-			om_series_get(&k, key, g->n, 0)[r] +=
-				(json_number_value(en) - json_number_value(s)) / 1000.0;
-			free(key);
-		}
-	}
-	om_keyed_write(f, name, &k, g);
-	om_keyed_release(&k);
+	om_keyed_write(f, name, &g->phases, g);
 }
 
-/* Counters: nanosecond events (task-clock, cpu-clock) in seconds, the rest counts. */
-static void om_counters(FILE *f, const char *name, const struct om_group *g, int want_seconds)
+static void fam_events(FILE *f, const char *name, const struct om_group *g)
 {
-	struct om_keyed k = { 0 };
-	for (size_t r = 0; r < g->n * 2; r++) {
-		/* the run's counters, then an attached daemon's (tree="daemon") */
-		bool daemon = r >= g->n;
-		json_t *run = g->runs[r % g->n];
+	om_keyed_write(f, name, &g->events, g);
+}
+
+static void fam_event_seconds(FILE *f, const char *name, const struct om_group *g)
+{
+	om_keyed_write(f, name, &g->event_seconds, g);
+}
+
+/* ---- what metrics does not keep apart, read from each run ---- */
+
+static void gather_exit(struct om_group *g, const json_t *run)
+{
+	json_t *ex = json_object_get(run, "exit");
+	json_t *st = json_object_get(ex, "status");
+	if (!json_is_number(st))
+		st = json_object_get(ex, "code");
+	if (json_is_number(st)) {
+		double v = json_number_value(st);
+		g->exit_worst = !g->exit_found || v > g->exit_worst ? v : g->exit_worst;
+		g->exit_found = true;
+	}
+	json_t *t = json_object_get(run, "started_epoch_ms");
+	if (json_is_number(t) && (isnan(g->started_ms) || json_number_value(t) < g->started_ms))
+		g->started_ms = json_number_value(t);
+}
+
+/* The largest peak of run r per scope and method. */
+static void gather_peaks(struct om_group *g, const json_t *run, size_t r)
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(run, "peaks"), i, p) {
+		json_t *kb = json_object_get(p, "kb");
+		const char *method = json_string_value(json_object_get(p, "method"));
+		if (!json_is_number(kb) || json_number_value(kb) < 0 || !method)
+			continue;
+		const char *scope = json_string_value(json_object_get(p, "scope"));
+		char *key = om_labels((const char *const[]){ "scope", scope, "method", method, NULL });
+		double *v = om_series_get(&g->peaks, key, g->n, NAN);
+		double bytes = json_number_value(kb) * 1024.0;
+		if (isnan(v[r]) || bytes > v[r])
+			v[r] = bytes;
+		free(key);
+	}
+}
+
+/* Total per phase name and lane; a run without it counts 0, as in compare. */
+static void gather_phases(struct om_group *g, const json_t *run, size_t r)
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(run, "phases"), i, p) {
+		const char *ph = json_string_value(json_object_get(p, "name"));
+		const char *lane = json_string_value(json_object_get(p, "lane"));
+		json_t *st = json_object_get(p, "start_ms"), *en = json_object_get(p, "end_ms");
+		if (!ph || !*ph || !json_is_number(st) || !json_is_number(en))
+			continue;
+		char *key = om_labels((const char *const[]){ "phase", ph, "lane", lane ? lane : "", NULL });
+		om_series_get(&g->phases, key, g->n, 0)[r] += (json_number_value(en) - json_number_value(st)) / 1000.0;
+		free(key);
+	}
+}
+
+/* Counters: nanosecond events (task-clock, cpu-clock) in seconds, the rest
+ * counts; the run's, then an attached daemon's (tree="daemon"). */
+static void gather_counters(struct om_group *g, const json_t *run, size_t r)
+{
+	for (int daemon = 0; daemon < 2; daemon++) {
 		json_t *counters = daemon ? json_object_get(json_object_get(json_object_get(run, "trees"), "daemon"), "counters")
 					  : json_object_get(run, "counters");
 		const char *ev;
 		json_t *c;
 		json_object_foreach(counters, ev, c) {
 			const char *unit = json_string_value(json_object_get(c, "unit"));
-			int is_ns = unit && !strcmp(unit, "ns");
+			bool is_ns = unit && !strcmp(unit, "ns");
 			json_t *v = json_object_get(c, "value");
-			if (is_ns != want_seconds || !json_is_number(v) ||
-			    json_is_false(json_object_get(c, "supported")))
+			if (!json_is_number(v) || json_is_false(json_object_get(c, "supported")))
 				continue;
 			char *key = om_labels((const char *const[]){ "event", ev, "tree", daemon ? "daemon" : NULL, NULL });
-			om_series_get(&k, key, g->n, NAN)[r % g->n] = json_number_value(v) / (is_ns ? 1e9 : 1);
+			om_series_get(is_ns ? &g->event_seconds : &g->events, key, g->n, NAN)[r] =
+				json_number_value(v) / (is_ns ? 1e9 : 1);
 			free(key);
 		}
 	}
-	om_keyed_write(f, name, &k, g);
-	om_keyed_release(&k);
 }
 
-static void fam_events(FILE *f, const char *name, const struct om_group *g)
-{
-	om_counters(f, name, g, 0);
-}
+struct gather_arg {
+	struct om_group *g;
+	struct err *e;
+};
 
-static void fam_event_seconds(FILE *f, const char *name, const struct om_group *g)
+static int gather_chunk(json_t *const *runs, size_t n, size_t first, void *arg)
 {
-	om_counters(f, name, g, 1);
+	struct gather_arg *a = arg;
+	for (size_t i = 0; i < n; i++) {
+		gather_exit(a->g, runs[i]);
+		gather_peaks(a->g, runs[i], first + i);
+		gather_phases(a->g, runs[i], first + i);
+		gather_counters(a->g, runs[i], first + i);
+	}
+	return metrics_add_records(&a->g->ms, runs, n, a->e);
 }
 
 static const struct om_family {
@@ -405,22 +422,21 @@ int openmetrics_from_record(json_t *rec, const struct bench_runs *src, char **ou
 	size_t ng = bench ? json_array_size(cmds) : 1, nms = 0;
 	struct om_group *g = xcalloc(ng, sizeof(*g));
 	int rc = -1;
-	/* every run of a command at once: the per-run families (exit codes,
-	 * peaks by method, phase lanes) read them side by side */
-	for (size_t i = 0; i < ng; i++) {
-		json_t *c = json_array_get(cmds, i);
-		json_t *name = json_object_get(c, "name");
-		size_t want = bench ? bench_runs_count(src, rec, i) : 1;
-		g[i].runs = xcalloc(want ? want : 1, sizeof(json_t *));
-		g[i].labels = om_group_labels(!bench ? json_object_get(rec, "command")
-					      : json_is_string(name) ? name : json_object_get(c, "command"),
-					      rec, rec);
-		for (; g[i].n < want; g[i].n++)
-			if (!(g[i].runs[g[i].n] = bench ? bench_runs_load(src, rec, i, g[i].n, e) : json_incref(rec)))
-				goto out;
-	}
+	/* the runs of each command one chunk at a time, into values per run */
 	for (; nms < ng; nms++) {
-		if (metrics_from_records(g[nms].runs, g[nms].n, &g[nms].ms, e)) {
+		struct om_group *gi = &g[nms];
+		json_t *c = json_array_get(cmds, nms);
+		json_t *name = json_object_get(c, "name");
+		gi->labels = om_group_labels(!bench ? json_object_get(rec, "command")
+					     : json_is_string(name) ? name : json_object_get(c, "command"),
+					     rec, rec);
+		gi->n = bench ? bench_runs_count(src, rec, nms) : 1;
+		gi->started_ms = NAN;
+		metrics_set_init(&gi->ms);
+		struct gather_arg ga = { gi, e };
+		int bad = bench ? bench_runs_each(src, rec, nms, gather_chunk, &ga, e) : gather_chunk(&rec, 1, 0, &ga);
+		if (bad) {
+			metrics_set_release(&gi->ms);
 			if (bench)
 				err_wrap(e, "bench command %zu", nms + 1);
 			goto out;
@@ -446,9 +462,10 @@ out:
 		if (i < nms)
 			metrics_set_release(&g[i].ms);
 		free(g[i].labels);
-		for (size_t r = 0; r < g[i].n; r++)
-			json_decref(g[i].runs[r]);
-		free(g[i].runs);
+		om_keyed_release(&g[i].peaks);
+		om_keyed_release(&g[i].phases);
+		om_keyed_release(&g[i].events);
+		om_keyed_release(&g[i].event_seconds);
 	}
 	free(g);
 	return rc;
