@@ -526,7 +526,8 @@ void phase_set_finish(struct phase_set *s, double end_ms)
 	free(tmp);
 }
 
-/* Phases overlapping [t0, t1] with start <= t1 and end > t0 (open ones: start <= t1). */
+/* Phases overlapping [t0, t1] with start <= t1 and end > t0 (open ones:
+ * start <= t1), at most max; m NULL: only counted. */
 #define MATCH_MAX 256
 
 static size_t collect(const struct phase_set *s, double t0, double t1,
@@ -546,12 +547,18 @@ static size_t collect(const struct phase_set *s, double t0, double t1,
 	}
 	for (size_t i = from; i < s->n_phases && k < max; i++) {
 		const struct phase *ph = &s->phases[i];
-		if (ph->start_ms <= t1 && ph->end_ms > t0)
-			m[k++] = ph;
+		if (ph->start_ms <= t1 && ph->end_ms > t0) {
+			if (m)
+				m[k] = ph;
+			k++;
+		}
 	}
 	for (size_t i = 0; i < s->n_open && k < max; i++)
-		if (s->open[i].start_ms <= t1)
-			m[k++] = &s->open[i];
+		if (s->open[i].start_ms <= t1) {
+			if (m)
+				m[k] = &s->open[i];
+			k++;
+		}
 	return k;
 }
 
@@ -637,8 +644,9 @@ void phase_set_split(const struct phase_set *s, double t0_ms, double t1_ms, phas
 {
 	if (!(t1_ms > t0_ms))
 		return;
-	/* the phases overlapping the span, by their starts; the cuts inside it */
-	size_t cap = s->n_phases + s->n_open;
+	/* the phases overlapping the span, by their starts; the cuts inside it
+	 * (counted first: a blocked interval is cut here, and most cross few) */
+	size_t cap = collect(s, t0_ms, t1_ms, NULL, SIZE_MAX);
 	const struct phase **ov = xmalloc((cap ? cap : 1) * sizeof(*ov));
 	double *cut = xmalloc((2 * cap + 2) * sizeof(*cut));
 	size_t k = collect(s, t0_ms, t1_ms, ov, cap), nc = 0;
