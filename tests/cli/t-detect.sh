@@ -161,7 +161,9 @@ t "real perfhunt runs at 16 commits: the slower phase is found at its commit"
 mkdir -p "$R" && (
 	cd "$R" && git init -q -b main . && git config user.email t@example.com && git config user.name t &&
 	for i in $(seq 1 16); do
-		ms=20; [ "$i" -gt 8 ] && ms=90
+		# one run per commit: at 20 ms against 90 ms a loaded machine once
+		# put the change point one commit off; 300 ms leaves room for load
+		ms=20; [ "$i" -gt 8 ] && ms=300
 		printf "# commit %d\necho PERFHUNT: begin=work\nsleep 0.%03d\necho PERFHUNT: end=work\n" "$i" "$ms" >work.sh &&
 			git add work.sh && git commit -q -m "c$i" && "$PERFHUNT" run -q -- sh work.sh >/dev/null 2>&1 || exit 1
 	done
