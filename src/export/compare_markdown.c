@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "export/compare_rows.h"
@@ -131,8 +132,12 @@ int compare_markdown_write(const struct comparison *c, const char *base_label, c
 		for (size_t i = 0; i < c->n_phases; i++) {
 			const struct comparison_phase *p = &c->phases[i];
 			char name[300], why[512];
-			/* nested phases under the one that encloses them (U+00A0: markdown keeps it) */
-			snprintf(name, sizeof(name), "%.*s%s", 4 * p->depth, "\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0\u00a0", p->name);
+			/* nested phases under the one that encloses them, two U+00A0 (which
+			 * markdown keeps) a level as the terminal's two spaces, at any depth */
+			size_t len = 0;
+			for (int d = 0; d < p->depth && len + 4 < sizeof(name) / 2; d++, len += 4)
+				memcpy(name + len, "\u00a0\u00a0", 4);
+			snprintf(name + len, sizeof(name) - len, "%s", p->name);
 			compare_markdown_cell(out, name);
 			compare_markdown_cell(out, compare_text_value("phase:", p->base_ms, buf, sizeof(buf)));
 			compare_markdown_cell(out, compare_text_value("phase:", p->new_ms, buf, sizeof(buf)));
