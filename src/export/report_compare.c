@@ -116,7 +116,9 @@ static void report_compare_profile(const char *what, const json_t *prof, struct 
 						 .value = (base + nw) / 2, .base = base, .nw = nw,
 						 .state = report_compare_state(report_page_str(x, "state")) };
 	}
-	snprintf(title, sizeof(title), "%s \u2014 CPU per run %s \u2192 %s", what,
+	/* an off-CPU comparison weighs time blocked, not CPU */
+	snprintf(title, sizeof(title), "%s \u2014 %s per run %s \u2192 %s", what,
+		 json_is_true(json_object_get(prof, "offcpu")) ? "blocked" : "CPU",
 		 report_chart_value(REPORT_UNIT_MS, report_page_num(prof, "base_cpu_ms"), a, sizeof(a)),
 		 report_chart_value(REPORT_UNIT_MS, report_page_num(prof, "new_cpu_ms"), b, sizeof(b)));
 	char *id = flamegraph_id("diff-", what);
@@ -157,7 +159,8 @@ static void report_compare_code(const json_t *rec, const json_t *phases, struct 
 			continue;
 		if (!shown++)
 			svg_raw(s, "<h2>Which code</h2>\n<p class=\"note\">Differential flame graphs: a frame's width "
-				   "is its mean CPU time per run over both sides; red grown, blue shrunk, grey within "
+				   "is its mean CPU time per run over both sides (its blocked time, where the "
+				   "comparison is of where threads blocked); red grown, blue shrunk, grey within "
 				   "the noise \u2014 each frame's per-run time tested with the exact Mann\u2013Whitney "
 				   "test, Benjamini\u2013Hochberg over the phase's frames.</p>\n");
 		char what[300];

@@ -88,6 +88,9 @@ if [ "$OFF" = 1 ]; then
 		sh -c 'echo "$1" | grep -qE "^ +code: \+[0-9.]+ (ms|s) blocked in futex .*lll_lock_wait"' - "$code" &&
 	check "the pool is named by its pattern: $code" sh -c 'echo "$1" | grep -qE "\(phthreads-w\*, 3 threads\)"' - "$code" &&
 	check "compare's JSON marks it off-CPU" [ "$(jget "$TMP/np.json" run_profile.offcpu)" = True ] &&
+	"$PERFHUNT" report -o "$TMP/np.html" "$TMP/np.json" >/dev/null 2>&1
+	check "the compare report's flame graph weighs it as blocked time" \
+		grep -q 'the whole run — blocked per run' "$TMP/np.html" &&
 	ok
 else skip "no off-CPU profile here"; fi
 
