@@ -11,12 +11,12 @@ export PERFHUNT_DB
 t "two commands, 3 runs each: exit 0, a block per command and a relative line"
 "$P" bench -n 3 --seed 11 --export-json "$TMP/b.json" --export-csv "$TMP/b.csv" \
 	--export-markdown "$TMP/b.md" --export-gobench "$TMP/b.go" \
-	-- "$W" sleep:20 fd:begin=work sleep:5 fd:end=work ::: "$W" sleep:40 >"$TMP/out" 2>"$TMP/err"
+	-- "$W" sleep:20 fd:begin=work sleep:5 fd:end=work ::: "$W" sleep:150 >"$TMP/out" 2>"$TMP/err"
 st=$?
 expect_status 0 $st && expect_grep '^Benchmark 1: .*phwork sleep:20' "$TMP/out" &&
-	expect_grep '^Benchmark 2: .*phwork sleep:40' "$TMP/out" && expect_grep 'median .*\(3 runs\)' "$TMP/out" &&
+	expect_grep '^Benchmark 2: .*phwork sleep:150' "$TMP/out" && expect_grep 'median .*\(3 runs\)' "$TMP/out" &&
 	expect_grep 'peak RSS' "$TMP/out" && expect_grep 'phases +work ' "$TMP/out" &&
-	expect_grep 'times faster than .*sleep:40$' "$TMP/out" && expect_grep '^saved bench [0-9]+' "$TMP/err" && ok
+	expect_grep 'times faster than .*sleep:150$' "$TMP/out" && expect_grep '^saved bench [0-9]+' "$TMP/err" && ok
 
 t "JSON export: perfhunt.bench/1, 3 full run records per command, no sample rows"
 /usr/bin/python3 - "$TMP/b.json" >"$TMP/py" 2>&1 <<'EOF'
@@ -61,7 +61,7 @@ t "the same --seed gives the same order"
 t "CSV export: a header and 6 rows, with the phase total"
 head -1 "$TMP/b.csv" >"$TMP/h"
 expect_grep '^command,run,started_at,exit_status,wall_s,user_s,sys_s,peak_rss_kb,.*phase:work' "$TMP/h" &&
-	[ "$(wc -l <"$TMP/b.csv")" = 7 ] && [ "$(grep -c 'sleep:40,[123],' "$TMP/b.csv")" = 3 ] && ok
+	[ "$(wc -l <"$TMP/b.csv")" = 7 ] && [ "$(grep -c 'sleep:150,[123],' "$TMP/b.csv")" = 3 ] && ok
 
 t "markdown export: a table with a header, a rule and one row per command"
 /usr/bin/python3 - "$TMP/b.md" >"$TMP/py" 2>&1 <<'EOF'
@@ -145,7 +145,7 @@ t "the history holds the bench: its 6 runs share one bench id"
 n=$(/usr/bin/python3 -c 'import sqlite3,sys
 db = sqlite3.connect(sys.argv[1])
 print(db.execute("select count(*) from runs where bench_id = (select min(id) from benches)").fetchone()[0])' "$PERFHUNT_DB")
-[ "$n" = 6 ] && expect_grep 'sleep:40' "$TMP/out" && ok || fail "$n runs in the first bench"
+[ "$n" = 6 ] && expect_grep 'sleep:150' "$TMP/out" && ok || fail "$n runs in the first bench"
 
 t "a stored bench compares with a record file"
 "$P" compare -q --fail-on-regression "$TMP/b.json" @bench:1 >/dev/null
@@ -187,7 +187,10 @@ med = sorted(peaks)[len(peaks) // 2]
 assert sum(abs(p - med) <= 64 for p in peaks) >= 13, ("more than 2 runs off the median by 64 KiB", peaks, methods)
 assert max(peaks) - med <= 128, ("a run over 128 KiB above the median", peaks, methods)
 assert peaks[-1] <= peaks[0] + 64, ("grew with the bench", peaks)
-assert med <= gnu, ("above GNU time's %M", gnu, peaks)
+# no more than GNU time's, to 64 KiB of environment and stack (an
+# ASan build once read 8 812 KiB against GNU time's 8 804): the forked
+# image of perfhunt would add megabytes
+assert med <= gnu + 64, ("above GNU time's %M", gnu, peaks)
 assert min(peaks) >= 2048, ("below the 2 MiB touched", peaks)
 EOF
 	[ $? = 0 ] && ok || fail "$(cat "$TMP/py")"
