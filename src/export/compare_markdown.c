@@ -158,13 +158,22 @@ int compare_markdown_write(const struct comparison *c, const char *base_label, c
 		if (!compare_text_code(c->phases[i].profile, line, sizeof(line))[0])
 			continue;
 		if (!code)
-			fputs("\n### Code\n\nWhere each changed phase's CPU time went (profiles, frames compared run by run):\n\n", out);
+			fputs("\n### Code\n\nWhere each changed phase's time went, on a CPU or blocked (profiles, frames "
+			      "compared run by run):\n\n", out);
 		code = true;
 		fputs("- ", out);
 		code_span(out, c->phases[i].name);
 		fputs(": ", out);
 		code_span(out, line);
 		fputs(c->phases[i].leading ? " (not established)\n" : "\n", out);
+	}
+	/* the whole run's, where no phase has a line (a record without phases) */
+	char line[1024];
+	if (!code && compare_text_code(c->run_profile, line, sizeof(line))[0]) {
+		fprintf(out, "\n### Code\n\nWhere the whole run's time went (wall-time delta %s; profiles, frames "
+			     "compared run by run):\n\n- the whole run: ", compare_text_delta_ms(c->wall_delta_ms, buf, sizeof(buf)));
+		code_span(out, line);
+		fputs("\n", out);
 	}
 	return ferror(out) ? -1 : 0;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "export/compare_markdown.h"
 #include "export/compare_text.h"
 #include "stats/comparison.h"
 #include "stats/metrics.h"
@@ -438,6 +439,13 @@ static void test_run_offcpu(void **state)
 	assert_int_equal(compare_text_write(&c, "good", "bad", false, f), 0);
 	fclose(f);
 	assert_non_null(strstr(text, "\nthe whole run (wall-time delta +816 ms):\n    code: +2.448 s blocked in futex"));
+	free(text);
+	/* and markdown, under its Code heading */
+	f = open_memstream(&text, &len);
+	assert_int_equal(compare_markdown_write(&c, "good", "bad", f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "### Code\n\nWhere the whole run's time went (wall-time delta +816 ms; "));
+	assert_non_null(strstr(text, "- the whole run: `+2.448 s blocked in futex"));
 	free(text);
 	comparison_release(&c);
 }
