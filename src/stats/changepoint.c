@@ -1,17 +1,21 @@
 /* changepoint: E-Divisive means with a seeded permutation test (see changepoint.h).
  *
  * Q̂ of every split of a segment comes from the sums of pairwise distances of
- * its prefixes and suffixes, each built in O(n log n) with a Fenwick tree over
- * the values' ranks (sum |x - y| over a set = x * (count below) - (sum below)
- * + (sum above) - x * (count above)); the cross term is the whole segment's
- * sum minus the two inner ones. A permutation moves (value, rank) pairs, so
- * ranks are sorted once per segment, never per permutation. A test stops as
- * soon as its p-value can no longer reach alpha, so a series without a change
- * costs a few permutations, not hundreds.
+ * its prefixes and suffixes. One pass with a Fenwick tree over the values'
+ * ranks gives each point's distance to the points before it (sum |x - y| =
+ * x * (count below) - (sum below) + (sum above) - x * (count above)); its
+ * distance to the points after it is its distance to the whole segment, a
+ * closed form of its rank over the sorted values, less that. A permutation
+ * moves each point's value, rank and total distance together, so ranks are
+ * sorted once per segment, never per permutation, and the pass over a
+ * permuted segment reads it in order. A test
+ * stops as soon as its p-value can no longer reach alpha, so a series without
+ * a change costs a few permutations, not hundreds.
  */
 #include "stats/changepoint.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,14 +31,23 @@ void changepoint_opts_init(struct changepoint_opts *o)
 	o->seed = CHANGEPOINT_SEED;
 }
 
+/* Node a + 1 + k of the segment [a, b): the value of rank k, and the
+ * segment's Fenwick tree over ranks at 1 + k. The pass over a permuted
+ * segment reads a value where it then inserts it, in one cache line. */
+struct cp_node {
+	double count, sum; /* of the inserted values in this node's range of ranks */
+	double v;          /* the value of rank k less the segment's mean */
+	double spread;     /* sum of |v - y| over the segment's values y */
+};
+
 struct cp_work {
 	size_t n, min_seg;
-	const double *x;      /* the series, as given */
-	uint32_t *rank;       /* rank of x[i] within its current segment */
-	double *v;            /* working copy of x, permuted inside segments */
-	uint32_t *r;          /* ranks travelling with v */
-	double *fc, *fs;      /* Fenwick tree: counts and sums by rank, n + 1 each */
-	double *wpre, *wsuf;  /* within-sums of prefixes and suffixes, n + 1 each */
+	const double *x;        /* the series, as given */
+	uint32_t *given;        /* rank of x[i] within its current segment (ties by position) */
+	uint32_t *r;            /* the same ranks, permuted inside segments */
+	struct cp_node *node;   /* n + 1 */
+	double *wpre;           /* within-sums of prefixes, n + 1 */
+	double *after;          /* each position's distance to the points after it, n */
 };
 
 struct cp_ranked {
@@ -50,99 +63,82 @@ static int cp_ranked_cmp(const void *pa, const void *pb)
 	return (a->i > b->i) - (a->i < b->i);
 }
 
-/* Ranks of x[a..b) within the segment, ties by position. */
+/* The points of x[a..b) within that segment: values centred on the segment's
+ * mean (which leaves distances unchanged and keeps the sums exact), ranks, and
+ * each one's distance to the whole segment from the sorted values. */
 static void cp_rank_segment(struct cp_work *w, size_t a, size_t b)
 {
 	size_t len = b - a;
 	struct cp_ranked *t = xmalloc(len * sizeof(*t));
-	for (size_t i = 0; i < len; i++)
+	double c = 0;
+	for (size_t i = 0; i < len; i++) {
 		t[i] = (struct cp_ranked){ w->x[a + i], (uint32_t)i };
+		c += w->x[a + i];
+	}
+	c /= (double)len;
 	qsort(t, len, sizeof(*t), cp_ranked_cmp);
-	for (size_t k = 0; k < len; k++)
-		w->rank[a + t[k].i] = (uint32_t)k;
-	free(t);
-}
-
-static void cp_fenwick_add(struct cp_work *w, size_t len, uint32_t r, double x)
-{
-	for (size_t i = (size_t)r + 1; i <= len; i += i & (~i + 1)) {
-		w->fc[i] += 1;
-		w->fs[i] += x;
-	}
-}
-
-/* Count and sum of the inserted values ranked below r. */
-static void cp_fenwick_below(const struct cp_work *w, uint32_t r, double *count, double *sum)
-{
-	double c = 0, s = 0;
-	for (size_t i = r; i > 0; i -= i & (~i + 1)) {
-		c += w->fc[i];
-		s += w->fs[i];
-	}
-	*count = c;
-	*sum = s;
-}
-
-/* Sum of |v_i - v_j| over pairs of each prefix (out[k] for v[0..k)) when
- * step is +1, of each suffix (out[k] for v[k..len)) when step is -1. Values
- * are centred on c, which leaves the sums unchanged and keeps them exact. */
-static void cp_within_sums(struct cp_work *w, const double *v, const uint32_t *r, size_t len,
-			   double c, int forward, double *out)
-{
-	memset(w->fc, 0, (len + 1) * sizeof(double));
-	memset(w->fs, 0, (len + 1) * sizeof(double));
 	double total = 0;
-	if (forward) {
-		out[0] = 0;
-		for (size_t k = 0; k < len; k++) {
-			double x = v[k] - c, cl, sl;
-			cp_fenwick_below(w, r[k], &cl, &sl);
-			double above = (double)k - cl;
-			out[k + 1] = out[k] + (x * cl - sl) + ((total - sl) - x * above);
-			cp_fenwick_add(w, len, r[k], x);
-			total += x;
-		}
-	} else {
-		out[len] = 0;
-		for (size_t k = len; k-- > 0;) {
-			double x = v[k] - c, cl, sl;
-			cp_fenwick_below(w, r[k], &cl, &sl);
-			double above = (double)(len - 1 - k) - cl;
-			out[k] = out[k + 1] + (x * cl - sl) + ((total - sl) - x * above);
-			cp_fenwick_add(w, len, r[k], x);
-			total += x;
-		}
+	for (size_t k = 0; k < len; k++)
+		total += t[k].v - c;
+	/* below rank k: k * v - (sum below); above: (sum above) - (len - 1 - k) * v,
+	 * the sum above being total - (sum below) - v */
+	double below = 0;
+	for (size_t k = 0; k < len; k++) {
+		double v = t[k].v - c;
+		w->given[a + t[k].i] = (uint32_t)k;
+		w->node[a + 1 + k].v = v;
+		w->node[a + 1 + k].spread = v * (2 * (double)k - (double)len) + total - 2 * below;
+		below += v;
 	}
+	free(t);
 }
 
 /* Best split of the working segment [a, b): returns its tau (relative to a,
  * 0 when the segment is too short) and Q̂ in *q; every Q̂ into qall[tau]
- * when qall is non-NULL. */
+ * when qall is non-NULL. Ties go to the smallest tau. */
 static size_t cp_best(struct cp_work *w, size_t a, size_t b, double *q, double *qall)
 {
 	size_t len = b - a, ms = w->min_seg;
 	*q = -INFINITY;
 	if (len < 2 * ms)
 		return 0;
-	const double *v = w->v + a;
 	const uint32_t *r = w->r + a;
-	double c = 0;
-	for (size_t i = 0; i < len; i++)
-		c += v[i];
-	c /= (double)len;
-	cp_within_sums(w, v, r, len, c, 1, w->wpre);
-	cp_within_sums(w, v, r, len, c, 0, w->wsuf);
-	double all = w->wpre[len];
+	struct cp_node *fen = w->node + a;
+	double *wpre = w->wpre, *after = w->after;
+	for (size_t i = 1; i <= len; i++)
+		fen[i].count = fen[i].sum = 0;
+	double total = 0;
+	wpre[0] = 0;
+	for (size_t k = 0; k < len; k++) {
+		uint32_t rk = r[k];
+		double x = fen[rk + 1].v, cl = 0, sl = 0;
+		for (size_t i = rk; i > 0; i -= i & (~i + 1)) {
+			cl += fen[i].count;
+			sl += fen[i].sum;
+		}
+		double d = (x * cl - sl) + ((total - sl) - x * ((double)k - cl));
+		wpre[k + 1] = wpre[k] + d;
+		after[k] = fen[rk + 1].spread - d;
+		for (size_t i = (size_t)rk + 1; i <= len; i += i & (~i + 1)) {
+			fen[i].count += 1;
+			fen[i].sum += x;
+		}
+		total += x;
+	}
+	double all = wpre[len], wy = 0;
 	size_t best = 0;
-	for (size_t tau = ms; tau <= len - ms; tau++) {
+	for (size_t tau = len - 1; tau >= ms; tau--) {
+		wy += after[tau];
+		if (tau > len - ms)
+			continue;
 		double m = (double)tau, k = (double)(len - tau);
-		double wx = w->wpre[tau], wy = w->wsuf[tau];
+		double wx = wpre[tau];
 		double cross = all - wx - wy;
 		double energy = 2 * cross / (m * k) - 2 * wx / (m * (m - 1)) - 2 * wy / (k * (k - 1));
 		double qh = m * k / (m + k) * energy;
 		if (qall)
 			qall[tau] = qh;
-		if (qh > *q) {
+		if (qh >= *q) {
 			*q = qh;
 			best = tau;
 		}
@@ -150,36 +146,118 @@ static size_t cp_best(struct cp_work *w, size_t a, size_t b, double *q, double *
 	return best;
 }
 
+/* Whether no split of the working (permuted) segment [a, b) can reach Q̂ =
+ * cut, from a bound that costs one pass over the ranks without the tree.
+ * With F the segment's empirical distribution (fixed under permutation) and
+ * B_tau(t) = #{i < tau: x_i <= t} - tau F(t), the energy with alpha = 1 in
+ * one dimension is 2 ∫ (F_X - F_Y)^2 dt for V-statistics, which is at least
+ * the U-statistic Q̂ uses, and F_X - F_Y = n B_tau / (m k); so
+ * Q̂(tau) <= 2 n / (m k) ∫ B_tau(t)^2 dt. The ranks fall in CP_BOUND_BINS
+ * bins of equal count; over a bin and a block of taus, B lies between what
+ * the counts at the bin's edges and the block's ends allow. Blocks are a
+ * 1/CP_BOUND_BLOCK share of the distance to the nearer end of the segment,
+ * where the factor 2 n / (m k) is largest. A change far above what a
+ * permutation gives is thus tested at a linear cost per permutation; nearer
+ * to it the bound fails and the exact pass decides, so every answer is the
+ * one the exact pass gives. */
+#define CP_BOUND_BINS 32
+#define CP_BOUND_BLOCK 32
+/* shorter segments cost the exact pass less than their blocks of taus */
+#define CP_BOUND_MIN 1024
+/* the bound is compared with 0.999 of the cut: far more than the rounding
+ * of either side */
+#define CP_BOUND_MARGIN 0.999
+static bool cp_below(const struct cp_work *w, size_t a, size_t b, double cut)
+{
+	size_t len = b - a, ms = w->min_seg;
+	if (len < 2 * ms)
+		return true;
+	if (!(cut > 0) || len < CP_BOUND_MIN)
+		return false;
+	const uint32_t *r = w->r + a;
+	const struct cp_node *byrank = w->node + a + 1;
+	/* bin(rank) = rank * k >> 32 rises with rank, below CP_BOUND_BINS;
+	 * edge[j] is the first rank of bin j, edge[CP_BOUND_BINS] = len */
+	uint64_t k32 = ((uint64_t)CP_BOUND_BINS << 32) / len;
+	size_t edge[CP_BOUND_BINS + 1];
+	double width[CP_BOUND_BINS];
+	for (size_t j = 0; j <= CP_BOUND_BINS; j++) {
+		uint64_t e = (((uint64_t)j << 32) + k32 - 1) / k32;
+		edge[j] = e < len ? (size_t)e : len;
+	}
+	for (size_t j = 0; j < CP_BOUND_BINS; j++) {
+		size_t hi = edge[j + 1] < len ? edge[j + 1] : len - 1;
+		width[j] = edge[j] < len ? byrank[hi].v - byrank[edge[j]].v : 0;
+	}
+	/* below_lo[j], below_hi[j]: ranks under edge[j] among the first tau0, tau1 */
+	double count[CP_BOUND_BINS] = { 0 }, below_lo[CP_BOUND_BINS + 1], below_hi[CP_BOUND_BINS + 1];
+	size_t tau0 = ms, k = 0;
+	for (; k < tau0; k++)
+		count[(r[k] * k32) >> 32]++;
+	below_lo[0] = 0;
+	for (size_t j = 0; j < CP_BOUND_BINS; j++)
+		below_lo[j + 1] = below_lo[j] + count[j];
+	double n = (double)len;
+	for (;;) {
+		size_t near = tau0 < len - tau0 ? tau0 : len - tau0, step = near / CP_BOUND_BLOCK;
+		size_t tau1 = tau0 + (step ? step : 1);
+		if (tau1 > len - ms)
+			tau1 = len - ms;
+		for (; k < tau1; k++)
+			count[(r[k] * k32) >> 32]++;
+		below_hi[0] = 0;
+		for (size_t j = 0; j < CP_BOUND_BINS; j++)
+			below_hi[j + 1] = below_hi[j] + count[j];
+		double t0 = (double)tau0, t1 = (double)tau1;
+		double f0 = 2 * n / (t0 * (n - t0)), f1 = 2 * n / (t1 * (n - t1));
+		double sum = 0;
+		for (size_t j = 0; j < CP_BOUND_BINS; j++) {
+			/* B = C - tau F, C the count among the first tau ... */
+			double e0 = (double)edge[j], e1 = (double)edge[j + 1];
+			double hi = below_hi[j + 1] - t0 * e0 / n, lo = below_lo[j] - t1 * e1 / n;
+			double u = hi > -lo ? hi : -lo;
+			/* ... = (n - tau) F - C', C' the count among the others: tighter near the end */
+			double hi2 = (n - t0) * e1 / n - (e0 - below_hi[j]);
+			double lo2 = (n - t1) * e0 / n - (e1 - below_lo[j + 1]);
+			double u2 = hi2 > -lo2 ? hi2 : -lo2;
+			if (u2 < u)
+				u = u2;
+			sum += width[j] * u * u;
+		}
+		if ((f0 > f1 ? f0 : f1) * sum >= cut)
+			return false;
+		if (tau1 >= len - ms)
+			return true;
+		tau0 = tau1;
+		memcpy(below_lo, below_hi, sizeof(below_lo));
+	}
+}
+
 static void cp_work_init(struct cp_work *w, const double *x, size_t n, size_t min_seg)
 {
 	w->n = n;
 	w->min_seg = min_seg;
 	w->x = x;
-	w->rank = xcalloc(n + 1, sizeof(*w->rank));
-	w->v = xcalloc(n + 1, sizeof(*w->v));
+	w->given = xcalloc(n + 1, sizeof(*w->given));
 	w->r = xcalloc(n + 1, sizeof(*w->r));
-	w->fc = xcalloc(n + 1, sizeof(*w->fc));
-	w->fs = xcalloc(n + 1, sizeof(*w->fs));
+	w->node = xcalloc(n + 1, sizeof(*w->node));
 	w->wpre = xcalloc(n + 1, sizeof(*w->wpre));
-	w->wsuf = xcalloc(n + 1, sizeof(*w->wsuf));
+	w->after = xcalloc(n + 1, sizeof(*w->after));
 }
 
 static void cp_work_release(struct cp_work *w)
 {
-	free(w->rank);
-	free(w->v);
+	free(w->given);
 	free(w->r);
-	free(w->fc);
-	free(w->fs);
+	free(w->node);
 	free(w->wpre);
-	free(w->wsuf);
+	free(w->after);
 }
 
-/* The working arrays back to the series as given. */
+/* The working points back to the series as given. */
 static void cp_work_reset(struct cp_work *w)
 {
-	memcpy(w->v, w->x, w->n * sizeof(double));
-	memcpy(w->r, w->rank, w->n * sizeof(uint32_t));
+	memcpy(w->r, w->given, w->n * sizeof(*w->r));
 }
 
 size_t changepoint_qhat(const double *x, size_t n, size_t min_segment, double *q)
@@ -198,6 +276,9 @@ size_t changepoint_qhat(const double *x, size_t n, size_t min_segment, double *q
 	return tau;
 }
 
+/* relative to the largest Q̂ a segment's range allows: rounding, not energy */
+#define CP_ZERO 1e-9
+
 /* One segment of the current partition and its best split on the data as given. */
 struct cp_seg {
 	size_t a, b, tau;
@@ -207,9 +288,15 @@ struct cp_seg {
 static void cp_seg_eval(struct cp_work *w, struct cp_seg *s)
 {
 	cp_rank_segment(w, s->a, s->b);
-	memcpy(w->v + s->a, w->x + s->a, (s->b - s->a) * sizeof(double));
-	memcpy(w->r + s->a, w->rank + s->a, (s->b - s->a) * sizeof(uint32_t));
+	memcpy(w->r + s->a, w->given + s->a, (s->b - s->a) * sizeof(*w->r));
 	s->tau = cp_best(w, s->a, s->b, &s->q, NULL);
+	/* Q̂ is at most len / 2 times the range; one within rounding of 0 (equal
+	 * values, or equal values and one outlier, where every split's energy
+	 * is 0) is no split to test */
+	size_t len = s->b - s->a;
+	double range = s->tau ? w->node[s->a + len].v - w->node[s->a + 1].v : 0;
+	if (s->tau && !(range > 0 && s->q > CP_ZERO * (double)len * range))
+		s->tau = 0;
 }
 
 /* Permutation p-value of the largest Q̂ q_obs over the partition: the share of
@@ -231,13 +318,12 @@ static double cp_permutation_p(struct cp_work *w, const struct cp_seg *segs, siz
 				continue;
 			for (size_t i = len - 1; i > 0; i--) {
 				size_t j = (size_t)stats_rng_below(rng, (uint64_t)i + 1);
-				double tv = w->v[a + i];
-				w->v[a + i] = w->v[a + j];
-				w->v[a + j] = tv;
 				uint32_t tr = w->r[a + i];
 				w->r[a + i] = w->r[a + j];
 				w->r[a + j] = tr;
 			}
+			if (cp_below(w, segs[s].a, segs[s].b, CP_BOUND_MARGIN * (q_obs - tol)))
+				continue; /* top stays under q_obs - tol whatever this segment's Q̂ */
 			double q;
 			cp_best(w, segs[s].a, segs[s].b, &q, NULL);
 			if (q > top)
