@@ -368,25 +368,47 @@ static void test_one_run_and_none(void **state)
 	json_decref(none);
 }
 
-/* A run record without phases: wall_s, and a profile whose run holds
- * "main;spin" in spin samples of 10 ms and, off the CPU, each of the three
- * pool threads blocked `each_ms` on `wait` (the frames under the marker). */
-static json_t *run_record(double wall_s, int spin, double each_ms, const char *wait)
+/* A run record: wall_s, and a profile whose run holds "main;spin" in spin
+ * samples of 10 ms and, off the CPU, each of the three pool threads blocked
+ * `each_ms` on `wait` (the frames under the marker). phased: all of it in
+ * one phase msm as long as the run, its thread times those of the profile. */
+static json_t *run_record(double wall_s, int spin, double each_ms, const char *wait, bool phased)
 {
+	const char *root = phased ? "[phase:msm];" : "[no phase];";
 	json_t *on = json_array(), *off = json_array();
-	json_array_append_new(on, json_pack("{s:s, s:i}", "stack", "[no phase];prover;main;spin", "count", spin));
+	char stack[300];
+	snprintf(stack, sizeof(stack), "%sprover;main;spin", root);
+	json_array_append_new(on, json_pack("{s:s, s:i}", "stack", stack, "count", spin));
 	for (int w = 1; w <= 3; w++) {
-		char stack[300];
-		snprintf(stack, sizeof(stack), "[no phase];prover-w%d;[off-cpu];worker_main;%s", w, wait);
+		snprintf(stack, sizeof(stack), "%sprover-w%d;[off-cpu];worker_main;%s", root, w, wait);
 		json_array_append_new(off, json_pack("{s:s, s:f}", "stack", stack, "ms", each_ms));
 	}
-	json_t *prof = json_pack("{s:s, s:i, s:f, s:i, s:s, s:{s:i, s:o, s:i}, s:{}}", "event", "cpu-clock",
+	json_t *prof = json_pack("{s:s, s:i, s:f, s:i, s:s, s:{s:i, s:O, s:i}, s:{}}", "event", "cpu-clock",
 				 "frequency_hz", HZ, "ms_per_sample", 1000.0 / HZ, "samples", spin, "stacks_root",
 				 "process", "run", "samples", spin, "stacks", on, "merged", 0, "phases");
-	json_object_set_new(prof, "offcpu", json_pack("{s:s, s:s, s:{s:f, s:o, s:i}, s:{}}", "unit", "ms", "stacks_root",
-						      "process", "run", "ms", 3 * each_ms, "stacks", off, "merged", 0,
-						      "phases"));
-	return json_pack("{s:s, s:{s:f}, s:o}", "schema", "perfhunt.run/1", "summary", "wall_s", wall_s, "profile", prof);
+	json_t *offcpu = json_pack("{s:s, s:s, s:{s:f, s:O, s:i}, s:{}}", "unit", "ms", "stacks_root", "process", "run",
+				   "ms", 3 * each_ms, "stacks", off, "merged", 0, "phases");
+	json_t *rec = json_pack("{s:s, s:{s:f}}", "schema", "perfhunt.run/1", "summary", "wall_s", wall_s);
+	if (phased) { /* the same stacks, without the run's phase root */
+		json_t *pon = json_deep_copy(on), *poff = json_deep_copy(off), *st;
+		size_t i;
+		json_array_foreach(pon, i, st)
+			json_object_set_new(st, "stack", json_string(json_string_value(json_object_get(st, "stack")) + strlen(root)));
+		json_array_foreach(poff, i, st)
+			json_object_set_new(st, "stack", json_string(json_string_value(json_object_get(st, "stack")) + strlen(root)));
+		json_object_set_new(json_object_get(prof, "phases"), "msm",
+				    json_pack("{s:i, s:o, s:i}", "samples", spin, "stacks", pon, "merged", 0));
+		json_object_set_new(json_object_get(offcpu, "phases"), "msm",
+				    json_pack("{s:f, s:o, s:i}", "ms", 3 * each_ms, "stacks", poff, "merged", 0));
+		json_object_set_new(rec, "phases", json_pack("[{s:s, s:f, s:f, s:{s:f, s:f, s:f}}]", "name", "msm", "start_ms",
+							    0.0, "end_ms", 1000 * wall_s, "resources", "oncpu_ms",
+							    10.0 * spin, "blocked_ms", 3 * each_ms, "runnable_ms", 0.0));
+	}
+	json_decref(on);
+	json_decref(off);
+	json_object_set_new(prof, "offcpu", offcpu);
+	json_object_set_new(rec, "profile", prof);
+	return rec;
 }
 
 static const char lock_wait[] = "msm_chunk;pthread_mutex_lock;__lll_lock_wait;futex_wait;__x64_sys_futex_[k];"
@@ -396,14 +418,15 @@ static const char idle_wait[] = "pthread_cond_wait;__x64_sys_futex_[k];futex_wai
 /* Compares 5 + 5 run records built by run_record from each side's wall
  * time, spin samples and blocked ms a thread (run r adds r / 100 of each). */
 static void run_compare(const double wall_s[2], const int spin[2], const double each_ms[2], const char *wait,
-			struct comparison *c)
+			bool phased, struct comparison *c)
 {
 	struct metrics_set side[2];
 	struct err e = { 0 };
 	for (int k = 0; k < 2; k++) {
 		json_t *runs[5];
 		for (int r = 0; r < 5; r++)
-			runs[r] = run_record(wall_s[k] * (1 + r / 100.0), spin[k] + r, each_ms[k] * (1 + r / 100.0), wait);
+			runs[r] = run_record(wall_s[k] * (1 + r / 100.0), spin[k] + r, each_ms[k] * (1 + r / 100.0), wait,
+					     phased);
 		assert_int_equal(metrics_from_records(runs, 5, &side[k], &e), 0);
 		for (int r = 0; r < 5; r++)
 			json_decref(runs[r]);
@@ -424,7 +447,7 @@ static void test_run_offcpu(void **state)
 	(void)state;
 	struct comparison c;
 	run_compare((const double[]){ 1.0, 1.8 }, (const int[]){ 100, 100 }, (const double[]){ 200, 1000 }, lock_wait,
-		    &c);
+		    false, &c);
 	assert_int_equal(c.n_phases, 0);
 	assert_non_null(c.run_profile);
 	assert_true(c.run_profile->offcpu);
@@ -459,7 +482,7 @@ static void test_run_cpu_idle_pool(void **state)
 	(void)state;
 	struct comparison c;
 	run_compare((const double[]){ 1.0, 1.8 }, (const int[]){ 100, 180 }, (const double[]){ 1000, 1800 }, idle_wait,
-		    &c);
+		    false, &c);
 	assert_non_null(c.run_profile);
 	assert_false(c.run_profile->offcpu);
 	char line[512];
@@ -467,8 +490,33 @@ static void test_run_cpu_idle_pool(void **state)
 	assert_string_equal(line, "+800 ms CPU in spin \u2190 main (prover)");
 	comparison_release(&c);
 	run_compare((const double[]){ 1.0, 1.0 }, (const int[]){ 100, 100 }, (const double[]){ 1000, 1000 }, idle_wait,
-		    &c);
+		    false, &c);
 	assert_null(c.run_profile);
+	comparison_release(&c);
+}
+
+/* A phase chooses its line by the same rule from its thread-time metrics:
+ * the lock's blocked time carries msm's change, the idle pool's does not. */
+static void test_phase_offcpu_rule(void **state)
+{
+	(void)state;
+	struct comparison c;
+	char line[512];
+	run_compare((const double[]){ 1.0, 1.8 }, (const int[]){ 100, 100 }, (const double[]){ 200, 1000 }, lock_wait,
+		    true, &c);
+	assert_int_equal(c.n_phases, 1);
+	assert_non_null(c.phases[0].profile);
+	assert_true(c.phases[0].profile->offcpu);
+	compare_text_code(c.phases[0].profile, line, sizeof(line));
+	assert_non_null(strstr(line, "blocked in futex"));
+	comparison_release(&c);
+	run_compare((const double[]){ 1.0, 1.8 }, (const int[]){ 100, 180 }, (const double[]){ 1000, 1800 }, idle_wait,
+		    true, &c);
+	assert_int_equal(c.n_phases, 1);
+	assert_non_null(c.phases[0].profile);
+	assert_false(c.phases[0].profile->offcpu);
+	compare_text_code(c.phases[0].profile, line, sizeof(line));
+	assert_string_equal(line, "+800 ms CPU in spin \u2190 main (prover)");
 	comparison_release(&c);
 }
 
@@ -487,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_unnamed_library),
 		cmocka_unit_test(test_run_offcpu),
 		cmocka_unit_test(test_run_cpu_idle_pool),
+		cmocka_unit_test(test_phase_offcpu_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
