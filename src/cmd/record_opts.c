@@ -216,7 +216,7 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 	const unsigned launched = cmd == RECORD_OPTS_FOR_WATCH ? PARSEOPT_HIDDEN : 0;
 	o->rows_for = (int)cmd;
 	const struct parseopt r[] = {
-		ROW(0, "interval", "TIME", "sampling interval: 50ms, 0.5s; a bare number is ms\n(default 100, minimum 1)",
+		ROW(0, "interval", "TIME", "sampling interval: 50ms, 0.5s; a bare number is ms\n(default 100, minimum 1; stretched where a sample takes\nmore than half a core)",
 		    OPT_INTERVAL, 0),
 		{ .type = PARSEOPT_TYPE_STRING, .short_name = 'o', .long_name = "output", .value = &o->json_path,
 		  .argh = bench ? "WHERE" : "FILE",
