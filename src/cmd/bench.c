@@ -31,6 +31,7 @@
 #include "stats/bench_plan.h"
 #include "stats/bisectpair.h"
 #include "stats/bench_record.h"
+#include "session/profbatch.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/quote.h"
@@ -85,6 +86,7 @@ struct bench_cli {
 	const char *json_path, *csv_path, *md_path, *go_path, *adoc_path, *org_path;
 	const char *attach_name, *attach_pidfile;
 	size_t timed_out;             /* runs killed at --timeout */
+	struct bench_profiles *profiles; /* --profile: the runs' one perf, and where each run went */
 	struct bench_params params;
 	bool until_decided;           /* add runs until each command is decided against the first */
 };
@@ -752,6 +754,72 @@ static int open_output(struct bench_cli *b, struct progress *pr)
 }
 
 /* Runs the schedule; returns the exit status (0 when every slot ran). */
+/* --profile: one perf serves every run (session/profbatch.h) and is read
+ * after the last; each run kept in the spool is noted where it went, so its
+ * profile can be put in its record then. */
+struct bench_profiles {
+	struct benchspool *spool;
+	const json_t *rec;
+	struct { size_t cmd, k; } *at; /* by the run's number in the batch; cmd SIZE_MAX: not kept */
+	size_t n;
+	int status;
+};
+
+static void profiles_kept(struct bench_profiles *p, size_t run, size_t cmd, struct benchspool *spool,
+			  const json_t *rec)
+{
+	if (run == PROFBATCH_NONE)
+		return;
+	const struct bench_runs src = benchspool_runs(spool);
+	p->spool = spool;
+	p->rec = rec;
+	if (run >= p->n) {
+		p->at = xrealloc(p->at, (run + 1) * sizeof(*p->at));
+		for (; p->n <= run; p->n++)
+			p->at[p->n].cmd = SIZE_MAX; /* warmups between: not kept */
+	}
+	p->at[run].cmd = cmd;
+	p->at[run].k = bench_runs_count(&src, rec, cmd) - 1;
+}
+
+/* A run's profile read: into its record in the spool. */
+static void profile_read(void *arg, size_t run, json_t *profile, const char *why)
+{
+	struct bench_profiles *p = arg;
+	struct err e;
+	if (run >= p->n || p->at[run].cmd == SIZE_MAX) {
+		json_decref(profile);
+		return;
+	}
+	const struct bench_runs src = benchspool_runs(p->spool);
+	json_t *rec = bench_runs_load(&src, p->rec, p->at[run].cmd, p->at[run].k, &e);
+	if (rec && profile)
+		json_object_set_new(rec, "profile", profile);
+	else if (rec && json_is_array(json_object_get(rec, "notes")))
+		json_array_append_new(json_object_get(rec, "notes"), json_string(why));
+	else
+		json_decref(profile);
+	if (!rec || benchspool_replace(p->spool, p->at[run].cmd, p->at[run].k, rec, &e) < 0)
+		p->status = cmd_fail(PH_EXIT_FAIL, &e);
+	json_decref(rec);
+}
+
+static void profile_warning(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "perfhunt: %s\n", msg);
+}
+
+/* After the last run: perf read once, every kept run given its profile. */
+static int read_profiles(struct bench_cli *b)
+{
+	struct profbatch_sink sink = { .arg = b->profiles, .profile = profile_read, .warn = profile_warning };
+	struct err e;
+	if (profbatch_finish(b->ro.profile_batch, &sink, &e) < 0)
+		profile_warning(NULL, e.msg);
+	return b->profiles->status;
+}
+
 static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd, json_t *rec,
 		   struct benchspool *spool)
 {
@@ -793,6 +861,7 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 			status = PH_EXIT_FAIL;
 			break;
 		}
+		const size_t profiled = profbatch_last(b->ro.profile_batch);
 		int st = record_opts_capture(&b->ro, &lo, c->argv, false, &run, NULL);
 		if (b->output) {
 			close(b->ro.stdout_fd);
@@ -858,6 +927,8 @@ static int execute(struct bench_cli *b, struct bench_plan_cmd *cmds, size_t ncmd
 		bench_record_prepare_run(rec, run);
 		int kept = benchspool_add(spool, slots[s].cmd, run, &e);
 		json_decref(run);
+		if (kept == 0 && profbatch_last(b->ro.profile_batch) != profiled)
+			profiles_kept(b->profiles, profbatch_last(b->ro.profile_batch), slots[s].cmd, spool, rec);
 		if (kept < 0) {
 			progress_clear(&pr);
 			status = cmd_fail(PH_EXIT_FAIL, &e);
@@ -987,6 +1058,7 @@ int cmd_bench(int argc, char **argv)
 	struct bench_plan_cmd *cmds = NULL;
 	json_t *rec = NULL;
 	struct benchspool *spool = NULL;
+	struct bench_profiles profiles = { .status = PH_EXIT_OK };
 	struct err e;
 	int status = PH_EXIT_USAGE;
 
@@ -1037,11 +1109,17 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	const struct bench_runs src = benchspool_runs(spool);
+	if (b.ro.profile) {
+		b.ro.profile_batch = profbatch_new();
+		b.profiles = &profiles;
+	}
 	status = execute(&b, cmds, ncmd, rec, spool);
 	if (status == PH_EXIT_OK && b.until_decided && ncmd > 1)
 		status = until_decided(&b, cmds, ncmd, rec, spool);
 	if (b.cleanup && run_hook("--cleanup", b.cleanup) < 0 && status == PH_EXIT_OK)
 		status = PH_EXIT_FAIL;
+	if (status == PH_EXIT_OK && b.ro.profile_batch)
+		status = read_profiles(&b);
 	if (status != PH_EXIT_OK)
 		goto out;
 	if (bench_record_finish(rec, &src, &e) < 0) {
@@ -1077,6 +1155,8 @@ int cmd_bench(int argc, char **argv)
 		status = cmd_fail(PH_EXIT_FAIL, &e);
 	status = cmd_finish_stdout(status);
 out:
+	profbatch_free(b.ro.profile_batch);
+	free(profiles.at);
 	json_decref(rec);
 	benchspool_free(spool);
 	bench_plan_free(cmds, ncmd);

@@ -389,6 +389,7 @@ void record_opts_session(const struct record_opts *o, const struct launch_opts *
 		.profile = o->profile,
 		.gpu_trace = o->gpu_trace,
 		.profile_hz = o->profile_hz,
+		.profile_batch = o->profile_batch,
 		.discard_output = o->discard_output,
 		.stdout_fd = o->stdout_fd,
 		.attach_pid = o->attach_pid,

@@ -70,6 +70,7 @@ struct record_opts {
 	bool profile;            /* --profile: on-CPU stacks through perf */
 	bool gpu_trace;          /* --gpu-trace: CUDA activity through the collector */
 	int profile_hz;          /* --profile-hz (default 99) */
+	struct profbatch *profile_batch; /* bench --profile: the one perf its runs share (bench's), or NULL */
 	struct record_opts_exports exports; /* --export-folded/-speedscope/-trace */
 	int rows_for;            /* the enum record_opts_for the rows were made for */
 	struct record_opts_target target;

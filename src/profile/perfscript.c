@@ -5,8 +5,9 @@
  * A frame line starts with white space: "ADDR SYM (DSO)" — SYM may hold
  * spaces and parentheses (C++ signatures), so the DSO is the last
  * parenthesised group at the end of the line. A context switch record
- * ("... PERF_RECORD_SWITCH OUT preempt") is a line of its own. Anything else
- * is a bad line.
+ * ("... PERF_RECORD_SWITCH OUT preempt") is a line of its own, and so is a task
+ * record ("... PERF_RECORD_FORK(CPID:CTID):(PPID:PTID)", "PERF_RECORD_COMM",
+ * "PERF_RECORD_EXIT"). Anything else is a bad line.
  */
 #include "profile/perfscript.h"
 
@@ -150,17 +151,82 @@ static bool parse_header_fields(const char *s, const char *end, struct header *h
 	return true;
 }
 
+/* Where tag (n bytes) first starts in [s, end), or NULL. */
+static const char *find_tag(const char *s, const char *end, const char *tag, size_t n)
+{
+	for (const char *q = s; q + n <= end; q++)
+		if (!memcmp(q, tag, n))
+			return q;
+	return NULL;
+}
+
+/* Delivers a record without a stack: kind, at the header's thread and time. */
+static void deliver_record(struct perfscript *p, const struct header *h, enum perfscript_kind kind, int32_t ppid)
+{
+	struct perfscript_sample *c = &p->cur;
+	c->kind = kind;
+	memcpy(c->comm, h->comm, sizeof(c->comm));
+	c->event[0] = '\0';
+	c->pid = h->pid;
+	c->tid = h->tid;
+	c->ppid = ppid;
+	c->time_ns = h->time_ns;
+	c->period = 0;
+	c->nframes = 0;
+	c->truncated = false;
+	p->in_sample = true;
+	end_sample(p);
+}
+
+/* "(A:B)" at *s: the two numbers, *s moved past it. */
+static bool parse_pair(const char **s, const char *end, int32_t *a, int32_t *b)
+{
+	const char *q = *s;
+	if (q >= end || *q != '(')
+		return false;
+	const char *colon = memchr(q, ':', (size_t)(end - q)), *close = memchr(q, ')', (size_t)(end - q));
+	uint64_t x, y;
+	if (!colon || !close || colon > close || !parse_u64(q + 1, colon, &x) || !parse_u64(colon + 1, close, &y) ||
+	    x > INT32_MAX || y > INT32_MAX)
+		return false;
+	*a = (int32_t)x;
+	*b = (int32_t)y;
+	*s = close + 1;
+	return true;
+}
+
+/* "COMM PID/TID SEC.NSEC: PERF_RECORD_FORK(CPID:CTID):(PPID:PTID)": delivered
+ * as the child's record; "... PERF_RECORD_COMM..." and "... PERF_RECORD_EXIT..."
+ * are understood and not delivered. */
+static bool parse_task(struct perfscript *p, const char *s, const char *end)
+{
+	static const char fork_tag[] = " PERF_RECORD_FORK", comm_tag[] = " PERF_RECORD_COMM",
+			  exit_tag[] = " PERF_RECORD_EXIT";
+	struct header h;
+	const char *at = find_tag(s, end, fork_tag, sizeof(fork_tag) - 1);
+	if (!at) {
+		if (!(at = find_tag(s, end, comm_tag, sizeof(comm_tag) - 1)) &&
+		    !(at = find_tag(s, end, exit_tag, sizeof(exit_tag) - 1)))
+			return false;
+		return parse_prefix(s, at, &h);
+	}
+	const char *q = at + sizeof(fork_tag) - 1;
+	int32_t cpid, ctid, ppid, ptid; /* the parent's thread is not needed */
+	if (!parse_pair(&q, end, &cpid, &ctid) || q >= end || *q++ != ':' || !parse_pair(&q, end, &ppid, &ptid) ||
+	    !parse_prefix(s, at, &h))
+		return false;
+	h.pid = cpid;
+	h.tid = ctid;
+	deliver_record(p, &h, PERFSCRIPT_FORK, ppid);
+	return true;
+}
+
 /* "COMM PID/TID SEC.NSEC: PERF_RECORD_SWITCH[_CPU_WIDE] IN|OUT [preempt] ...":
  * the record delivered at once, without a stack. */
 static bool parse_switch(struct perfscript *p, const char *s, const char *end)
 {
 	static const char tag[] = " PERF_RECORD_SWITCH";
-	const char *at = NULL;
-	for (const char *q = s; q + sizeof(tag) - 1 <= end; q++)
-		if (!memcmp(q, tag, sizeof(tag) - 1)) {
-			at = q;
-			break;
-		}
+	const char *at = find_tag(s, end, tag, sizeof(tag) - 1);
 	if (!at)
 		return false;
 	const char *w = at + sizeof(tag) - 1;
@@ -181,18 +247,7 @@ static bool parse_switch(struct perfscript *p, const char *s, const char *end)
 	struct header h;
 	if (!parse_prefix(s, at, &h))
 		return false;
-	struct perfscript_sample *c = &p->cur;
-	c->kind = kind;
-	memcpy(c->comm, h.comm, sizeof(c->comm));
-	c->event[0] = '\0';
-	c->pid = h.pid;
-	c->tid = h.tid;
-	c->time_ns = h.time_ns;
-	c->period = 0;
-	c->nframes = 0;
-	c->truncated = false;
-	p->in_sample = true;
-	end_sample(p);
+	deliver_record(p, &h, kind, 0);
 	return true;
 }
 
@@ -203,6 +258,7 @@ static bool parse_header(struct perfscript *p, const char *s, const char *end)
 		return false;
 	struct perfscript_sample *c = &p->cur;
 	c->kind = PERFSCRIPT_SAMPLE;
+	c->ppid = 0;
 	memcpy(c->comm, h.comm, sizeof(c->comm));
 	memcpy(c->event, h.event, sizeof(c->event));
 	c->pid = h.pid;
@@ -284,7 +340,7 @@ void perfscript_line(struct perfscript *p, const char *line, size_t n)
 	end_sample(p);
 	if (parse_header(p, skip_ws(line, end), end))
 		p->in_sample = true;
-	else if (!parse_switch(p, skip_ws(line, end), end))
+	else if (!parse_switch(p, skip_ws(line, end), end) && !parse_task(p, skip_ws(line, end), end))
 		p->bad_lines++;
 }
 

@@ -5,7 +5,9 @@
  * seconds on the recording clock, period, event) followed by one indented
  * line per frame, leaf first, and a blank line; with --show-switch-events,
  * context switch records ("... PERF_RECORD_SWITCH OUT preempt") are lines of
- * their own, delivered as records without a stack. The text is untrusted input
+ * their own, delivered as records without a stack; with --show-task-events,
+ * so are forks (PERF_RECORD_FORK), while its COMM and EXIT lines are read
+ * and passed over. The text is untrusted input
  * (a symbol name can hold anything): a line that fits no shape is counted,
  * never a crash, and every name is bounded.
  */
@@ -36,12 +38,14 @@ enum perfscript_kind {
 	PERFSCRIPT_SWITCH_OUT,       /* the thread left the CPU, blocked or yielding */
 	PERFSCRIPT_SWITCH_PREEMPT,   /* it left the CPU preempted: still runnable */
 	PERFSCRIPT_SWITCH_IN,        /* it came back on a CPU */
+	PERFSCRIPT_FORK,             /* pid/tid was made by ppid (a thread: pid == ppid) */
 };
 
 struct perfscript_sample {
 	enum perfscript_kind kind;
 	char comm[64];               /* the thread's command name, "" when perf gave none */
 	int32_t pid, tid;
+	int32_t ppid;                /* PERFSCRIPT_FORK: the parent's pid; else 0 */
 	int64_t time_ns;             /* on the clock perf recorded with (-k mono) */
 	uint64_t period;
 	char event[64];

@@ -29,6 +29,8 @@ struct profiler {
 	int pids_fd, ctl_fd, ack_fd, done_fd;
 	bool attached, stopped;
 	bool bound_hit;               /* perf said it reached --max-size */
+	pid_t quiet_tid;              /* a thread whose blocking is not sampled (0: none) */
+	int unacked;                  /* control commands perf has not acknowledged yet */
 	int dir_fd;                   /* the directory, flock'ed while it is ours */
 	char dir[PATH_MAX];
 	char data[PATH_MAX + 16], log[PATH_MAX + 16], script_log[PATH_MAX + 16];
@@ -148,7 +150,7 @@ static void exec_perf(const struct profiler *p, const char *pids, const struct p
 	dup2(log, STDOUT_FILENO);
 	dup2(log, STDERR_FILENO);
 	fcntl(3, F_SETFD, FD_CLOEXEC); /* the pid list is the keeper's */
-	char hz[16], ev[64];
+	char hz[16], ev[64], filter[64] = "prev_state != 0";
 	snprintf(hz, sizeof(hz), "%d", info->hz);
 	/* --no-bpf-event: perf's side-band thread for BPF programs polls with a
 	 * 1 s timeout and is joined at exit: SIGINT took 0.66-0.76 s to end perf
@@ -161,8 +163,10 @@ static void exec_perf(const struct profiler *p, const char *pids, const struct p
 	/* with off-CPU stacks: every blocking switch-out is sampled (-c 1), the
 	 * on-CPU event keeps its frequency as its own term */
 	snprintf(ev, sizeof(ev), "%s/freq=%d/", info->event, info->hz);
+	if (p->quiet_tid > 0) /* the tracepoint's filter runs before any stack is copied */
+		snprintf(filter, sizeof(filter), "prev_state != 0 && prev_pid != %d", (int)p->quiet_tid);
 	char *const offcpu[] = { "perf", "record", "-q", "--no-buildid", "--no-buildid-cache", "--no-bpf-event", "-k", "mono", "-e", ev, "-e",
-				 PROFILER_OFFCPU_EVENT, "--filter", "prev_state != 0", "-c", "1", "--switch-events",
+				 PROFILER_OFFCPU_EVENT, "--filter", filter, "-c", "1", "--switch-events",
 				 "--call-graph", "dwarf", "-D", "-1", "--control", "fd:4,5", "--max-size",
 				 PROFILER_DATA_BOUND, "-o", (char *)p->data, "-p", (char *)pids, NULL };
 	execvp("perf", info->offcpu ? offcpu : argv);
@@ -341,13 +345,14 @@ static void wait_keeper(struct profiler *p)
 /* Forks twice so the keeper is nobody's child here: the monitor counts
  * perfhunt's children (and what they fork) as the measured tree, and reaps
  * them; the subreaper flag is lifted meanwhile so init adopts it. */
-int profiler_prepare(struct profiler **out, struct profiler_info *info, struct err *e)
+int profiler_prepare(struct profiler **out, struct profiler_info *info, bool shared, struct err *e)
 {
 	*out = NULL;
 	struct profiler *p = calloc(1, sizeof(*p));
 	if (!p)
 		return err_set(e, "profile not recorded: out of memory");
 	p->keeper = -1;
+	p->quiet_tid = shared ? getpid() : 0;
 	p->pids_fd = p->ctl_fd = p->ack_fd = p->done_fd = p->dir_fd = -1;
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
@@ -430,6 +435,56 @@ fail:
 	return -1;
 }
 
+/* Writes a line to one of perf's pipes; false when perf is gone. */
+static bool send_line(int fd, const char *line, size_t len)
+{
+	struct sigaction old, ign = { .sa_handler = SIG_IGN };
+	sigaction(SIGPIPE, &ign, &old); /* perf may be gone already: EPIPE, then its log */
+	bool sent = write(fd, line, len) == (ssize_t)len;
+	sigaction(SIGPIPE, &old, NULL);
+	return sent;
+}
+
+/* Sends perf a control command; its "ack" is awaited by sync. */
+static bool control(struct profiler *p, const char *cmd)
+{
+	if (!send_line(p->ctl_fd, cmd, strlen(cmd)))
+		return false;
+	p->unacked++;
+	return true;
+}
+
+/* Waits for an "ack" line of perf's for every command sent; false when perf
+ * does not answer in time (gone, or stuck). */
+static bool sync_acks(struct profiler *p)
+{
+	char buf[64];
+	while (p->unacked > 0) {
+		struct pollfd pf = { .fd = p->ack_fd, .events = POLLIN };
+		int pr;
+		while ((pr = poll(&pf, 1, PROFILER_START_TIMEOUT_MS)) < 0 && errno == EINTR)
+			;
+		ssize_t r = pr > 0 ? read(p->ack_fd, buf, sizeof(buf)) : -1;
+		if (r <= 0)
+			return false;
+		for (ssize_t i = 0; i < r; i++) /* "ack\n" each; a line may come in pieces */
+			if (buf[i] == '\n' && p->unacked > 0)
+				p->unacked--;
+	}
+	return true;
+}
+
+/* perf did not answer: stop it, and say why from its log. */
+static int control_failed(struct profiler *p, struct err *e)
+{
+	kill(-p->keeper, SIGINT);
+	wait_keeper(p);
+	p->stopped = true;
+	char why[300];
+	log_reason(p->log, why, sizeof(why));
+	return err_set(e, "profile not recorded: %s", why);
+}
+
 int profiler_attach(struct profiler *p, const pid_t *pids, size_t n, struct err *e)
 {
 	char list[512];
@@ -437,31 +492,26 @@ int profiler_attach(struct profiler *p, const pid_t *pids, size_t n, struct err 
 	for (size_t i = 0; i < n && len < sizeof(list) - 32; i++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", i ? "," : "", (int)pids[i]);
 	len += (size_t)snprintf(list + len, sizeof(list) - len, "\n");
-	struct sigaction old, ign = { .sa_handler = SIG_IGN };
-	sigaction(SIGPIPE, &ign, &old); /* perf may be gone already: EPIPE, then its log */
-	bool sent = write(p->pids_fd, list, len) == (ssize_t)len && write(p->ctl_fd, "enable\n", 7) == 7;
-	sigaction(SIGPIPE, &old, NULL);
+	bool sent = send_line(p->pids_fd, list, len);
 	close_fd(&p->pids_fd);
-	char buf[16] = "";
-	ssize_t r = -1;
-	if (sent) {
-		struct pollfd pf = { .fd = p->ack_fd, .events = POLLIN };
-		int pr;
-		while ((pr = poll(&pf, 1, PROFILER_START_TIMEOUT_MS)) < 0 && errno == EINTR)
-			;
-		if (pr > 0)
-			r = read(p->ack_fd, buf, sizeof(buf) - 1);
-	}
-	if (r < 3 || strncmp(buf, "ack", 3)) {
-		kill(-p->keeper, SIGINT);
-		wait_keeper(p);
-		p->stopped = true;
-		char why[300];
-		log_reason(p->log, why, sizeof(why));
-		return err_set(e, "profile not recorded: %s", why);
-	}
+	if (!sent || !control(p, "enable\n") || !sync_acks(p))
+		return control_failed(p, e);
 	p->attached = true;
 	return 0;
+}
+
+int profiler_enable(struct profiler *p, bool on, struct err *e)
+{
+	if (!p->attached || p->stopped)
+		return err_set(e, "profile not recorded: perf is not running");
+	return control(p, on ? "enable\n" : "disable\n") ? 0 : control_failed(p, e);
+}
+
+int profiler_sync(struct profiler *p, struct err *e)
+{
+	if (!p->attached || p->stopped)
+		return err_set(e, "profile not recorded: perf is not running");
+	return sync_acks(p) ? 0 : control_failed(p, e);
 }
 
 static bool bound_line(const char *line, void *arg)
@@ -537,7 +587,7 @@ int profiler_script(struct profiler *p, struct perfscript *ps, struct profiler_i
 		dup2(out[1], STDOUT_FILENO);
 		dup2(log, STDERR_FILENO);
 		char *const argv[] = { "perf", "script", "-i", p->data, "-F", PERFSCRIPT_FIELDS, "--ns",
-				       "--show-switch-events", NULL };
+				       "--show-switch-events", "--show-task-events", NULL };
 		execvp("perf", argv);
 		_exit(127);
 	}

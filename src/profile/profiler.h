@@ -53,12 +53,21 @@ struct profiler_info {
  * kernel.kptr_restrict note. */
 int profiler_check(int hz, struct profiler_info *info, struct err *e);
 /* Starts the keeper, before anything is measured (it must not be a member
- * of the measured tree); perf waits for its targets. */
-int profiler_prepare(struct profiler **out, struct profiler_info *info, struct err *e);
+ * of the measured tree); perf waits for its targets. shared: perf will have
+ * the calling process among its targets, to follow every child it forks
+ * (one perf for many runs): the calling thread's own blocking is not sampled. */
+int profiler_prepare(struct profiler **out, struct profiler_info *info, bool shared, struct err *e);
 /* Starts perf on the threads of pids (and what they fork from now on);
  * returns once sampling runs. On failure there is nothing more to do but
  * profiler_free. */
 int profiler_attach(struct profiler *p, const pid_t *pids, size_t n, struct err *e);
+/* Turns sampling on or off through perf's control pipe, without waiting
+ * for perf to do it (profiler_sync waits); on failure perf is stopped and e
+ * says why. */
+int profiler_enable(struct profiler *p, bool on, struct err *e);
+/* Returns once perf has done every command sent; on failure (perf gone, or
+ * no answer within 20 s) perf is stopped and e says why. */
+int profiler_sync(struct profiler *p, struct err *e);
 /* Stops perf (SIGINT) and waits for it to write its file. */
 int profiler_stop(struct profiler *p, struct err *e);
 /* Runs perf script over the file, feeding every line to ps. */

@@ -71,10 +71,9 @@ void benchspool_free(struct benchspool *sp)
 	free(sp);
 }
 
-int benchspool_add(struct benchspool *sp, size_t cmd, const json_t *run, struct err *e)
+/* Writes run as a line at the spool's end; *l gets where. */
+static int append(struct benchspool *sp, const json_t *run, struct spool_line *l, struct err *e)
 {
-	if (cmd >= sp->ncmd)
-		return err_set(e, "bench command %zu of %zu", cmd + 1, sp->ncmd);
 	char *text = json_dumps(run, JSON_COMPACT);
 	if (!text)
 		return err_set(e, "a run record cannot be encoded");
@@ -87,14 +86,32 @@ int benchspool_add(struct benchspool *sp, size_t cmd, const json_t *run, struct 
 		(void)lseek(sp->fd, sp->end, SEEK_SET); /* what was written of it goes under the next run */
 		return -1;
 	}
+	*l = (struct spool_line){ sp->end, len };
+	sp->end += (off_t)len + 1;
+	return 0;
+}
+
+int benchspool_add(struct benchspool *sp, size_t cmd, const json_t *run, struct err *e)
+{
+	if (cmd >= sp->ncmd)
+		return err_set(e, "bench command %zu of %zu", cmd + 1, sp->ncmd);
+	struct spool_line l;
+	if (append(sp, run, &l, e) < 0)
+		return -1;
 	struct spool_cmd *c = &sp->cmds[cmd];
 	if (c->n == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 64;
 		c->lines = xrealloc(c->lines, c->cap * sizeof(*c->lines));
 	}
-	c->lines[c->n++] = (struct spool_line){ sp->end, len };
-	sp->end += (off_t)len + 1;
+	c->lines[c->n++] = l;
 	return 0;
+}
+
+int benchspool_replace(struct benchspool *sp, size_t cmd, size_t k, const json_t *run, struct err *e)
+{
+	if (cmd >= sp->ncmd || k >= sp->cmds[cmd].n)
+		return err_set(e, "bench command %zu has no run %zu", cmd + 1, k + 1);
+	return append(sp, run, &sp->cmds[cmd].lines[k], e);
 }
 
 static size_t spool_count(void *ctx, size_t cmd)

@@ -23,6 +23,9 @@ int benchspool_new(struct benchspool **out, size_t ncmd, struct err *e);
 void benchspool_free(struct benchspool *sp);
 /* Appends run (borrowed) as run number count(cmd) of command cmd. */
 int benchspool_add(struct benchspool *sp, size_t cmd, const json_t *run, struct err *e);
+/* Run k of command cmd is run (borrowed) from now on: written at the end,
+ * the old line left unread (a bench's profiles, filled in after its runs). */
+int benchspool_replace(struct benchspool *sp, size_t cmd, size_t k, const json_t *run, struct err *e);
 /* The spool as a source of run records for bench_record and its readers
  * (valid while sp lives). */
 struct bench_runs benchspool_runs(struct benchspool *sp);

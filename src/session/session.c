@@ -9,7 +9,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -32,6 +31,7 @@
 #include "record/phases_json.h"
 #include "record/profile_json.h"
 #include "record/runrec.h"
+#include "session/profile_fold.h"
 #include "store/store.h"
 
 /* Points kept per tree for per-phase resources (~100 bytes each): past it
@@ -169,6 +169,7 @@ struct session {
 	struct counters *daemon_counters; /* run --attach: the daemon's */
 	char counters_error[600];
 	struct profiler *profiler;        /* --profile: perf runs on the tree */
+	bool batched;                     /* --profile in a bench: its shared perf samples this run */
 	struct profiler_info profile_info;
 	char profile_error[600];          /* why there is no profile: a note in the record */
 	double last_push_ms;
@@ -234,12 +235,19 @@ static void on_started(void *arg)
 static void prepare_profile(struct session *s)
 {
 	struct err e;
-	if (profiler_check(s->c->profile_hz, &s->profile_info, &e) < 0 ||
-	    profiler_prepare(&s->profiler, &s->profile_info, &e) < 0) {
+	bool first = true;
+	if (s->c->profile_batch ? profbatch_prepare(s->c->profile_batch, s->c->profile_hz, s->c->daemon_pid,
+						    &s->profile_info, &first, &e) < 0
+				: profiler_check(s->c->profile_hz, &s->profile_info, &e) < 0 ||
+					  profiler_prepare(&s->profiler, &s->profile_info, false, &e) < 0) {
 		snprintf(s->profile_error, sizeof(s->profile_error), "%s", e.msg);
-		warn(s, "%s", e.msg);
+		if (first) /* a bench's runs say it once */
+			warn(s, "%s", e.msg);
 		return;
 	}
+	s->batched = s->c->profile_batch != NULL;
+	if (!first)
+		return;
 	if (s->profile_info.kernel_note[0])
 		warn(s, "profile: %s", s->profile_info.kernel_note);
 	if (s->profile_info.offcpu_note[0])
@@ -258,12 +266,24 @@ static void start_profile(struct session *s, const pid_t *pids, size_t n)
 	}
 }
 
+/* A bench's shared perf: off once the run's tree has ended (or the monitor
+ * failed before it started one). */
+static void end_batched_profile(struct session *s)
+{
+	struct err e;
+	if (s->c->profile_batch && profbatch_end(s->c->profile_batch, &e) < 0) {
+		snprintf(s->profile_error, sizeof(s->profile_error), "%s", e.msg);
+		warn(s, "%s", e.msg);
+		s->batched = false;
+	}
+}
+
 /* The command is forked, not yet exec'd: counting and profiling start at its exec. */
 static void on_spawn(void *arg, pid_t pid)
 {
 	struct session *s = arg;
 	struct err e;
-	if (s->c->profile) {
+	if (s->c->profile && !s->c->profile_batch) {
 		pid_t pids[2] = { pid, s->c->daemon_pid };
 		start_profile(s, pids, s->c->daemon_pid > 0 ? 2 : 1);
 	}
@@ -336,10 +356,11 @@ static void monitor_opts_from(const struct session *s, const struct launch_opts 
 		.probe_logs = c->nlogs ? c->probe_logs : NULL,
 		.hooks = { .arg = (void *)s, .on_output = on_output, .label = on_label,
 			   .on_sample = on_sample, .on_started = on_started,
-			   /* counters and the profiler start between fork and exec;
+			   /* counters and a run's own perf start between fork and exec
+			    * (a bench's shared perf is on before the fork);
 			    * without them the command is vforked, cheaper
 			    * (monitor.c start_command) */
-			   .on_spawn = c->counters || c->profile ? on_spawn : NULL,
+			   .on_spawn = c->counters || (c->profile && !c->profile_batch) ? on_spawn : NULL,
 			   .sample_now = on_sample_now, .acks_due = on_acks_due },
 	};
 }
@@ -419,123 +440,9 @@ static void open_attached_counters(struct session *s)
 	s->feed.counters = *to;
 }
 
-/* Turning perf's samples into the record's profile. */
-struct profile_fold {
-	const struct phase_set *ph;
-	int64_t t0_ns;
-	pid_t keeper;
-	struct profile_json *pj;
-	struct profile_json_meta m;
-	struct offcpu *off;  /* pairs switch-outs with switch-ins, with --profile's off-CPU stacks */
-	char *stack;   /* root;...;leaf */
-	size_t cap;
-};
-
-/* The sample's folded stack in f->stack: its command name, the marker of
- * blocked time where off, then its frames root first. */
-static void fold_stack(struct profile_fold *f, const struct perfscript_sample *sm, bool off)
-{
-	char name[PERFSCRIPT_NAME + 40];
-	/* rooted at the process, as FlameGraph's stackcollapse-perf does */
-	perfscript_comm_name(sm, name, sizeof(name));
-	if (off)
-		snprintf(name + strlen(name), sizeof(name) - strlen(name), ";%s", PROFILE_JSON_OFFCPU);
-	size_t len = strlen(name);
-	if (len + 1 > f->cap) {
-		f->cap = 2 * (len + 1) > 256 ? 2 * (len + 1) : 256;
-		f->stack = realloc(f->stack, f->cap);
-		if (!f->stack)
-			abort();
-	}
-	memcpy(f->stack, name, len + 1);
-	for (size_t i = sm->nframes; i-- > 0;) {
-		perfscript_frame_name(&sm->frames[i], name, sizeof(name));
-		size_t nl = strlen(name);
-		if (len + nl + 2 > f->cap) {
-			f->cap = (len + nl + 2) * 2;
-			f->stack = realloc(f->stack, f->cap);
-			if (!f->stack)
-				abort();
-		}
-		f->stack[len++] = ';';
-		memcpy(f->stack + len, name, nl + 1);
-		len += nl;
-	}
-	f->stack[len] = 0;
-}
-
-/* One part of a blocked interval, between two phase boundaries. */
-struct blocked_part {
-	struct profile_fold *f;
-	const char *stack;
-	int64_t out_ns, in_ns;
-	double out_ms, in_ms;  /* the same instants on the phases' clock */
-};
-
-static void fold_blocked_part(void *arg, double from_ms, double to_ms, const char *phases)
-{
-	const struct blocked_part *b = arg;
-	/* a cut inside, on perf's clock; the ends are the interval's own */
-	int64_t from = from_ms == b->out_ms ? b->out_ns : b->f->t0_ns + llround(from_ms * 1e6);
-	int64_t to = to_ms == b->in_ms ? b->in_ns : b->f->t0_ns + llround(to_ms * 1e6);
-	if (to > from)
-		profile_json_add_offcpu(b->f->pj, phases, b->stack, to - from);
-}
-
-/* A blocked interval: its time split at the phases' boundaries, each part
- * to the phases open during it (a daemon's thread that waited for the next
- * request through three phases is in each for its time there, not wholly
- * in the one open when it switched out). */
-static void fold_blocked(void *arg, int32_t tid, const char *stack, int64_t out_ns, int64_t in_ns)
-{
-	(void)tid;
-	struct profile_fold *f = arg;
-	struct blocked_part b = { f, stack[0] ? stack : PROFILE_JSON_OFFCPU, out_ns, in_ns,
-				  (double)(out_ns - f->t0_ns) / 1e6, (double)(in_ns - f->t0_ns) / 1e6 };
-	phase_set_split(f->ph, b.out_ms, b.in_ms, fold_blocked_part, &b);
-}
-
-static void fold_sample(void *arg, const struct perfscript_sample *sm)
-{
-	struct profile_fold *f = arg;
-	if (sm->pid == f->keeper) {
-		f->m.outside += sm->kind == PERFSCRIPT_SAMPLE;
-		return;
-	}
-	if (sm->kind != PERFSCRIPT_SAMPLE) {
-		if (f->off)
-			offcpu_switch(f->off, sm);
-		return;
-	}
-	if (!strcmp(sm->event, PROFILER_OFFCPU_EVENT)) {
-		if (f->off) {
-			fold_stack(f, sm, true);
-			offcpu_stack(f->off, sm->tid, f->stack);
-		}
-		return;
-	}
-	bool unnamed = false, user = false;
-	for (size_t i = 0; i < sm->nframes; i++) {
-		unnamed |= !strcmp(sm->frames[i].sym, "[unknown]");
-		user |= !sm->frames[i].kernel;
-	}
-	fold_stack(f, sm, false);
-	f->m.unnamed += unnamed;
-	f->m.kernel_only += sm->nframes && !user;
-	f->m.truncated += sm->truncated;
-	char name[PERFSCRIPT_NAME + 40];
-	if (sm->nframes)
-		perfscript_frame_name(&sm->frames[0], name, sizeof(name));
-	else
-		snprintf(name, sizeof(name), "[no stack]");
-	double t_ms = (double)(sm->time_ns - f->t0_ns) / 1e6;
-	char phases[512];
-	phase_set_active_at(f->ph, t_ms, phases, sizeof(phases));
-	profile_json_add(f->pj, t_ms, sm->tid, phases, f->stack, name);
-}
-
 /* perf stopped, its samples read and placed on the timeline's clock; NULL
- * (with the reason noted) when there is no profile. */
+ * (with the reason noted) when there is no profile of this run's own: none
+ * asked, none possible, or a bench's shared perf that fills it in later. */
 static json_t *collect_profile(struct session *s, const struct monitor_result *r, json_t *notes)
 {
 	if (!s->profiler) {
@@ -544,50 +451,24 @@ static json_t *collect_profile(struct session *s, const struct monitor_result *r
 		return NULL;
 	}
 	struct err e;
-	struct profile_fold f = { .ph = &s->feed.phases, .t0_ns = r->t0_mono_ns, .keeper = s->profile_info.keeper,
-				  .pj = profile_json_new() };
-	struct perfscript *ps = malloc(sizeof(*ps));
+	const struct profiler_info *in = &s->profile_info;
+	struct profile_fold *f = profile_fold_new(&s->feed.phases, r->t0_mono_ns, in->keeper, in->offcpu);
+	struct perfscript *ps = xcalloc(1, sizeof(*ps));
 	json_t *profile = NULL;
-	if (!ps)
-		abort();
-	if (s->profile_info.offcpu)
-		f.off = offcpu_new(fold_blocked, &f);
-	perfscript_init(ps, fold_sample, &f);
+	perfscript_init(ps, profile_fold_sample, f);
 	if (profiler_stop(s->profiler, &e) < 0 || profiler_script(s->profiler, ps, &s->profile_info, &e) < 0) {
 		warn(s, "%s", e.msg);
 		json_array_append_new(notes, json_string(e.msg));
 	} else {
-		const struct profiler_info *in = &s->profile_info;
-		f.m.event = in->event;
-		f.m.software = in->software;
-		f.m.hz = in->hz;
-		f.m.unwinding = "dwarf";
-		f.m.lost_chunks = in->lost_chunks;
-		f.m.bad_lines = in->bad_lines;
-		f.m.kernel_note = in->kernel_note;
-		if (in->data_bound_hit) {
-			f.m.bound_note = "perf stopped at its " PROFILER_DATA_BOUND_TEXT " bound on perf.data: "
-					 "the samples and blocked time after it are missing";
-			warn(s, "profile: %s", f.m.bound_note);
-		}
-		if (f.off && offcpu_counts(f.off).dropped)
+		if (in->data_bound_hit)
+			warn(s, "profile: %s", PROFILE_FOLD_BOUND_NOTE);
+		if (profile_fold_dropped(f))
 			warn(s, "profile: more than %d threads blocked at once: %llu switch-outs past them not counted",
-			     OFFCPU_MAX_THREADS, (unsigned long long)offcpu_counts(f.off).dropped);
-		f.m.offcpu = in->offcpu;
-		f.m.offcpu_event = PROFILER_OFFCPU_EVENT;
-		f.m.offcpu_note = in->offcpu_note;
-		if (f.off) {
-			struct offcpu_counts oc = offcpu_counts(f.off);
-			f.m.offcpu_no_stack = oc.no_stack;
-			f.m.offcpu_open = oc.open;
-			f.m.offcpu_dropped = oc.dropped;
-		}
-		profile = profile_json_build(f.pj, &f.m);
+			     OFFCPU_MAX_THREADS, (unsigned long long)profile_fold_dropped(f));
+		profile = profile_fold_build(f, in);
 	}
 	free(ps);
-	free(f.stack);
-	offcpu_free(f.off);
-	profile_json_free(f.pj);
+	profile_fold_free(f);
 	profiler_free(s->profiler);
 	s->profiler = NULL;
 	return profile;
@@ -863,6 +744,7 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 	if (c->profile && !launch && c->attach_pid > 0)
 		start_profile(&s, &c->attach_pid, 1);
 	int mrc = monitor_run(&mo, &r, e);
+	end_batched_profile(&s);
 	shield_on(&sh);
 	if (mrc < 0)
 		goto out;
@@ -880,6 +762,7 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 	}
 	end_live_push(&s);
 	s.status = !launch ? 0 : r.exit_signal ? 128 + r.exit_signal : r.exit_code;
+	const int64_t t0_ns = r.t0_mono_ns;
 	json_t *rec = build_record(&s, &mo, &r);
 	write_files(&s, &r, rec);
 	monitor_result_release(&r);
@@ -887,6 +770,8 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 	if (h && h->kept)
 		s.status = h->kept(h->arg, rec, s.status);
 	out->rec = rec;
+	if (s.batched) /* its phases go with it: the bench's perf script places its samples */
+		profbatch_add(c->profile_batch, &s.feed.phases, t0_ns);
 	ret = 0;
 out:
 	if (s.history.started && !s.history.joined)

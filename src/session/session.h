@@ -19,6 +19,7 @@
 #include "monitor/launch.h"
 #include "probe/probe.h"
 #include "record/csv.h"
+#include "session/profbatch.h"
 #include "util/err.h"
 
 /* What to record and where the record goes; read, never written. */
@@ -42,6 +43,9 @@ struct session_config {
 	bool profile;                      /* --profile: on-CPU stacks through perf */
 	bool gpu_trace;                    /* --gpu-trace: CUDA activity through the collector */
 	int profile_hz;                    /* --profile-hz */
+	struct profbatch *profile_batch;   /* --profile in a bench: the one perf its runs share, which
+					    * fills in the record's profile after the last run (the
+					    * caller's, see profbatch.h); NULL: a perf of the run's own */
 	bool discard_output;               /* parse the command's output, do not show it */
 	int stdout_fd;                     /* with discard_output: the command's stdout copied here (> 2;
 					    * 0: none), as bench --output FILE asks */

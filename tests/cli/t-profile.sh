@@ -445,6 +445,35 @@ t "report of a record without a profile: no profile section, no links to flame g
 "$PERFHUNT" report -o "$TMP/np.html" "$TMP/np.json" 2>"$TMP/err"
 expect_status 0 $? && expect_grep 'id="lanes"' "$TMP/np.html" && expect_no_grep 'id="profile|href="#|class="flame' "$TMP/np.html" && ok
 
+t "a profiled bench: each run holds its own tree's samples, none of the other command's runs"
+# one perf follows the whole bench; each run must still get the samples of
+# its own command only: two commands whose threads and code differ, interleaved
+if [ "$PERF" = 1 ]; then
+	"$PERFHUNT" bench -r 3 --profile --no-save --export-json "$TMP/two.json" -- \
+		"$W" 100 ::: "$WORKLOADS/phthreads" work:150:0 >/dev/null 2>"$TMP/err"
+	st=$?
+	# by each stack's thread name (its first frame after the phases), which
+	# needs no unwinding, and by frames only the other command's code has
+	/usr/bin/python3 -c 'import json,sys
+cmds = json.load(open(sys.argv[1]))["commands"]
+names = (lambda t: t == "phprof", lambda t: t == "phthreads" or t.startswith("phthreads-w"))
+code = ({"hot_alpha", "hot_beta"}, {"spin_ms", "pool_main", "run_step"})
+bad = []
+for i, c in enumerate(cmds):
+    for k, r in enumerate(c["runs"]):
+        p = r.get("profile", {})
+        stacks = [s["stack"].split(";") for s in p.get("run", {}).get("stacks", []) if s["stack"] != "[other]"]
+        own = sum(1 for f in stacks if names[i](f[1]))
+        theirs = sorted({f[1] for f in stacks if names[1 - i](f[1])} | set().union(*map(set, stacks)) & code[1 - i])
+        if p.get("samples", 0) < 10 or not own:
+            bad.append("command %d run %d: %d samples, %d stacks of its own" % (i + 1, k + 1, p.get("samples", 0), own))
+        if theirs:
+            bad.append("command %d run %d holds the other command%ss %s" % (i + 1, k + 1, chr(39), theirs))
+print("; ".join(bad) or "ok", "(runs: %s)" % [len(c["runs"]) for c in cmds])' "$TMP/two.json" >"$TMP/py" 2>&1
+	expect_status 0 $st &&
+		check "each run its own command's samples: $(cat "$TMP/py")" grep -q '^ok ' "$TMP/py" && ok
+else skip "perf cannot sample here"; fi
+
 t "bench refuses the per-run exports"
 "$PERFHUNT" bench -n 1 --export-folded "$TMP/x" -- true >/dev/null 2>"$TMP/err"
 expect_status 2 $? && expect_grep 'export-folded is not available here' "$TMP/err" && ok

@@ -2,7 +2,8 @@
  * samples — the header read from the right (a command name may hold spaces,
  * a short PID is right-aligned), frames with their mapping, and lines that
  * fit no shape counted, never taken for a sample; perf's switch records
- * (--show-switch-events) and the blocked intervals offcpu pairs from them.
+ * (--show-switch-events) and the blocked intervals offcpu pairs from them;
+ * its task records (--show-task-events): forks delivered, the rest read.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,6 +168,54 @@ static void test_switch_records(void **state)
 	offcpu_free(pr.o);
 }
 
+/* A fork is delivered as the child's record with its parent (a thread's has
+ * the parent's pid); COMM and EXIT lines are read, not delivered, not bad. */
+struct forks {
+	int n, samples;
+	int32_t pid[4], tid[4], ppid[4];
+};
+
+static void keep_forks(void *arg, const struct perfscript_sample *s)
+{
+	struct forks *f = arg;
+	if (s->kind == PERFSCRIPT_SAMPLE) {
+		f->samples++;
+		assert_int_equal(s->ppid, 0);
+	}
+	if (s->kind != PERFSCRIPT_FORK || f->n == 4)
+		return;
+	f->pid[f->n] = s->pid;
+	f->tid[f->n] = s->tid;
+	f->ppid[f->n++] = s->ppid;
+}
+
+static void test_task_records(void **state)
+{
+	(void)state;
+	struct forks f = { 0 };
+	static struct perfscript p;
+	perfscript_init(&p, keep_forks, &f);
+	feed(&p, "perf-exec     0/0         0.000000000: PERF_RECORD_COMM: perf-exec:9328/9328\n"
+		 "sh  9328/9328  11076.230963541: PERF_RECORD_COMM exec: sh:9328/9328\n"
+		 "sh  9328/9328  11076.231636328: PERF_RECORD_FORK(9329:9329):(9328:9328)\n"
+		 "sh  9329/9329  11076.231700000:   10101010 cpu-clock: \n"
+		 "\t    55d0c0a0 hot_alpha (/usr/bin/x)\n"
+		 "\n"
+		 "my prog  9329/9329  11076.231800000: PERF_RECORD_FORK(9329:9330):(9329:9329)\n"
+		 "sh  9329/9329  11076.235102369: PERF_RECORD_EXIT(9329:9329):(9328:9328)\n"
+		 "sh  9328/9328  11076.236000000: PERF_RECORD_FORK(9331:9331)(9328:9328)\n"
+		 "sh  9328/9328  11076.236000000: PERF_RECORD_FORK(x:9331):(9328:9328)\n");
+	assert_int_equal(p.bad_lines, 2);
+	assert_int_equal(f.samples, 1);
+	assert_int_equal(f.n, 2);
+	assert_int_equal(f.pid[0], 9329);
+	assert_int_equal(f.tid[0], 9329);
+	assert_int_equal(f.ppid[0], 9328);
+	assert_int_equal(f.pid[1], 9329);
+	assert_int_equal(f.tid[1], 9330);
+	assert_int_equal(f.ppid[1], 9329);
+}
+
 /* More threads out at once than the bound: the rest are counted as
  * dropped; threads that come back free their slots for others (the table
  * never fills with the gone). */
@@ -206,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_comm_with_spaces),
 		cmocka_unit_test(test_no_comm_and_bad_lines),
 		cmocka_unit_test(test_switch_records),
+		cmocka_unit_test(test_task_records),
 		cmocka_unit_test(test_offcpu_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
