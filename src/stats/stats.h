@@ -63,6 +63,11 @@ uint64_t stats_rng_next(struct stats_rng *r);
 /* Uniform integer in [0, bound), bound > 0, without modulo bias. */
 uint64_t stats_rng_below(struct stats_rng *r, uint64_t bound);
 
+/* The median of one resample with replacement of s[0..n) (sorted, n > 0),
+ * drawn from its exact distribution in O(1): what the median of n draws of
+ * s[stats_rng_below(r, n)] gives, without the n draws. */
+double stats_resample_median(struct stats_rng *r, const double *s, size_t n);
+
 /* Percentile-bootstrap confidence interval (level, e.g. 0.95) of
  * median(new) / median(base), resampling each side with replacement.
  * A resample whose base median is 0 gives ratio 1 when the new median is also

@@ -130,7 +130,10 @@ static void test_bootstrap(void **state)
 	(void)state;
 	double x[] = { 10, 11, 12, 13, 14 }, y[] = { 12, 13, 14, 15, 16.5 };
 	double lo, hi, lo2, hi2;
-	/* reference.py: the same procedure in Python, 2000 resamples, seed 42 */
+	/* reference.py: the same bootstrap in Python, each resample n draws,
+	 * 2000 resamples, seed 42; the ends are atoms of the discrete
+	 * distribution of the ratio, which drawing each median from its exact
+	 * distribution (test_resample_median) reaches as well */
 	assert_int_equal(stats_bootstrap_ratio_ci(x, 5, y, 5, 2000, 0.95, 42, &lo, &hi), 0);
 	assert_close(lo, 0.9285714285714286, 1e-12);
 	assert_close(hi, 1.5, 1e-12);
@@ -148,6 +151,67 @@ static void test_bootstrap(void **state)
 	assert_int_equal(stats_bootstrap_ratio_ci(zeros, 3, y, 5, 100, 0.95, 1, &lo, &hi), 0);
 	assert_true(isinf(lo) && isinf(hi));
 	assert_int_equal(stats_bootstrap_ratio_ci(x, 0, y, 5, 100, 0.95, 1, &lo, &hi), -1);
+}
+
+/* Probability of each median of a resample with replacement of v[0..n), by
+ * enumerating all n^n index tuples; returns the number of distinct medians. */
+static size_t resample_median_exact(const double *v, size_t n, double *med, double *prob)
+{
+	size_t total = 1, nm = 0;
+	for (size_t i = 0; i < n; i++)
+		total *= n;
+	for (size_t t = 0; t < total; t++) {
+		double d[8];
+		for (size_t i = 0, c = t; i < n; i++, c /= n)
+			d[i] = v[c % n];
+		double m = stats_median(d, n);
+		size_t j = 0;
+		while (j < nm && med[j] != m)
+			j++;
+		if (j == nm) {
+			med[nm] = m;
+			prob[nm++] = 0;
+		}
+		prob[j] += 1.0 / (double)total;
+	}
+	return nm;
+}
+
+/* stats_resample_median against the exact distribution of a resample's
+ * median, odd and even n, ties included: every median's frequency in 200 000
+ * draws within 5 standard errors of its probability. */
+static void test_resample_median(void **state)
+{
+	(void)state;
+	static const double odd[] = { 1, 2, 2, 4, 7 }, even[] = { 1, 3, 4, 4, 8, 9 };
+	const double *sets[] = { odd, even };
+	size_t sizes[] = { 5, 6 };
+	for (size_t k = 0; k < 2; k++) {
+		double med[64], prob[64], seen[64] = { 0 };
+		size_t nm = resample_median_exact(sets[k], sizes[k], med, prob), draws = 200000;
+		struct stats_rng r;
+		stats_rng_init(&r, 7 + k);
+		for (size_t t = 0; t < draws; t++) {
+			double m = stats_resample_median(&r, sets[k], sizes[k]);
+			size_t j = 0;
+			while (j < nm && med[j] != m)
+				j++;
+			if (j == nm)
+				fail_msg("n %zu: median %g is not a resample's", sizes[k], m);
+			seen[j]++;
+		}
+		for (size_t j = 0; j < nm; j++) {
+			double f = seen[j] / (double)draws, se = sqrt(prob[j] * (1 - prob[j]) / (double)draws);
+			if (fabs(f - prob[j]) > 5 * se + 1e-9)
+				fail_msg("n %zu: median %g drawn %.5f of the time, probability %.5f", sizes[k], med[j], f,
+					 prob[j]);
+		}
+	}
+	/* one value: always it */
+	struct stats_rng r;
+	stats_rng_init(&r, 1);
+	double one = 3.5;
+	assert_true(stats_resample_median(&r, &one, 1) == 3.5);
 }
 
 /* Exact p-values with ties: reference.py's brute-force permutation (every
@@ -757,6 +821,7 @@ int main(void)
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_rng),
 		cmocka_unit_test(test_bootstrap),
+		cmocka_unit_test(test_resample_median),
 		cmocka_unit_test(test_mann_whitney),
 		cmocka_unit_test(test_holm),
 		cmocka_unit_test(test_bh),
