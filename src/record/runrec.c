@@ -291,9 +291,10 @@ static json_t *trees_json(const struct runrec_input *in, json_t *rec)
 		"hwm_kb", (json_int_t)d->hwm_kb, "max_procs", (int)d->max_procs,
 		"max_threads", (int)d->max_threads, "exited", r->daemon_exited);
 	json_object_update_new(daemon, costs_json(&d->last));
-	/* its window runs from the attach, the clock's start, not the command's */
-	json_object_update_new(daemon, thread_states_json(&d->last, r->client_start_ms + r->wall_ms, d->max_threads));
-	double span_s = r->wall_ms / 1000.0;
+	/* its costs run from the attach, the clock's start, not the command's:
+	 * its rates are over that window */
+	double span_ms = r->client_start_ms + r->wall_ms, span_s = span_ms / 1000.0;
+	json_object_update_new(daemon, thread_states_json(&d->last, span_ms, d->max_threads));
 	if (span_s > 0)
 		json_object_set_new(daemon, "cpu_pct", json_real(100.0 * (json_number_value(json_object_get(daemon, "user_s")) +
 									 json_number_value(json_object_get(daemon, "sys_s"))) / span_s));

@@ -59,6 +59,7 @@ assert d["threads_max"] == 5, d
 # its window: from the attach (the clock's start) to the end, the command's start in it
 wall_ms = r["trees"]["client"]["start_ms"] + r["summary"]["wall_s"] * 1000
 assert abs(d["parallelism"] - d["oncpu_ms"] / wall_ms) < 0.01, (d["parallelism"], d["oncpu_ms"], wall_ms)
+assert abs(d["cpu_pct"] - 100 * (d["user_s"] + d["sys_s"]) / (wall_ms / 1000)) < 0.01, (d["cpu_pct"], wall_ms)
 # alive: 5 threads all through its window, less what the last sample leaves out
 alive = d["oncpu_ms"] + d["runnable_ms"] + d["blocked_ms"]
 assert 0.95 * 5 * wall_ms <= alive <= 1.02 * 5 * wall_ms, (alive, wall_ms)
