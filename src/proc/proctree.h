@@ -84,6 +84,7 @@ struct proctree {
 	int loadavg_fd;            /* /proc/loadavg: its last PID tells whether anything forked */
 	uint64_t last_pid_seen;    /* at the previous pull discovery (0: never) */
 	uint64_t scans, scans_skipped;
+	uint64_t listings_skipped; /* members' children files not read: they had not run since */
 	/* tiered reading (tiered false: stat, status and io of every member every sample) */
 	bool tiered;
 	uint32_t slow_every;       /* samples between two status/io readings of a member */
@@ -92,6 +93,8 @@ struct proctree {
 	uint64_t page_kb;
 	uint64_t slow_reads, rise_reads; /* status readings: on the cadence, for a risen RSS */
 	bool schedstat;            /* schedstat counts runs: a member that has not run is not re-read */
+	bool clocks;               /* the members' CPU clocks are theirs: the live /proc, not a
+	                            * fixture tree (whose PIDs the kernel does not know) */
 	bool runs_exact;           /* this sample asks schedstat whether a member ran, never its CPU
 	                            * clock (a marker's sample: has_run in proctree.c says why) */
 	uint64_t stat_skips;       /* stat readings saved so */

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Wide and long: a tree wider than one page of its parent's children file is
-# counted whole; a sampler over its budget stretches its interval and the
+# counted whole, and polled discovery still finds a late fork; a sampler over its budget stretches its interval and the
 # record and summary say so (forced here by a tiny budget, never by timing);
 # a watch's record keeps each merged row's min/max envelope while its CSV
 # keeps every sample.
@@ -27,6 +27,15 @@ else
 		[ "$(jget "$TMP/wide.json" summary.max_procs)" = 1001 ] && ok
 fi
 kill $T 2>/dev/null; wait $T 2>/dev/null
+
+t "discovery by polling: a member asleep for many samples, then forking, has its children found"
+# its children file is left unread while its CPU clock stands still; the fork moves it
+PERFHUNT_NO_PROC_EVENTS=1 "$P" run -q --no-save --interval 10 -o "$TMP/poll.json" -- \
+	"$W" sleep:400 children:3:0:400 sleep:200 grandchild:0:400 >/dev/null 2>&1; st=$?
+expect_status 0 $st && check "max_procs $(jget "$TMP/poll.json" summary.max_procs), wanted 4" \
+	[ "$(jget "$TMP/poll.json" summary.max_procs)" -ge 4 ] &&
+	check "procs_seen $(jget "$TMP/poll.json" summary.procs_seen), wanted 6" \
+	[ "$(jget "$TMP/poll.json" summary.procs_seen)" = 6 ] && ok
 
 t "a run within its budget is not stretched, and says its effective interval"
 "$P" run --no-save --interval 10 -o "$TMP/plain.json" -- "$W" sleep:300 >"$TMP/out" 2>&1; st=$?
