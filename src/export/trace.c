@@ -378,8 +378,52 @@ static void add_profile_samples(const json_t *rec, json_t *events, json_t *doc)
 	free(v);
 }
 
+/* Tracks of the GPU process past its devices' (2 a device, 64 devices): the
+ * host threads' launching calls. */
+#define TRACE_LAUNCH_TID0 1000
+
+/* The launching call of a slice (its launch member, [tid, name, start_ms,
+ * duration_ms]) on the track of its process and thread, once per call, and a
+ * flow arrow from it to the slice (ph s at the call, f bound to the slice that
+ * encloses its start), as Nsight Systems draws them. */
+static void add_launch(const json_t *launch, int pid, double slice_start_ms, int slice_tid, json_t *threads,
+		       json_t *calls, json_t *events, json_int_t *flow)
+{
+	json_int_t tid = json_integer_value(json_array_get(launch, 0));
+	const char *name = json_string_value(json_array_get(launch, 1));
+	double start = json_number_value(json_array_get(launch, 2)), dur = json_number_value(json_array_get(launch, 3));
+	if (!name || !(dur >= 0) || !(fabs(start) < 1e12 && dur < 1e12))
+		return;
+	char key[64];
+	snprintf(key, sizeof(key), "%d/%lld", pid, (long long)tid);
+	json_t *track = json_object_get(threads, key);
+	if (!track) {
+		track = json_integer(TRACE_LAUNCH_TID0 + (json_int_t)json_object_size(threads));
+		json_object_set_new(threads, key, track);
+		char label[96];
+		snprintf(label, sizeof(label), "process %d thread %lld: CUDA calls", pid, (long long)tid);
+		json_array_append_new(events, meta("thread_name", TRACE_GPU_PID, (int)json_integer_value(track), label));
+	}
+	int at = (int)json_integer_value(track);
+	snprintf(key, sizeof(key), "%d/%lld/%.3f", pid, (long long)tid, start);
+	if (!json_object_get(calls, key)) {
+		json_object_set_new(calls, key, json_true());
+		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:i}", "name", name, "cat", "cuda_api",
+							"ph", "X", "ts", start * 1000, "dur", dur * 1000, "pid",
+							TRACE_GPU_PID, "tid", at));
+	}
+	++*flow;
+	json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:I, s:f, s:i, s:i}", "name", "launch", "cat", "launch",
+						"ph", "s", "id", *flow, "ts", start * 1000, "pid", TRACE_GPU_PID,
+						"tid", at));
+	json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:i, s:i}", "name", "launch", "cat",
+						"launch", "ph", "f", "bp", "e", "id", *flow, "ts",
+						slice_start_ms * 1000, "pid", TRACE_GPU_PID, "tid", slice_tid));
+}
+
 /* run --gpu-trace: each device's kernels and copies on two tracks of their
- * own (copy engines run beside the compute units), from gpu_trace.slices. */
+ * own (copy engines run beside the compute units), from gpu_trace.slices,
+ * with flow arrows from their launches where the record has them. */
 static void add_gpu(const json_t *rec, json_t *events)
 {
 	const json_t *slices = json_object_get(json_object_get(rec, "gpu_trace"), "slices");
@@ -387,6 +431,8 @@ static void add_gpu(const json_t *rec, json_t *events)
 		return;
 	json_array_append_new(events, meta("process_name", TRACE_GPU_PID, 0, "GPU (--gpu-trace)"));
 	bool named[2 * 64] = { false };
+	json_t *threads = json_object(), *calls = json_object();
+	json_int_t flow = 0;
 	size_t i;
 	const json_t *sl;
 	json_array_foreach(slices, i, sl) {
@@ -407,7 +453,13 @@ static void add_gpu(const json_t *rec, json_t *events)
 		json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:i}", "name", name, "cat",
 							kind, "ph", "X", "ts", start * 1000, "dur", dur * 1000,
 							"pid", TRACE_GPU_PID, "tid", tid));
+		const json_t *launch = json_array_get(sl, 6);
+		if (json_is_array(launch))
+			add_launch(launch, (int)json_integer_value(json_array_get(sl, 5)), start, tid, threads, calls,
+				   events, &flow);
 	}
+	json_decref(threads);
+	json_decref(calls);
 }
 
 int trace_write(const json_t *rec, FILE *out, struct err *e)

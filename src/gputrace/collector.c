@@ -3,7 +3,9 @@
  * A shared library the CUDA driver loads into the measured process through
  * CUDA_INJECTION64_PATH (its InitializeInjection entry point), so no program is
  * relinked. It records CUPTI activity (kernels, copies, memsets, device memory
- * allocations and frees, synchronisations, NVTX ranges) with timestamps taken
+ * allocations and frees, synchronisations, NVTX ranges, and the runtime and
+ * driver calls that launch a kernel or start a copy or memset: their
+ * correlation ids tie each GPU slice to its launch) with timestamps taken
  * from CLOCK_MONOTONIC, perfhunt's clock, and writes one JSON object a line to
  * $PERFHUNT_GPU_TRACE_DIR/PID.jsonl. The file is bounded: past the record limit a
  * record is counted as dropped, never silently lost; the last line gives the counts.
@@ -42,6 +44,9 @@
 #endif
 #ifndef PH_MARKER_T
 #define PH_MARKER_T CUpti_ActivityMarker2
+#endif
+#ifndef PH_API_T
+#define PH_API_T CUpti_ActivityAPI
 #endif
 
 #define BUF_BYTES (8u << 20)
@@ -203,9 +208,46 @@ static void put_marker(const PH_MARKER_T *m)
 	}
 }
 
-static int kept(CUpti_ActivityKind kind)
+/* The calls kept of the runtime and driver APIs: those that put work on the
+ * GPU (cudaLaunchKernel, cudaMemcpyAsync, cuLaunchKernel, cudaGraphLaunch,
+ * ...), decided once per callback id; every other call is skipped, so a
+ * program's thousands of cudaGetDevice cost no line. */
+#define API_CBIDS 4096
+
+static const char *launch_name(int driver, uint32_t cbid)
 {
-	switch (kind) {
+	static signed char keep[2][API_CBIDS]; /* 0 unknown, 1 kept, -1 skipped */
+	static const char *const prefixes[] = { "cudaLaunch", "cudaMemcpy", "cudaMemset", "cudaGraphLaunch",
+						"cuLaunch",   "cuMemcpy",   "cuMemset",   "cuGraphLaunch" };
+	if (cbid < API_CBIDS && keep[driver][cbid] < 0)
+		return NULL;
+	const char *name = NULL;
+	if (cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) !=
+		    CUPTI_SUCCESS ||
+	    !name)
+		name = NULL;
+	int yes = 0;
+	for (size_t i = 0; name && !yes && i < sizeof prefixes / sizeof prefixes[0]; i++)
+		yes = !strncmp(name, prefixes[i], strlen(prefixes[i]));
+	if (cbid < API_CBIDS)
+		keep[driver][cbid] = yes ? 1 : -1;
+	return yes ? name : NULL;
+}
+
+/* A launching call: its name without the version suffix ("_v7000"). */
+static void put_api(const PH_API_T *a)
+{
+	const char *name = launch_name(a->kind == CUPTI_ACTIVITY_KIND_DRIVER, a->cbid);
+	const char *v = strstr(name, "_v");
+	int len = v && v[2] >= '0' && v[2] <= '9' ? (int)(v - name) : (int)strlen(name);
+	fprintf(out, "{\"type\":\"api\",\"name\":\"%.*s\",\"tid\":%" PRIu32 ",\"start\":%" PRIu64
+		     ",\"end\":%" PRIu64 ",\"corr\":%" PRIu32 "}\n",
+		len, name, a->threadId, (uint64_t)a->start, (uint64_t)a->end, a->correlationId);
+}
+
+static int kept(const CUpti_Activity *r)
+{
+	switch (r->kind) {
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
@@ -214,6 +256,9 @@ static int kept(CUpti_ActivityKind kind)
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
 	case CUPTI_ACTIVITY_KIND_MARKER:
 		return 1;
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+	case CUPTI_ACTIVITY_KIND_DRIVER:
+		return launch_name(r->kind == CUPTI_ACTIVITY_KIND_DRIVER, ((const PH_API_T *)r)->cbid) != NULL;
 	default:
 		return 0;
 	}
@@ -229,6 +274,8 @@ static void put_record(const CUpti_Activity *r)
 	case CUPTI_ACTIVITY_KIND_MEMORY2: put_memory((const PH_MEMORY_T *)r); break;
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: put_sync((const PH_SYNC_T *)r); break;
 	case CUPTI_ACTIVITY_KIND_MARKER: put_marker((const PH_MARKER_T *)r); break;
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+	case CUPTI_ACTIVITY_KIND_DRIVER: put_api((const PH_API_T *)r); break;
 	default: break;
 	}
 }
@@ -249,7 +296,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	CUpti_Activity *r = NULL;
 	pthread_mutex_lock(&out_lock);
 	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
-		if (!kept(r->kind))
+		if (!kept(r))
 			continue;
 		if (!out || done || written >= max_records) {
 			dropped++;
@@ -357,6 +404,7 @@ int InitializeInjection(void)
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
 		CUPTI_ACTIVITY_KIND_MEMSET,	       CUPTI_ACTIVITY_KIND_MEMORY2,
 		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_MARKER,
+		CUPTI_ACTIVITY_KIND_RUNTIME,	       CUPTI_ACTIVITY_KIND_DRIVER,
 	};
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		CUptiResult rc = cuptiActivityEnable(kinds[i]);

@@ -33,11 +33,16 @@ void gputrace_release(struct gputrace *t)
 	}
 	for (size_t i = 0; i < t->n_names; i++)
 		free(t->names[i]);
+	for (size_t i = 0; i < t->n_calls; i++)
+		free(t->calls[i]);
+	free(t->calls);
+	strindex_release(&t->call_index);
 	free(t->kernels);
 	free(t->copies);
 	free(t->mem);
 	free(t->syncs);
 	free(t->ranges);
+	free(t->launches);
 	free(t->procs);
 	free(t->names);
 	strindex_release(&t->name_index);
@@ -82,23 +87,29 @@ void gputrace_short_name(const char *full, char *buf, size_t n)
 	buf[k] = '\0';
 }
 
+/* The index of name in a table of names (names, n, cap, index), added if new. */
+static uint32_t intern_in(char ***names, size_t *n, size_t *cap, struct strindex *index, const char *name)
+{
+	size_t k = strindex_get(index, name);
+	if (k != STRINDEX_NONE)
+		return (uint32_t)k;
+	xgrow((void **)names, cap, *n + 1, sizeof(**names));
+	(*names)[*n] = xstrdup(name);
+	strindex_put(index, (*names)[*n], *n);
+	return (uint32_t)(*n)++;
+}
+
 /* The index of a kernel's short name in t->names, added if new. */
 static uint32_t intern(struct gputrace *t, const char *full)
 {
 	char name[GPUTRACE_NAME_MAX];
 	gputrace_short_name(full, name, sizeof(name));
-	size_t k = strindex_get(&t->name_index, name);
-	if (k != STRINDEX_NONE)
-		return (uint32_t)k;
-	xgrow((void **)&t->names, &t->cap_names, t->n_names + 1, sizeof(*t->names));
-	t->names[t->n_names] = xstrdup(name);
-	strindex_put(&t->name_index, t->names[t->n_names], t->n_names);
-	return (uint32_t)t->n_names++;
+	return intern_in(&t->names, &t->n_names, &t->cap_names, &t->name_index, name);
 }
 
 static size_t events(const struct gputrace *t)
 {
-	return t->n_kernels + t->n_copies + t->n_mem + t->n_syncs + t->n_ranges;
+	return t->n_kernels + t->n_copies + t->n_mem + t->n_syncs + t->n_ranges + t->n_launches;
 }
 
 static int64_t int_of(const json_t *o, const char *key)
@@ -133,6 +144,12 @@ static bool span_of(const json_t *o, int64_t *start, int64_t *end)
 	return *start >= 0 && *end >= *start;
 }
 
+static uint32_t corr_of(const json_t *o)
+{
+	int64_t v = int_of(o, "corr");
+	return v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
 static bool add_kernel(struct gputrace *t, const json_t *o)
 {
 	int64_t s, e;
@@ -142,7 +159,7 @@ static bool add_kernel(struct gputrace *t, const json_t *o)
 	xgrow((void **)&t->kernels, &t->cap_kernels, t->n_kernels + 1, sizeof(*t->kernels));
 	t->kernels[t->n_kernels++] = (struct gputrace_kernel){
 		.start_ns = s, .end_ns = e, .name = intern(t, name),
-		.dev = (uint32_t)int_of(o, "dev"), .pid = t->cur_pid,
+		.dev = (uint32_t)int_of(o, "dev"), .corr = corr_of(o), .pid = t->cur_pid,
 	};
 	if (e - s > t->max_kernel_ns)
 		t->max_kernel_ns = e - s;
@@ -162,7 +179,25 @@ static bool add_copy(struct gputrace *t, const json_t *o)
 	xgrow((void **)&t->copies, &t->cap_copies, t->n_copies + 1, sizeof(*t->copies));
 	t->copies[t->n_copies++] = (struct gputrace_copy){
 		.start_ns = s, .end_ns = e, .bytes = (uint64_t)bytes, .kind = k,
-		.pageable = pageable, .dev = (uint32_t)int_of(o, "dev"), .pid = t->cur_pid,
+		.pageable = pageable, .dev = (uint32_t)int_of(o, "dev"), .corr = corr_of(o), .pid = t->cur_pid,
+	};
+	return true;
+}
+
+static bool add_launch(struct gputrace *t, const json_t *o)
+{
+	int64_t s, e, tid = int_of(o, "tid");
+	const char *name = json_string_value(json_object_get(o, "name"));
+	uint32_t corr = corr_of(o);
+	if (!name || !corr || tid < 0 || !span_of(o, &s, &e))
+		return false;
+	char cut[GPUTRACE_NAME_MAX];
+	snprintf(cut, sizeof(cut), "%s", name);
+	xgrow((void **)&t->launches, &t->cap_launches, t->n_launches + 1, sizeof(*t->launches));
+	t->launches[t->n_launches++] = (struct gputrace_launch){
+		.start_ns = s, .end_ns = e, .corr = corr, .tid = (uint32_t)tid,
+		.name = intern_in(&t->calls, &t->n_calls, &t->cap_calls, &t->call_index, cut),
+		.pid = t->cur_pid,
 	};
 	return true;
 }
@@ -261,6 +296,8 @@ static bool add_record(struct gputrace *t, const json_t *o)
 		return add_kernel(t, o);
 	if (!strcmp(type, "memcpy"))
 		return add_copy(t, o);
+	if (!strcmp(type, "api"))
+		return add_launch(t, o);
 	if (!strcmp(type, "alloc"))
 		return add_mem(t, o, 1);
 	if (!strcmp(type, "free"))
@@ -395,6 +432,19 @@ static int cmp_range(const void *a, const void *b)
 	return cmp_i64(((const struct gputrace_range *)a)->start_ns, ((const struct gputrace_range *)b)->start_ns);
 }
 
+static int cmp_launch(const void *a, const void *b)
+{
+	const struct gputrace_launch *x = a, *y = b;
+	return x->pid != y->pid ? (x->pid > y->pid) - (x->pid < y->pid) : (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+const struct gputrace_launch *gputrace_launch_of(const struct gputrace *t, int pid, uint32_t corr)
+{
+	struct gputrace_launch key = { .pid = pid, .corr = corr };
+	return corr && t->n_launches ? bsearch(&key, t->launches, t->n_launches, sizeof(*t->launches), cmp_launch)
+				     : NULL;
+}
+
 /* Each process's largest device memory held at once, from its own events. */
 static void proc_totals(struct gputrace *t)
 {
@@ -441,6 +491,8 @@ void gputrace_finish(struct gputrace *t)
 		qsort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_span);
 	if (t->n_ranges)
 		qsort(t->ranges, t->n_ranges, sizeof(*t->ranges), cmp_range);
+	if (t->n_launches)
+		qsort(t->launches, t->n_launches, sizeof(*t->launches), cmp_launch);
 	free(t->mem_level);
 	t->mem_level = xmalloc((t->n_mem + 1) * sizeof(*t->mem_level));
 	int64_t level = 0;

@@ -3,7 +3,8 @@
  * The collector (collector.c, loaded into each CUDA process) writes one JSON
  * object a line to DIR/PID.jsonl. This module reads those files into flat
  * arrays sorted by time (kernels, copies, device memory events, host
- * synchronisations, NVTX ranges) and answers, for any window of the run's
+ * synchronisations, NVTX ranges; the calls that launched the kernels and
+ * copies, by correlation id) and answers, for any window of the run's
  * monotonic clock, what the GPU did inside it. The reader is bounded: past
  * GPUTRACE_MAX_EVENTS events the rest are counted as skipped, never kept.
  */
@@ -27,6 +28,7 @@ struct gputrace_kernel {
 	int64_t start_ns, end_ns;
 	uint32_t name;         /* index into gputrace.names */
 	uint32_t dev;
+	uint32_t corr;         /* CUPTI's correlation id: its launch's (0: none) */
 	int pid;
 };
 
@@ -36,6 +38,18 @@ struct gputrace_copy {
 	enum gputrace_copy_kind kind;
 	bool pageable;         /* the host side was pageable memory */
 	uint32_t dev;
+	uint32_t corr;
+	int pid;
+};
+
+/* A runtime or driver call that put work on the GPU (cudaLaunchKernel,
+ * cudaMemcpyAsync, cuLaunchKernel, ...): the host side of a kernel or copy
+ * of the same pid and correlation id. */
+struct gputrace_launch {
+	int64_t start_ns, end_ns;
+	uint32_t corr;
+	uint32_t tid;          /* the calling thread, as CUPTI names it */
+	uint32_t name;         /* index into gputrace.calls */
 	int pid;
 };
 
@@ -81,11 +95,16 @@ struct gputrace {
 	size_t n_syncs, cap_syncs;
 	struct gputrace_range *ranges;
 	size_t n_ranges, cap_ranges;
+	struct gputrace_launch *launches; /* after finish: by pid, then corr */
+	size_t n_launches, cap_launches;
 	struct gputrace_proc *procs;
 	size_t n_procs, cap_procs;
 	char **names;          /* kernel names, short form (see gputrace_short_name) */
 	size_t n_names, cap_names;
 	struct strindex name_index; /* names -> their index */
+	char **calls;          /* the launching calls' names ("cudaLaunchKernel") */
+	size_t n_calls, cap_calls;
+	struct strindex call_index;
 	int64_t *mem_level;    /* after finish: device memory in use after mem[i], all processes */
 	int64_t max_kernel_ns, max_sync_ns;
 	uint64_t bad_lines;    /* lines that were not a record this reader knows */
@@ -110,6 +129,11 @@ int gputrace_read_dir(struct gputrace *t, const char *dir, struct err *e);
 /* Sorts the events by time and computes the memory levels; call once after
  * reading, before any window. */
 void gputrace_finish(struct gputrace *t);
+
+/* The call that launched the kernel or copy of pid with correlation id
+ * corr, or NULL (none recorded: a collector before launches were kept, or
+ * CUPTI gave none). After gputrace_finish; a binary search. */
+const struct gputrace_launch *gputrace_launch_of(const struct gputrace *t, int pid, uint32_t corr);
 
 /* The kernel name without its return type and parameter list:
  * "void ns::k<int>(float*, int)" -> "ns::k<int>", cut to n - 1 bytes. */

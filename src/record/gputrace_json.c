@@ -256,6 +256,8 @@ struct slice {
 	int64_t start_ns, end_ns;
 	uint32_t dev;
 	const char *kind, *name;
+	int pid;
+	uint32_t corr;
 };
 
 static int longer(const void *a, const void *b)
@@ -271,8 +273,21 @@ static int earlier(const void *a, const void *b)
 	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
-/* The kernels and copies as [device, kind, name, start_ms, duration_ms], the
- * GPUTRACE_JSON_SLICES longest of them in time order; *left_out counts the rest. */
+/* The host call that launched a slice, [tid, name, start_ms, duration_ms],
+ * or null when none was recorded. */
+static json_t *launch_json(const struct gputrace *t, const struct slice *sl, int64_t t0_ns)
+{
+	const struct gputrace_launch *l = gputrace_launch_of(t, sl->pid, sl->corr);
+	if (!l)
+		return json_null();
+	return json_pack("[I, s, o, o]", (json_int_t)l->tid, t->calls[l->name],
+			 phases_json_number((double)(l->start_ns - t0_ns) / 1e6),
+			 phases_json_number((double)(l->end_ns - l->start_ns) / 1e6));
+}
+
+/* The kernels and copies as [device, kind, name, start_ms, duration_ms, pid,
+ * launch], the GPUTRACE_JSON_SLICES longest of them in time order; *left_out
+ * counts the rest. */
 static json_t *slices_json(const struct gputrace *t, int64_t t0_ns, size_t *left_out)
 {
 	static const char *const copy_kind[] = { "h2d", "d2h", "d2d", "copy" };
@@ -280,10 +295,11 @@ static json_t *slices_json(const struct gputrace *t, int64_t t0_ns, size_t *left
 	struct slice *sl = xcalloc(n + 1, sizeof(*sl));
 	for (size_t i = 0; i < t->n_kernels; i++)
 		sl[k++] = (struct slice){ t->kernels[i].start_ns, t->kernels[i].end_ns, t->kernels[i].dev, "kernel",
-					  t->names[t->kernels[i].name] };
+					  t->names[t->kernels[i].name], t->kernels[i].pid, t->kernels[i].corr };
 	for (size_t i = 0; i < t->n_copies; i++)
 		sl[k++] = (struct slice){ t->copies[i].start_ns, t->copies[i].end_ns, t->copies[i].dev,
-					  copy_kind[t->copies[i].kind], copy_kind[t->copies[i].kind] };
+					  copy_kind[t->copies[i].kind], copy_kind[t->copies[i].kind], t->copies[i].pid,
+					  t->copies[i].corr };
 	*left_out = 0;
 	if (n > GPUTRACE_JSON_SLICES) {
 		qsort(sl, n, sizeof(*sl), longer);
@@ -294,9 +310,10 @@ static json_t *slices_json(const struct gputrace *t, int64_t t0_ns, size_t *left
 		qsort(sl, n, sizeof(*sl), earlier);
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("[I, s, s, o, o]", (json_int_t)sl[i].dev, sl[i].kind, sl[i].name,
+		json_array_append_new(a, json_pack("[I, s, s, o, o, i, o]", (json_int_t)sl[i].dev, sl[i].kind, sl[i].name,
 						   phases_json_number((double)(sl[i].start_ns - t0_ns) / 1e6),
-						   phases_json_number((double)(sl[i].end_ns - sl[i].start_ns) / 1e6)));
+						   phases_json_number((double)(sl[i].end_ns - sl[i].start_ns) / 1e6),
+						   sl[i].pid, launch_json(t, &sl[i], t0_ns)));
 	free(sl);
 	return a;
 }

@@ -35,7 +35,7 @@ PERFHUNT_GPU_COLLECTOR=$TMP/none $PERFHUNT run --gpu-trace --no-save -q -- sh -c
 st=$?
 if expect_status 0 "$st" && expect_grep "nothing traced: the collector named by PERFHUNT_GPU_COLLECTOR" "$TMP/err"; then ok; fi
 
-t "compare names the kernel that moved; show and report list each phase's top kernels; the trace has GPU tracks"
+t "compare names the kernel that moved; show and report list each phase's top kernels; the trace has GPU tracks, an arrow from the launch to its kernel"
 # two real records of a phase msm; the GPU side of each is what --gpu-trace
 # would have written there (phases[].gpu, docs/FORMATS.md), the phase as
 # long as its GPU work
@@ -55,7 +55,10 @@ for path, ms, busy in ((sys.argv[1], 10.0, 12.0), (sys.argv[2], 1200.0, 1202.0))
         ph["end_ms"] = ph["start_ms"] + busy  # the phase waited for its kernels
         ph["duration_ms"] = busy
     start = r["phases"][0]["start_ms"]
-    r["gpu_trace"] = {"slices": [[0, "kernel", "msm_bucket_accumulate", start, ms], [0, "h2d", "h2d", start, 2.5]],
+    # the kernel's launch: its process, and [thread, call, start_ms, duration_ms]
+    r["gpu_trace"] = {"slices": [[0, "kernel", "msm_bucket_accumulate", start, ms, 4242,
+                                  [77, "cudaLaunchKernel", start - 0.02, 0.01]],
+                                 [0, "h2d", "h2d", start, 2.5]],
                       "slices_left_out": 0}
     for st in r["phase_stats"]:
         st["gpu"] = gpu
@@ -72,8 +75,10 @@ import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
 for e in ev:
-    if e["ph"] == "X" and e.get("cat") in ("kernel", "h2d"):
+    if e["ph"] == "X" and e.get("cat") in ("kernel", "h2d", "cuda_api"):
         print(names.get((e["pid"], e["tid"])), e["name"], round(e["dur"]))
+    if e["ph"] in ("s", "f"):
+        print("flow", e["ph"], names.get((e["pid"], e["tid"])), round(e["ts"]))
 PY
 if expect_grep 'msm .*: (.*, )?kernel msm_bucket_accumulate \+1\.190 s, GPU busy \+1\.190 s' "$TMP/cmp" &&
 	expect_grep '^msm .* msm_bucket_accumulate 1\.200 s \(312\), ntt_twiddle 2\.00 ms \(1\)' "$TMP/show" &&
@@ -82,6 +87,10 @@ if expect_grep 'msm .*: (.*, )?kernel msm_bucket_accumulate \+1\.190 s, GPU busy
 		/usr/bin/python3 ./trace_check.py "$TMP/t.json" >/dev/null 2>&1 &&
 	expect_grep '^GPU 0 kernels msm_bucket_accumulate 1200000$' "$TMP/gputracks" &&
 	expect_grep '^GPU 0 copies h2d 2500$' "$TMP/gputracks" &&
+	expect_grep '^process 4242 thread 77: CUDA calls cudaLaunchKernel 10$' "$TMP/gputracks" &&
+	start_us=$(/usr/bin/python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["phases"][0]["start_ms"] * 1000))' "$TMP/new.json") &&
+	expect_grep "^flow s process 4242 thread 77: CUDA calls $((start_us - 20))\$" "$TMP/gputracks" &&
+	expect_grep "^flow f GPU 0 kernels $start_us\$" "$TMP/gputracks" &&
 	expect_grep '>1\.202 s</td><td>100 %</td><td class="l">msm_bucket_accumulate 1\.200 s \(312\)<' "$TMP/r.html"; then ok; fi
 
 t "compare says when a phase's H2D copies went from pinned to pageable memory, with each side's throughput"
@@ -115,5 +124,29 @@ $PERFHUNT compare "$TMP/new.json" "$TMP/base.json" >"$TMP/cmp2" 2>&1
 if expect_grep '^ *h2d  *\+547 ms .*: pageable copies 4\.00 GiB at 6\.8 GB/s \(was pinned at 50\.7 GB/s\)' "$TMP/cmp" &&
 	expect_grep '^ *h2d  *-547 ms .*: pinned copies 4\.00 GiB at 50\.7 GB/s \(was pageable at 6\.8 GB/s\)' "$TMP/cmp2" &&
 	check "the pageable bytes are not a second reason" [ "$(grep -c 'pageable H2D' "$TMP/cmp")" = 0 ]; then ok; fi
+
+t "the trace export draws an arrow from each kernel's and copy's launch to it (an H200 recording replayed as the command)"
+# gpu_replay.py writes the collector's file of trace_demo --mib 16 --iters 20
+# (46 kernels, 5 copies, each with its cudaLaunchKernel or cudaMemcpy) as the
+# measured process, on this machine's clock
+PERFHUNT_GPU_COLLECTOR=$PWD/gpu_replay.py $PERFHUNT run --gpu-trace --no-save -q -o "$TMP/l.json" -- \
+	/usr/bin/python3 ./gpu_replay.py ../unit/data/gputrace/launch/541.jsonl 2>"$TMP/err"
+st=$?
+$PERFHUNT show -q --export-trace "$TMP/lt.json" "$TMP/l.json" >/dev/null 2>&1
+/usr/bin/python3 - "$TMP/lt.json" >"$TMP/flows" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+calls = [e for e in ev if e["ph"] == "X" and e.get("cat") == "cuda_api"]
+print("calls", len(calls), " ".join(sorted({e["name"] for e in calls})))
+print("starts", sum(e["ph"] == "s" for e in ev), "ends", sum(e["ph"] == "f" for e in ev))
+print("tracks", " ".join(sorted({names[(e["pid"], e["tid"])].split(":")[1].strip() for e in calls})))
+PY
+if expect_status 0 "$st" &&
+	check "the trace keeps the trace-event format: $(/usr/bin/python3 ./trace_check.py "$TMP/lt.json" 2>&1 | tail -2)" \
+		/usr/bin/python3 ./trace_check.py "$TMP/lt.json" >/dev/null 2>&1 &&
+	expect_grep '^calls 51 cudaLaunchKernel cudaMemcpy$' "$TMP/flows" &&
+	expect_grep '^starts 51 ends 51$' "$TMP/flows" &&
+	expect_grep '^tracks CUDA calls$' "$TMP/flows"; then ok; fi
 
 done_testing

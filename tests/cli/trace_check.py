@@ -8,7 +8,7 @@
 #  * the JSON Object Format: an object whose "traceEvents" is the event list;
 #    "displayTimeUnit", if present, is "ms" or "ns"; "otherData" an object
 #    (Trace Event Format, "JSON Object Format").
-#  * every event: "ph" one of the types perfhunt writes (M, X, C, i), "name" a
+#  * every event: "ph" one of the types perfhunt writes (M, X, C, i, P, s, f), "name" a
 #    string, "pid" an integer, "tid" an integer where the event is on a thread,
 #    "ts" a finite number of microseconds, "cat" a string and "args" an object
 #    where present (Trace Event Format, "Event Descriptions").
@@ -20,6 +20,12 @@
 #    series); counters are process-local, so a track is (pid, name); its
 #    timestamps increase (one value per instant).
 #  * i (instant events): a scope "s" of g, p or t; on a thread track.
+#  * s and f (flow events, an arrow from one slice to another): a string "cat"
+#    and an "id"; each s has one f of the same cat, name and id, and each f
+#    one s; the s binds to the slice enclosing its ts on its thread, and the f
+#    with "bp": "e" to the slice enclosing its ts (without it, to the next
+#    slice: perfhunt always writes "e"), so each must fall inside an X slice
+#    of its track (Trace Event Format, "Flow Events").
 #  * M (metadata events): "process_name" / "thread_name" with "args.name" a
 #    string, once per process / thread; every process that has events and every
 #    thread track holding X, i or P events is named.
@@ -36,6 +42,7 @@
 # chain at least two deep, and a CPU profile with samples.
 # Prints the event types seen ("C M X i") and counts; exits 1 with the first
 # problems found, one a line.
+import bisect
 import json
 import math
 import sys
@@ -67,14 +74,15 @@ def check(doc):
     on_thread = set()  # (pid, tid) holding X or i events
     last_ts = {}   # counter track (pid, name) -> ts
     profiles = {}  # (pid, id) -> {"tid", "nodes": {id: parent}, "samples": n}
+    flows = {}     # (cat, name, id) -> {"s": [(pid, tid, ts)], "f": [...]}
     for k, e in enumerate(ev):
         where = "event %d" % k
         if not isinstance(e, dict):
             bad.append(where + ": not an object")
             continue
         ph = e.get("ph")
-        if ph not in ("M", "X", "C", "i", "P"):
-            bad.append(where + ": ph %r is not one of M X C i P" % (ph,))
+        if ph not in ("M", "X", "C", "i", "P", "s", "f"):
+            bad.append(where + ": ph %r is not one of M X C i P s f" % (ph,))
             continue
         count[ph] = count.get(ph, 0) + 1
         name, pid, tid = e.get("name"), e.get("pid"), e.get("tid")
@@ -136,6 +144,14 @@ def check(doc):
                 continue
             on_thread.add((pid, tid))
             bad += profile_event(where, e, args, profiles)
+        elif ph in ("s", "f"):
+            if not isinstance(e.get("cat"), str) or "id" not in e or not is_int(tid):
+                bad.append(where + ": a flow event without a string cat, an id and an integer tid")
+            elif ph == "f" and e.get("bp") != "e":
+                bad.append(where + ": a flow end without bp e (it would bind to the next slice)")
+            else:
+                f = flows.setdefault((e["cat"], name, str(e["id"])), {"s": [], "f": []})
+                f[ph].append((pid, tid, ts))
         elif ph == "i":
             if e.get("s") not in ("g", "p", "t"):
                 bad.append(where + ": scope s %r is not g, p or t" % (e.get("s"),))
@@ -160,9 +176,30 @@ def check(doc):
                 bad.append("track %d/%d: %r [%g, %g] overlaps %r [%g, %g] without nesting" %
                            (track[0], track[1], name, ts, ts + dur, o[2], o[0], o[0] + o[1]))
             open_.append((ts, dur, name))
+    bad += flow_ends(flows, slices)
+    count["flows"] = len(flows)
     bad += stack_samples(doc, count)
     count["profile samples"] = sum(p["samples"] for p in profiles.values())
     return bad, count
+
+
+def flow_ends(flows, slices):
+    """Each flow one s and one f, each inside a slice of its track."""
+    bad = []
+    eps = 1e-3
+    starts = {k: sorted((a, d) for a, d, _ in v) for k, v in slices.items()}
+    for key, f in sorted(flows.items()):
+        if len(f["s"]) != 1 or len(f["f"]) != 1:
+            bad.append("flow %r: %d starts and %d ends, not one of each" % (key, len(f["s"]), len(f["f"])))
+            continue
+        for ph in ("s", "f"):
+            pid, tid, ts = f[ph][0]
+            sl = starts.get((pid, tid), [])
+            i = bisect.bisect_right(sl, (ts + eps, math.inf))
+            # slices of a track nest: the enclosing one is among the last few started
+            if not any(a + d + eps >= ts for a, d in sl[max(0, i - 64):i]):
+                bad.append("flow %r: its %s at %g is inside no slice of track %d/%d" % (key, ph, ts, pid, tid))
+    return bad[:20]
 
 
 def profile_event(where, e, args, profiles):

@@ -321,6 +321,46 @@ static void test_probe_phase_is_its_process(void **state)
 	gputrace_release(&t);
 }
 
+/* The runtime calls that put work on the GPU, recorded with the kernels and
+ * copies (trace_demo --mib 16 --iters 20 under the collector): every kernel
+ * and copy finds its launch by correlation id, a call of its thread that
+ * began before the GPU did the work, named as the program called it. */
+static void test_launches(void **state)
+{
+	(void)state;
+	struct gputrace t;
+	struct err e;
+	gputrace_init(&t);
+	assert_int_equal(gputrace_read_dir(&t, "data/gputrace/launch", &e), 1);
+	gputrace_finish(&t);
+	assert_true(t.n_kernels > 0 && t.n_copies > 0);
+	assert_int_equal(t.bad_lines, 0);
+	for (size_t i = 0; i < t.n_kernels; i++) {
+		const struct gputrace_launch *l = gputrace_launch_of(&t, t.kernels[i].pid, t.kernels[i].corr);
+		assert_non_null(l);
+		assert_true(l->start_ns <= t.kernels[i].start_ns);
+		assert_string_equal(t.calls[l->name], "cudaLaunchKernel");
+	}
+	for (size_t i = 0; i < t.n_copies; i++) {
+		const struct gputrace_launch *l = gputrace_launch_of(&t, t.copies[i].pid, t.copies[i].corr);
+		assert_non_null(l);
+		assert_true(l->start_ns <= t.copies[i].start_ns);
+		assert_true(!strncmp(t.calls[l->name], "cudaMemcpy", 10));
+	}
+	assert_null(gputrace_launch_of(&t, t.kernels[0].pid + 1, t.kernels[0].corr));
+	/* the record's slices carry them: [dev, kind, name, start, dur, pid, launch] */
+	json_t *run = gputrace_json_run(&t, 0, INT64_MAX / 2);
+	size_t i;
+	json_t *sl;
+	json_array_foreach(json_object_get(run, "slices"), i, sl) {
+		json_t *l = json_array_get(sl, 6);
+		assert_int_equal(json_array_size(l), 4);
+		assert_true(json_number_value(json_array_get(l, 2)) <= json_number_value(json_array_get(sl, 3)));
+	}
+	json_decref(run);
+	gputrace_release(&t);
+}
+
 /* Lines that are not records cost only themselves; a file without its last
  * line is incomplete; an end with no start is counted. */
 static void test_damaged_input(void **state)
@@ -481,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_two_processes),
 		cmocka_unit_test(test_nvtx_phase_is_its_process),
 		cmocka_unit_test(test_probe_phase_is_its_process),
+		cmocka_unit_test(test_launches),
 		cmocka_unit_test(test_damaged_input),
 		cmocka_unit_test(test_busy_is_a_union),
 		cmocka_unit_test(test_short_names),
