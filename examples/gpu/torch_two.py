@@ -5,12 +5,14 @@ amount of device memory through PyTorch's caching allocator, multiplies
 matrices inside an NVTX range and reports, as probe lines in its own lane
 (`worker=N`, its first line naming its `pid=`, so perfhunt charges that lane
 its own process's GPU activity), what PyTorch itself says it reserved at
-most, so the trace's per-process memory can be checked against it (and
-against nvidia-smi).
+most, and what nvidia-smi lists for it at that point (its peak: PyTorch's
+caching allocator keeps what it reserved), so perfhunt's per-process figures
+can be checked against both.
 
     python3 torch_two.py [GIB_WORKER0 GIB_WORKER1]
 """
 import os
+import subprocess
 import sys
 
 import torch
@@ -19,6 +21,21 @@ import torch.multiprocessing as mp
 
 def probe(rank, text):
     print(f"PERFHUNT: worker={rank} {text}", file=sys.stderr, flush=True)
+
+
+def smi_used_mib(pid):
+    """nvidia-smi's used_memory of this process (MiB), or None."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory",
+                              "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in out.splitlines():
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) == 2 and fields[0] == str(pid) and fields[1].isdigit():
+            return int(fields[1])
+    return None
 
 
 def worker(rank, sizes):
@@ -35,7 +52,9 @@ def worker(rank, sizes):
         a = (a @ a).clamp_(-1, 1)
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_pop()
-    probe(rank, f"end=matmul reserved_peak_bytes={torch.cuda.max_memory_reserved()}")
+    smi = smi_used_mib(os.getpid())
+    probe(rank, f"end=matmul reserved_peak_bytes={torch.cuda.max_memory_reserved()}"
+          + (f" smi_used_mib={smi}" if smi is not None else ""))
     del keep, a
 
 
