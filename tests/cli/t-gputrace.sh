@@ -128,7 +128,8 @@ if expect_grep '^ *h2d  *\+547 ms .*: pageable copies 4\.00 GiB at 6\.8 GB/s \(w
 t "the trace export draws an arrow from each kernel's and copy's launch to it (an H200 recording replayed as the command)"
 # gpu_replay.py writes the collector's file of trace_demo --mib 16 --iters 20
 # (46 kernels, 5 copies, each with its cudaLaunchKernel or cudaMemcpy) as the
-# measured process, on this machine's clock
+# measured process, on this machine's clock (the collector's path is only
+# handed to CUDA, which the replay never loads: any readable file stands for it)
 PERFHUNT_GPU_COLLECTOR=$PWD/gpu_replay.py $PERFHUNT run --gpu-trace --no-save -q -o "$TMP/l.json" -- \
 	/usr/bin/python3 ./gpu_replay.py ../unit/data/gputrace/launch/541.jsonl 2>"$TMP/err"
 st=$?
