@@ -18,13 +18,29 @@ A second table does the same by the length of the command line: `run --
 true x x ...` with 2 000, 20 000 and 200 000 arguments (the last near
 ARG_MAX), then show, report and compare of its record.
 
+A third by probe lines: `run` of `yes 'PERFHUNT: x_ms=1' | head -n N` for
+10^5 -> 10^7 lines, with --no-save and storing the run in a fresh history
+(its RSS is the one a user sees), then show, report and compare.
+
+A fourth by samples: `run --interval 1 -- sleep N/1000` for 10^3 -> 10^5
+samples (1 to 100 s of wall time; --samples 10000,100000,1000000 adds the
+10^6 of a 24 h watch at 100 ms, 17 minutes), then show, report and compare.
+
+A fifth by runs a side: compare of two bench records of N runs of `true`
+(a real `bench -n 20` record, its runs repeated with 5 % noise, the new side
+10 % slower), 10^2 -> 10^4.
+
 usage: bench/scale/run.py --perfhunt build/perfhunt --phgen build/tests/workloads/phgen
        [--sizes 100,1000,10000] [--args 2000,20000,200000]
+       [--probes 100000,1000000,10000000] [--samples 1000,10000,100000]
+       [--bench-runs 100,1000,10000] [--only phases,args,probes,samples,runs]
 """
 import argparse
+import copy
 import json
 import math
 import os
+import random
 import subprocess
 import tempfile
 
@@ -87,9 +103,66 @@ def table(title, sizes, rows):
 def command_cell(args, n, d):
     rec = os.path.join(d, f"args-{n}.json")
     out = {"run": measure([args.perfhunt, "run", "-q", "--no-save", "-o", rec, "--", "true"] + ["x"] * n)}
+    return renderers(args, rec, d, out)
+
+
+def renderers(args, rec, d, out):
+    """show, report and compare of one record, the fewest of 3 runs each."""
     out["show"] = measure([args.perfhunt, "show", rec], 3)
     out["report"] = measure([args.perfhunt, "report", rec, "-o", os.path.join(d, "r.html")], 3)
     out["compare"] = measure([args.perfhunt, "compare", rec, rec], 3)
+    return out
+
+
+def tail(args, argv, rec):
+    """perfhunt's own CPU in a run (less its command's) and its peak RSS."""
+    cpu, rss = measure([args.perfhunt, "run", "-q"] + argv)
+    r = json.load(open(rec))
+    return (max(cpu - r["summary"]["user_s"] - r["summary"]["sys_s"], 0), rss)
+
+
+def probe_cell(args, n, d):
+    rec = os.path.join(d, f"probes-{n}.json")
+    cmd = ["--", "sh", "-c", f"yes 'PERFHUNT: x_ms=1' | head -n {n}"]
+    out = {"run tail": tail(args, ["--no-save", "-o", rec] + cmd, rec)}
+    os.environ["PERFHUNT_DB"] = os.path.join(d, f"probes-{n}.db")
+    out["run tail, stored"] = tail(args, ["-o", rec] + cmd, rec)
+    del os.environ["PERFHUNT_DB"]
+    return renderers(args, rec, d, out)
+
+
+TAKEN = []  # samples each sample_cell's run took: the interval stretches under load
+
+
+def sample_cell(args, n, d):
+    rec = os.path.join(d, f"samples-{n}.json")
+    out = {"run tail": tail(args, ["--no-save", "--interval", "1", "-o", rec, "--csv", os.path.join(d, "s.csv"),
+                                   "--", "sleep", str(n / 1000)], rec)}
+    TAKEN.append(json.load(open(rec))["summary"]["samples"])
+    return renderers(args, rec, d, out)
+
+
+def bench_records(args, d, sizes):
+    """base and new bench records of each size, from one real bench of 20 runs."""
+    src = os.path.join(d, "b20.json")
+    subprocess.run([args.perfhunt, "bench", "-n", "20", "--export-json", src, "--", "true"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    b = json.load(open(src))
+    out = {}
+    for n in sizes:
+        for side, scale in (("base", 1.0), ("new", 1.1)):
+            rng, r = random.Random(n + int(scale * 10)), copy.deepcopy(b)
+            runs = []
+            for i in range(n):
+                run = copy.deepcopy(b["commands"][0]["runs"][i % 20])
+                for k in ("wall_s", "user_s", "sys_s"):
+                    run["summary"][k] *= scale * (1 + 0.05 * rng.gauss(0, 1))
+                runs.append(run)
+            r["commands"][0]["runs"], r["order"] = runs, [0] * n
+            r["options"]["runs"] = n
+            path = os.path.join(d, f"bench-{side}-{n}.json")
+            json.dump(r, open(path, "w"))
+            out[n, side] = path
     return out
 
 
@@ -99,18 +172,36 @@ def main():
     ap.add_argument("--phgen", required=True)
     ap.add_argument("--sizes", default="100,1000,10000")
     ap.add_argument("--args", default="2000,20000,200000")
+    ap.add_argument("--probes", default="100000,1000000,10000000")
+    ap.add_argument("--samples", default="1000,10000,100000")
+    ap.add_argument("--bench-runs", default="100,1000,10000")
+    ap.add_argument("--only", default="phases,args,probes,samples,runs")
     args = ap.parse_args()
-    sizes = [int(x) for x in args.sizes.split(",")]
-    nargs = [int(x) for x in args.args.split(",")]
+    only = set(args.only.split(","))
+    ints = lambda v: [int(x) for x in v.split(",")]  # noqa: E731
     with tempfile.TemporaryDirectory() as d:
-        rows = []
-        for shape in SHAPES:
-            cells = [cell(args, shape, n, d) for n in sizes]
-            rows += [((shape, c), [x[c] for x in cells]) for c in cells[0]]
-        table("phases", sizes, rows)
-        print()
-        cells = [command_cell(args, n, d) for n in nargs]
-        table("arguments", nargs, [(("command line", c), [x[c] for x in cells]) for c in cells[0]])
+        if "phases" in only:
+            sizes, rows = ints(args.sizes), []
+            for shape in SHAPES:
+                cells = [cell(args, shape, n, d) for n in sizes]
+                rows += [((shape, c), [x[c] for x in cells]) for c in cells[0]]
+            table("phases", sizes, rows)
+            print()
+        for key, title, group, fn, sizes in (
+                ("args", "arguments", "command line", command_cell, ints(args.args)),
+                ("probes", "probe lines", "probes", probe_cell, ints(args.probes)),
+                ("samples", "samples", "samples", sample_cell, ints(args.samples))):
+            if key in only:
+                cells = [fn(args, n, d) for n in sizes]
+                table(title, sizes, [((group, c), [x[c] for x in cells]) for c in cells[0]])
+                if key == "samples":
+                    print("\nsamples taken: " + ", ".join(f"{t} of {n}" for t, n in zip(TAKEN, sizes)))
+                print()
+        if "runs" in only:
+            sizes = ints(args.bench_runs)
+            recs = bench_records(args, d, sizes)
+            cells = [measure([args.perfhunt, "compare", recs[n, "base"], recs[n, "new"]]) for n in sizes]
+            table("runs a side", sizes, [(("bench", "compare"), cells)])
 
 
 if __name__ == "__main__":
