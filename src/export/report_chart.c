@@ -377,6 +377,12 @@ void report_chart_draw(struct svg *s, const struct report_chart *c)
 		svg_text(s, c->series[k].name);
 		svg_raw(s, "</text></g>\n");
 	}
+	if (c->band_lo && c->band_hi && c->nseries) { /* the envelope's entry, left of the lines' */
+		lx -= 30 + 7.2 * 7;
+		svg_printf(s, "<g class=\"legend\"><rect class=\"envelope\" x=\"%.1f\" y=\"6\" width=\"14\" "
+			   "height=\"10\" fill=\"%s\"/><text x=\"%.1f\" y=\"16\">min\u2013max</text></g>\n",
+			   lx, c->series[0].color, lx + 18);
+	}
 
 	double step = report_chart_step(c->unit, y_max, 5);
 	int ticks = report_chart_ticks(y_max, step);

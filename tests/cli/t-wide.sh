@@ -3,7 +3,7 @@
 # counted whole, and polled discovery still finds a late fork; a sampler over its budget stretches its interval and the
 # record and summary say so (forced here by a tiny budget, never by timing);
 # a watch's record keeps each merged row's min/max envelope while its CSV
-# keeps every sample.
+# keeps every sample, and the report shades it.
 . ./lib.sh
 W="$WORKLOADS/phwork"
 P="$PERFHUNT"
@@ -91,6 +91,15 @@ if [ $py = 0 ] && [ "$(jget "$TMP/long.json" samples.stride)" = 1 ]; then
 	skip "only $(jget "$TMP/long.json" summary.samples) samples were taken here: no row was merged"
 else
 	expect_status 0 $st && check "$(cat "$TMP/env.out")" [ $py = 0 ] && ok
+fi
+
+t "the report shades the tree's memory between each merged row's least and most"
+if [ "$(jget "$TMP/long.json" samples.stride)" = 1 ]; then
+	skip "no row was merged here"
+else
+	"$P" report "$TMP/long.json" --svg "$TMP/long.svg" 2>"$TMP/err"; st=$?
+	expect_status 0 $st && expect_grep '<polygon class="envelope" data-series="tree"' "$TMP/long.svg" &&
+		expect_grep 'min–max</text>' "$TMP/long.svg" && ok
 fi
 
 done_testing
