@@ -9,6 +9,12 @@ their ratios to bare, of the wall and of the threads' own CPU. Also the
 switches a second and the record's off-CPU ms.
 
   bench/offcpu/run.py --perfhunt build/perfhunt --workload build/tests/workloads/phthreads
+
+With --variants, perf record alone with the ways to take the blocked stacks
+instead (where the cost per switch is): the sched_switch tracepoint with
+DWARF stacks (what --profile runs) sampled every switch-out or 1 in N, with
+frame-pointer stacks, without stacks; perf's switch records alone; the
+context-switch software event with DWARF stacks every N switches.
 """
 import argparse, json, os, re, statistics, subprocess, tempfile
 
@@ -18,6 +24,7 @@ ap.add_argument("--workload", default="build/tests/workloads/phthreads")
 ap.add_argument("--hops", type=int, default=20000)
 ap.add_argument("--us", type=int, default=50)
 ap.add_argument("--repeat", type=int, default=5)
+ap.add_argument("--variants", action="store_true", help="perf record's ways to take blocked stacks, alone")
 a = ap.parse_args()
 tmp = tempfile.mkdtemp()
 rec, sched = os.path.join(tmp, "r.json"), os.path.join(tmp, "sched.data")
@@ -27,7 +34,23 @@ def truth(err):
     m = re.search(r"^truth relay wall_ms=([0-9.]+) oncpu_ms=([0-9.]+)", err, re.M)
     return float(m.group(1)), float(m.group(2))
 
+PERF = ["perf", "record", "-q", "-B", "--no-bpf-event", "-k", "mono", "-o", os.path.join(tmp, "v.data"),
+        "-e", "cpu-clock/freq=99/", "--switch-events"]
+TP = ["-e", "sched:sched_switch", "--filter", "prev_state != 0"]
+VARIANTS = {
+    "tp -c 1 dwarf": TP + ["-c", "1", "--call-graph", "dwarf"],
+    "tp -c 8 dwarf": TP + ["-c", "8", "--call-graph", "dwarf"],
+    "tp -c 1 fp": TP + ["-c", "1", "--call-graph", "fp"],
+    "tp -c 1 no stacks": TP + ["-c", "1"],
+    "switch records only": [],
+    "cs/period=8/ dwarf": ["-e", "cs/period=8/", "--call-graph", "dwarf"],
+}
+
 def run(kind):
+    if kind in VARIANTS:
+        p = subprocess.run(PERF + VARIANTS[kind] + ["--", a.workload, step], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        return truth(p.stderr), None
     cmd = {"bare": [a.workload, step],
            "perfhunt": [a.perfhunt, "run", "-q", "--no-save", "-o", rec, "--", a.workload, step],
            "perfhunt --profile": [a.perfhunt, "run", "-q", "--no-save", "--profile", "-o", rec, "--", a.workload, step],
@@ -39,7 +62,7 @@ def run(kind):
         off = (o.get("run", {}).get("ms", 0), o.get("run", {}).get("intervals", 0), o.get("dropped", 0))
     return truth(p.stderr), off
 
-kinds = ["bare", "perfhunt", "perfhunt --profile", "perf sched record"]
+kinds = ["bare", "perfhunt", "perfhunt --profile", "perf sched record"] + (list(VARIANTS) if a.variants else [])
 walls = {k: [] for k in kinds}
 cpus = {k: [] for k in kinds}
 offs = []
