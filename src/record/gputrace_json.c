@@ -226,7 +226,10 @@ void gputrace_json_add_phases(json_t *obj, const struct gputrace *t, int64_t t0_
 		gputrace_sum_init(&s, t);
 		gputrace_sum_add(&s, t, a, b, pid);
 		gputrace_sum_finish(&s);
-		json_object_set_new(ph, "gpu", sum_json(t, &s));
+		json_t *g = sum_json(t, &s);
+		if (pid > 0) /* charged one process's activity, not the tree's */
+			json_object_set_new(g, "pid", json_integer(pid));
+		json_object_set_new(ph, "gpu", g);
 		gputrace_sum_release(&s);
 	}
 	add_stats(phases, stats, t, &l, t0_ns);

@@ -177,6 +177,7 @@ static void test_phases_match_the_program(void **state)
 	gputrace_json_add_phases(obj, &t, t0);
 
 	json_t *g = gpu_of(obj, "dev_alloc");
+	assert_null(json_object_get(g, "pid")); /* no process named: the tree's */
 	assert_true(num(g, "mem_growth_mib") * MIB == value_of(obj, "dev_alloc", "memgetinfo_delta_bytes"));
 	assert_true(num(g, "mem_growth_mib") * MIB == value_of(obj, "dev_alloc", "dev_alloc_bytes"));
 	assert_true(num(g, "mem_start_mib") == 0);
@@ -298,6 +299,7 @@ static void test_probe_phase_is_its_process(void **state)
 	for (int w = 0; w < 2; w++) {
 		json_t *ph = phase_on(obj, "dev_alloc", lanes[w]);
 		json_t *g = json_object_get(ph, "gpu");
+		assert_true(num(g, "pid") == pids[w]);
 		double own = num(json_object_get(ph, "values"), "dev_alloc_bytes");
 		assert_true(num(g, "mem_growth_mib") * MIB == own);
 		/* the windows overlap: the tree's growth there holds the other's too */
