@@ -377,6 +377,7 @@ static void take_sample_marked(struct loop *l, double marker_ms)
 		sample_gpu(l, daemon ? &l->daemon.tree : &l->main.tree, &sm);
 	if (marker_ms > 0)
 		l->last_marker_read_ms = t_ms;
+	sm.marker_read_end_ms = sc.marker_read_end_ms = marker_ms > 0 ? now_ms(l) : 0;
 	sm.at_marker = sc.at_marker = marker_ms > 0;
 	sm.marker_ms = sc.marker_ms = marker_ms;
 	sm.acked = sc.acked = l->acked_sample;

@@ -56,6 +56,8 @@ struct sample {
 	double marker_since_ms;                   /* at_marker: the earliest its lines can have been written */
 	double marker_ms;                         /* at_marker: when the monitor, having read the
 	                                           * markers, asked for it (the reading began after) */
+	double marker_read_end_ms;                /* at_marker: when the reading ended (a program that
+	                                           * did not wait ran on until then; 0: not known) */
 	char phase[96];                           /* active phases joined by '+' */
 	struct sample_envelope env;               /* a timeline row's (timeline_push sets it) */
 };

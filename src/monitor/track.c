@@ -13,7 +13,7 @@
 #define TRACK_MARKER_SLACK_MS 1.0
 /* A served end is exact when the program waited for its sample (probe.h's
  * acknowledgement, which it waits for at most 1 s, PH_ACK_TIMEOUT_MS), or
- * when the reading began within TRACK_MARKER_LAG_MS of the line: a printed
+ * when the reading was over within TRACK_MARKER_LAG_MS of the line: a printed
  * marker's program runs on meanwhile, and what it does in that lag counts
  * in the phase before. */
 #define TRACK_MARKER_LAG_MS 1.0
@@ -86,6 +86,7 @@ void track_push(struct track *t, const struct sample *s)
 	c->acked = s->at_marker && s->acked;
 	c->since_ms = s->at_marker ? s->marker_since_ms : 0;
 	c->marker_ms = s->at_marker ? s->marker_ms : 0;
+	c->read_end_ms = s->at_marker && s->marker_read_end_ms > s->t_ms ? s->marker_read_end_ms : s->t_ms;
 	if (t->n && s->t_ms < t->pts[t->n - 1].t_ms)
 		return; /* time never goes back on the monotonic clock; a bad point is not kept */
 	if (t->n == t->max_points)
@@ -119,12 +120,13 @@ struct track_end {
 /* The end at t_ms served by marker point p; acked: the program waited for
  * p (its acknowledged sample). Its lag runs from when the line can have
  * been written (before the monitor woke and read it, p->since_ms) to the
- * reading, or from p's reading to a line read after it. */
+ * reading's end (a program that did not wait ran on while the monitor read
+ * its tree, preempted or not), or from p's reading to a line read after it. */
 static void serve(const struct track_point *p, double t_ms, bool acked, struct track_end *e)
 {
 	e->served = true;
 	e->acked = acked;
-	e->lag_ms = p->t_ms >= t_ms ? p->t_ms - fmin(t_ms, p->since_ms) : t_ms - p->t_ms;
+	e->lag_ms = p->t_ms >= t_ms ? p->read_end_ms - fmin(t_ms, p->since_ms) : t_ms - p->t_ms;
 	e->exact = e->lag_ms <= (acked ? TRACK_ACK_WAIT_MS : TRACK_MARKER_LAG_MS);
 }
 

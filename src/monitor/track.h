@@ -34,6 +34,7 @@ struct track_point {
 	bool acked;               /* and the program waited for it (its acknowledgement) */
 	double since_ms;          /* exact: the earliest its lines can have been written */
 	double marker_ms;         /* exact: when it was asked for (t_ms is when the reading began) */
+	double read_end_ms;       /* exact: when the reading ended (t_ms where not known) */
 };
 
 struct track {

@@ -14,7 +14,7 @@ fork_run() { # fork_run OUT.json [OPTION...]
 	out=$1
 	shift
 	"$P" run -q --no-save --interval 20 "$@" -o "$out" -- "$W" alloc:32 \
-		fd:begin=fork children:2:0:300 fd:end=fork fd:begin=grow alloc:8 sleep:200 fd:end=grow
+		begin:fork children:2:0:300 end:fork begin:grow alloc:8 sleep:200 end:grow
 }
 
 # check_fork FILE METHOD-PATTERN: while the children live the tree holds the
@@ -23,10 +23,10 @@ fork_run() { # fork_run OUT.json [OPTION...]
 # ends, 8 MiB more than the parent held; the sampled peak is that last level,
 # never in fork. Figures relative to grow's end hold under a sanitizer too
 # (ASan adds ~20 MiB to each process; LeakSanitizer's tracer, a CLONE_VM
-# task, shares its process's memory at exit: it must not count twice). A
-# marker's sample may be read late on a loaded machine (fork may end after
-# grow's 8 MiB, or begin while the first child is being forked): neither
-# moves a figure past these bounds.
+# task, shares its process's memory at exit: it must not count twice). The
+# markers wait for their samples (<perfhunt/probe.h>'s acknowledgement): a
+# printed one's sample, read while a loaded machine preempted perfhunt, once
+# held grow's 8 MiB in fork's end (the phase then approximate).
 check_fork() {
 	/usr/bin/python3 - "$1" "$2" <<'PY'
 import json, re, sys
@@ -87,7 +87,7 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	mkdir -p "$TMP/nobody" && chown 65534 "$TMP/nobody" && chmod 755 "$TMP"
 	setpriv --reuid=65534 --regid=65534 --clear-groups env PERFHUNT_STATE_DIR="$TMP/nobody" \
 		"$P" run --no-save --interval 20 -o "$TMP/nobody/u.json" -- "$W" alloc:32 \
-		fd:begin=fork children:2:0:300 fd:end=fork fd:begin=grow alloc:8 sleep:200 fd:end=grow \
+		begin:fork children:2:0:300 end:fork begin:grow alloc:8 sleep:200 end:grow \
 		2>"$TMP/err"; st=$?
 	expect_status 0 $st && check_fork "$TMP/nobody/u.json" '^PSS sum' && ok || fail "$(cat "$TMP/err")"
 else

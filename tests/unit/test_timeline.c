@@ -181,6 +181,31 @@ static void test_track_marker_prompt_reading(void **state)
 	track_release(&t);
 }
 
+/* A printed marker's sample whose reading began 0.1 ms after the line but
+ * ended 24 ms later (perfhunt preempted while it read the tree): the program
+ * ran on meanwhile, so the end is not exact, and its lag says how late. */
+static void test_track_marker_reading_preempted(void **state)
+{
+	(void)state;
+	struct track t;
+	track_init(&t, 64, 20);
+	push(&t, 0, 0, 0, false);
+	struct sample s = { 0 };
+	s.t_ms = 100.1;
+	s.procs = 1;
+	s.minflt = 2055;
+	s.at_marker = true;
+	s.marker_ms = s.marker_since_ms = 100;
+	s.marker_read_end_ms = 124;
+	track_push(&t, &s);
+	push(&t, 200, 0, 7, false);
+	struct track_window w;
+	track_window(&t, 0, 100, true, true, &w);
+	assert_true(w.approximate);
+	assert_true(fabs(w.sample_lag_ms - 24) < 1e-9);
+	track_release(&t);
+}
+
 /* A duration probe's line read 400 ms in, the monitor's first wake since
  * the start (its periodic samples late on a loaded machine): its marker
  * sample serves the phase's end, but the start (the arrival less the
@@ -284,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_track_thread_states),
 		cmocka_unit_test(test_track_marker_prompt_reading),
 		cmocka_unit_test(test_track_duration_start_not_served),
+		cmocka_unit_test(test_track_marker_reading_preempted),
 		cmocka_unit_test(test_csv_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
