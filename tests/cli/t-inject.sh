@@ -104,7 +104,9 @@ for line in text.splitlines():
     if not line.startswith("|"):
         width = None
         # prose: no '<' that could open HTML (a tag, comment or declaration)
-        assert not re.search(r"<[A-Za-z/!?]", re.sub(r"`[^`]*`", "", line)), line
+        # but perfhunt's own folding of unchanged rows, <details><summary>
+        prose = re.sub(r"</?(details|summary)>", "", re.sub(r"`[^`]*`", "", line))
+        assert not re.search(r"<[A-Za-z/!?]", prose), line
         continue
     assert line.endswith("|"), line
     cells = re.split(r"(?<!\\)\|", line)[1:-1]  # as cmark-gfm splits a row

@@ -168,7 +168,7 @@ import glob, re, sys
 ticks = {}
 for page in glob.glob(sys.argv[1] + "/bench-*.html"):
     html = open(page).read()
-    for fig in re.findall(r'<figure id="m\d+">(.*?)</figure>', html, re.S):
+    for fig in re.findall(r'<figure id="m\d+"[^>]*>(.*?)</figure>', html, re.S):
         title = re.search(r'class="ctitle"[^>]*>([^<]*)<', fig).group(1)
         ticks[title] = re.findall(r'class="ytick"[^>]*>([^<]*)<', fig)
 assert all(t.endswith("MiB") or t == "0" for t in ticks["write_bytes"]), ticks["write_bytes"]
