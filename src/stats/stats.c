@@ -3,10 +3,11 @@
  * Order statistics work on private copies (callers' arrays are const). A
  * bootstrap resample's median is drawn from its exact distribution (the
  * order statistics of n uniform draws) rather than from n draws, so an
- * interval costs O(n log n + resamples) however many runs each side holds. The exact Mann–Whitney
- * distribution is the permutation distribution of the observed midranks
- * (doubled, so ties stay integers), counted by a subset-sum table: ties need
- * no special case and the p-value is the one a brute-force permutation gives.
+ * interval costs O(n log n + resamples) however many runs each side holds.
+ * The exact Mann–Whitney distribution is the permutation distribution of the
+ * observed midranks (doubled, so ties stay integers), counted by a subset-sum
+ * table: ties need no special case and the p-value is the one a brute-force
+ * permutation gives.
  */
 #include "stats/stats.h"
 
