@@ -173,7 +173,7 @@ static void cpu_split(const struct loop *l, struct side *sd, const struct proctr
 	/* whole microseconds, the rest carried: a figure of k/1000 ms reads back
 	 * from the record's 10 digits as the same double, and a split leaves no
 	 * 1e-16 residue where there was no time */
-	double kept_ms = ms_whole_us(oncpu_ms);
+	double kept_ms = oncpu_ms > 0 ? ms_whole_us(oncpu_ms) : 0; /* a carried -0.5 µs rounds to -1 */
 	sd->cpu_carry_ms += oncpu_ms - kept_ms;
 	oncpu_ms = kept_ms;
 	s->oncpu_ms = oncpu_ms;
