@@ -175,7 +175,7 @@ static bool cp_below(const struct cp_work *w, size_t a, size_t b, double cut)
 	size_t len = b - a, ms = w->min_seg;
 	if (len < 2 * ms)
 		return true;
-	if (!(cut > 0) || len < CP_BOUND_MIN)
+	if (!(cut > 0))
 		return false;
 	const uint32_t *r = w->r + a;
 	const struct cp_node *byrank = w->node + a + 1;
@@ -325,9 +325,10 @@ static double cp_permutation_p(struct cp_work *w, const struct cp_seg *segs, siz
 				w->r[a + i] = w->r[a + j];
 				w->r[a + j] = tr;
 			}
-			/* the bound is tried while it rules out at least half the time
-			 * (a change near the permutations' own Q̂ only adds its cost) */
-			if (bounded < 8 || 2 * ruled_out >= bounded) {
+			/* the bound is tried on long segments while it rules out at
+			 * least half the time (a change near the permutations' own Q̂
+			 * only adds its cost) */
+			if (len >= CP_BOUND_MIN && (bounded < 8 || 2 * ruled_out >= bounded)) {
 				bounded++;
 				if (cp_below(w, segs[s].a, segs[s].b, CP_BOUND_MARGIN * (q_obs - tol))) {
 					ruled_out++;
