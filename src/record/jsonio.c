@@ -315,36 +315,51 @@ static size_t whole_utf8(const char *b, size_t n)
 	return n;
 }
 
-/* The next value: 1 with *v (a new reference), 0 at the end, -1 on error. */
-static int reader_next(struct jsonio_reader *r, json_t **v, struct err *e)
+/* Skips white space: *c is the next byte, or -1 at the end of the input. */
+static int reader_peek(struct jsonio_reader *r, int *c, struct err *e)
 {
 	for (;;) {
 		size_t ws = 0;
 		while (r->off + ws < r->len && r->buf[r->off + ws] && strchr(" \t\r\n", r->buf[r->off + ws]))
 			ws++;
 		count_lines(r, ws);
-		if (r->off < r->len)
-			break;
-		if (r->eof)
+		if (r->off < r->len) {
+			*c = (unsigned char)r->buf[r->off];
 			return 0;
+		}
+		if (r->eof) {
+			*c = -1;
+			return 0;
+		}
 		if (reader_fill(r, e) < 0)
 			return -1;
 	}
+}
+
+/* The value at r->off (a new reference in *v), within the bounds; *size:
+ * the bytes it took. flags add to jansson's (JSON_DECODE_ANY for a value
+ * inside a record). 0, or -1 with e filled. */
+static int reader_parse(struct jsonio_reader *r, size_t flags, json_t **v, size_t *size, struct err *e)
+{
 	r->index++;
 	for (;;) {
 		json_error_t je;
 		size_t avail = r->len - r->off;
 		if (!r->eof)
 			avail = whole_utf8(r->buf + r->off, avail);
-		*v = json_loadb(r->buf + r->off, avail, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
-		if (*v) {
+		*v = json_loadb(r->buf + r->off, avail, flags | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
+		/* a number that ends where the bytes read end may go on in the next chunk */
+		if (*v && (r->eof || (size_t)je.position < avail || json_is_object(*v) || json_is_array(*v))) {
+			*size = (size_t)je.position;
 			count_lines(r, (size_t)je.position);
 			break;
 		}
 		/* a token cut at the end of what was read ("-1.7e", "tru", half
 		 * a \u escape) reads as invalid, not short: near the end, read on */
-		bool more = !r->eof && (json_error_code(&je) == json_error_premature_end_of_input ||
+		bool more = !r->eof && (*v || json_error_code(&je) == json_error_premature_end_of_input ||
 					(size_t)je.position + 16 >= avail);
+		json_decref(*v);
+		*v = NULL;
 		if (more && r->len - r->off > JSONIO_MAX_BYTES)
 			return err_set(e, "cannot read '%s': record %zu is over %d MiB, the most a record may be "
 				       "(docs/FORMATS.md)", r->path, r->index, JSONIO_MAX_BYTES >> 20);
@@ -354,12 +369,53 @@ static int reader_next(struct jsonio_reader *r, json_t **v, struct err *e)
 		if (reader_fill(r, e) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* reader_parse, strings bounded as the comment of JSONIO_STRING_MAX says. */
+static int reader_value(struct jsonio_reader *r, size_t flags, json_t **v, size_t *size, struct err *e)
+{
+	if (reader_parse(r, flags, v, size, e) < 0)
+		return -1;
 	if (bound_strings(*v, r->path, e) < 0) {
 		json_decref(*v);
 		*v = NULL; /* the caller frees what it holds on an error too */
 		return -1;
 	}
-	return 1;
+	return 0;
+}
+
+/* An object's key at r->off, within the bounds a key read by jansson has. */
+static int reader_key(struct jsonio_reader *r, json_t **key, size_t *size, struct err *e)
+{
+	if (reader_parse(r, JSON_DECODE_ANY | JSON_ALLOW_NUL, key, size, e) < 0)
+		return -1;
+	size_t n = json_string_length(*key);
+	int rc = 0;
+	if (!json_is_string(*key))
+		rc = err_set(e, "cannot read '%s': an object key is not a string (line %zu)", r->path, r->line);
+	else if (n > JSONIO_STRING_MAX)
+		rc = err_set(e, "cannot read '%s': a key of %zu bytes (at most %d)", r->path, n, JSONIO_STRING_MAX);
+	else if (strlen(json_string_value(*key)) != n)
+		rc = err_set(e, "cannot read '%s': NUL byte in object key not supported (line %zu)", r->path,
+			     r->line);
+	if (rc < 0) {
+		json_decref(*key);
+		*key = NULL;
+	}
+	return rc;
+}
+
+/* The next value: 1 with *v (a new reference), 0 at the end, -1 on error. */
+static int reader_next(struct jsonio_reader *r, json_t **v, struct err *e)
+{
+	int c;
+	size_t size;
+	if (reader_peek(r, &c, e) < 0)
+		return -1;
+	if (c < 0)
+		return 0;
+	return reader_value(r, 0, v, &size, e) < 0 ? -1 : 1;
 }
 
 /* Opens path ("-": stdin) for reader_next; a regular file over the bound is
@@ -522,4 +578,184 @@ int jsonio_read_many(const char *path, json_t ***out, size_t *n, struct err *e)
 	if (rc)
 		jsonio_values_free(m.out, m.n);
 	return rc ? -1 : 0;
+}
+
+/* ---- a bench record read run by run ---- */
+
+/* The walk over one record's top object and its commands[].runs arrays:
+ * their punctuation is read here, every value (a key, a run, any other
+ * member) by jansson, each within the bounds of a record. */
+struct runs_walk {
+	struct jsonio_reader r;
+	jsonio_run_fn fn;
+	void *arg;
+	json_t *top;
+	size_t held; /* bytes of the values kept in the tree */
+};
+
+static int walk_expected(struct runs_walk *w, const char *what, struct err *e)
+{
+	return err_set(e, "cannot read '%s': expected %s (line %zu)", w->r.path, what, w->r.line);
+}
+
+/* One value kept in the tree; all of them together within JSONIO_MAX_BYTES. */
+static int walk_keep(struct runs_walk *w, json_t **v, struct err *e)
+{
+	size_t size;
+	if (reader_value(&w->r, JSON_DECODE_ANY, v, &size, e) < 0)
+		return -1;
+	w->held += size;
+	if (w->held > JSONIO_MAX_BYTES) {
+		json_decref(*v);
+		return err_set(e, "cannot read '%s': more than %d MiB besides its runs, the most a record may be "
+			       "(docs/FORMATS.md)", w->r.path, JSONIO_MAX_BYTES >> 20);
+	}
+	return 0;
+}
+
+/* After an element or member: 1 at ',' (consumed), 0 at close (consumed). */
+static int walk_next(struct runs_walk *w, char close, struct err *e)
+{
+	int c;
+	if (reader_peek(&w->r, &c, e) < 0)
+		return -1;
+	if (c != ',' && c != close)
+		return walk_expected(w, close == ']' ? "',' or ']'" : "',' or '}'", e);
+	count_lines(&w->r, 1);
+	return c == ',';
+}
+
+/* Just after an opening bracket: 1 before its first element, 0 at close
+ * (consumed: an empty one), -1 on an error. */
+static int walk_first(struct runs_walk *w, char close, struct err *e)
+{
+	int c;
+	if (reader_peek(&w->r, &c, e) < 0)
+		return -1;
+	if (c != close)
+		return 1;
+	count_lines(&w->r, 1);
+	return 0;
+}
+
+/* At '[' (consumed): each run to fn, kept in arr when fn says so. */
+static int walk_runs(struct runs_walk *w, json_t *arr, const json_t *cmd, size_t command, struct err *e)
+{
+	int c, more = walk_first(w, ']', e);
+	for (size_t i = 0; more > 0; i++) {
+		json_t *run;
+		size_t size;
+		if (reader_peek(&w->r, &c, e) < 0 || reader_value(&w->r, JSON_DECODE_ANY, &run, &size, e) < 0)
+			return -1;
+		int rc = w->fn(run, w->top, cmd, command, i, w->arg, e);
+		if (rc == 1) {
+			w->held += size;
+			json_array_append(arr, run);
+		}
+		json_decref(run);
+		if (rc < 0)
+			return -1;
+		if (w->held > JSONIO_MAX_BYTES)
+			return err_set(e, "cannot read '%s': more than %d MiB of runs kept, the most a record may be "
+				       "(docs/FORMATS.md)", w->r.path, JSONIO_MAX_BYTES >> 20);
+		more = walk_next(w, ']', e);
+	}
+	return more;
+}
+
+static int walk_object(struct runs_walk *w, json_t *obj, int depth, size_t command, struct err *e);
+
+/* At '[' (consumed) of "commands": each command object walked for its runs. */
+static int walk_commands(struct runs_walk *w, json_t *arr, struct err *e)
+{
+	int c, more = walk_first(w, ']', e);
+	for (size_t i = 0; more > 0; i++) {
+		json_t *v;
+		if (reader_peek(&w->r, &c, e) < 0)
+			return -1;
+		if (c == '{') {
+			count_lines(&w->r, 1);
+			v = json_object();
+			json_array_append_new(arr, v);
+			if (walk_object(w, v, 1, i, e) < 0)
+				return -1;
+		} else {
+			if (walk_keep(w, &v, e) < 0)
+				return -1;
+			json_array_append_new(arr, v);
+		}
+		more = walk_next(w, ']', e);
+	}
+	return more;
+}
+
+/* At '{' (consumed): the members into obj; depth 0 is the record, 1 a command. */
+static int walk_object(struct runs_walk *w, json_t *obj, int depth, size_t command, struct err *e)
+{
+	int c = 0, more = walk_first(w, '}', e);
+	while (more > 0) {
+		json_t *key, *v;
+		if (reader_peek(&w->r, &c, e) < 0)
+			return -1;
+		if (c != '"')
+			return walk_expected(w, "a key", e);
+		size_t size;
+		if (reader_key(&w->r, &key, &size, e) < 0)
+			return -1;
+		w->held += size;
+		const char *k = json_string_value(key);
+		if (json_object_get(obj, k)) {
+			err_set(e, "cannot read '%s': duplicate object key near '\"%.64s\"' (line %zu)", w->r.path, k,
+				w->r.line);
+			json_decref(key);
+			return -1;
+		}
+		if (reader_peek(&w->r, &c, e) < 0 || (c != ':' && walk_expected(w, "':'", e) < 0)) {
+			json_decref(key);
+			return -1;
+		}
+		count_lines(&w->r, 1);
+		int rc = reader_peek(&w->r, &c, e);
+		bool split = c == '[' && ((depth == 0 && !strcmp(k, "commands")) || (depth == 1 && !strcmp(k, "runs")));
+		if (rc == 0 && split) {
+			count_lines(&w->r, 1);
+			v = json_array();
+			json_object_set_new(obj, k, v);
+			rc = depth == 0 ? walk_commands(w, v, e) : walk_runs(w, v, obj, command, e);
+		} else if (rc == 0 && (rc = walk_keep(w, &v, e)) == 0) {
+			json_object_set_new(obj, k, v);
+		}
+		json_decref(key);
+		if (rc < 0)
+			return -1;
+		more = walk_next(w, '}', e);
+	}
+	return more;
+}
+
+int jsonio_read_runs(const char *path, jsonio_run_fn fn, void *arg, json_t **out, struct err *e)
+{
+	struct runs_walk w = { .fn = fn, .arg = arg };
+	if (reader_open(&w.r, path, e) < 0)
+		return -1;
+	int c, rc = reader_peek(&w.r, &c, e);
+	if (rc == 0 && c < 0)
+		rc = err_set(e, "cannot read '%s': no record in it", path);
+	else if (rc == 0 && c != '{')
+		rc = err_set(e, "cannot read '%s': not a perfhunt record (not a JSON object)", path);
+	if (rc == 0) {
+		count_lines(&w.r, 1);
+		w.top = json_object();
+		rc = walk_object(&w, w.top, 0, 0, e);
+	}
+	if (rc == 0 && (rc = reader_peek(&w.r, &c, e)) == 0 && c >= 0)
+		rc = err_set(e, "cannot read '%s': more than one JSON value (line %zu); "
+			     "'history import' reads JSON Lines", path, w.r.line);
+	reader_close(&w.r);
+	if (rc < 0) {
+		json_decref(w.top);
+		return -1;
+	}
+	*out = w.top;
+	return 0;
 }

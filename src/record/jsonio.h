@@ -45,6 +45,19 @@ int jsonio_read_many(const char *path, json_t ***out, size_t *n, struct err *e);
 int jsonio_read_each(const char *path, int (*fn)(json_t *rec, size_t index, void *arg), void *arg,
 		     struct err *e);
 void jsonio_values_free(json_t **v, size_t n);
+/* What jsonio_read_runs does with one run: fn(run, top, cmd, command,
+ * index, arg, e) with run borrowed, top the record and cmd its command
+ * object as read so far (the members before "runs"), command and index the
+ * positions; returns 0 when run is done with, 1 to keep it in the tree, -1
+ * to stop (e filled). */
+typedef int (*jsonio_run_fn)(json_t *run, const json_t *top, const json_t *cmd, size_t command, size_t index,
+			     void *arg, struct err *e);
+/* jsonio_read of a bench record run by run: each element of the arrays
+ * commands[].runs goes to fn as it is read, so a file of any size is read in
+ * the memory of its largest run. The bounds apply to each run, and to the
+ * rest of the record (what is kept) as a whole. *out (caller frees) is the
+ * record with the runs fn did not keep left out of their arrays. */
+int jsonio_read_runs(const char *path, jsonio_run_fn fn, void *arg, json_t **out, struct err *e);
 /* Writes bytes to path atomically (temp file + rename); "-" means stdout. */
 int jsonio_write_bytes(const char *path, const char *buf, size_t n, struct err *e);
 /* A record its own path could not take at the end (a full disk, what no

@@ -390,7 +390,8 @@ static json_t *run_command(const json_t *rec)
 	return cmd;
 }
 
-int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n, struct err *e)
+/* metrics_add_records less the phases' parents. */
+static int add_records(struct metrics_set *s, json_t *const *records, size_t n, struct err *e)
 {
 	/* Pass 1: summary and counters, so they come before phases in the set.
 	 * Errors count the runs from the first the set was given. */
@@ -425,8 +426,38 @@ int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n,
 	for (size_t i = 0; i < s->n; i++)
 		while (s->items[i].is_phase && s->items[i].n < s->runs)
 			series_push(&s->items[i], 0);
+	return 0;
+}
+
+int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n, struct err *e)
+{
+	if (add_records(s, records, n, e) < 0)
+		return -1;
 	metrics_find_parents(s);
 	return 0;
+}
+
+int metrics_stream_add(struct metrics_set *s, json_t *record, struct err *e)
+{
+	return add_records(s, &record, 1, e);
+}
+
+void metrics_stream_end(struct metrics_set *s, size_t first)
+{
+	/* the series added since first, phases after the rest (a stable
+	 * partition), as metrics_add_records orders them */
+	size_t n = s->n - first, k = 0;
+	struct metrics_series *tmp = xmalloc((n + 1) * sizeof(*tmp));
+	for (int phase = 0; phase < 2; phase++)
+		for (size_t i = first; i < s->n; i++)
+			if (s->items[i].is_phase == phase)
+				tmp[k++] = s->items[i];
+	memcpy(s->items + first, tmp, n * sizeof(*tmp));
+	free(tmp);
+	strindex_release(&s->index);
+	for (size_t i = 0; i < s->n; i++)
+		strindex_put(&s->index, s->items[i].name, i);
+	metrics_find_parents(s);
 }
 
 int metrics_from_records(json_t *const *records, size_t n, struct metrics_set *out, struct err *e)
@@ -459,6 +490,16 @@ static json_t *bench_command(json_t *root, const char *command, struct err *e)
 		return json_array_get(cmds, (size_t)idx - 1);
 	err_set(e, "no command '%s' in the bench record (it has %zu)", command, n);
 	return NULL;
+}
+
+int metrics_command_index(json_t *root, const char *command, size_t *index, struct err *e)
+{
+	json_t *cmd = bench_command(root, command, e), *cmds = json_object_get(root, "commands");
+	if (!cmd)
+		return -1;
+	for (*index = 0; json_array_get(cmds, *index) != cmd; ++*index)
+		;
+	return 0;
 }
 
 int metrics_runs_of(json_t *root, const char *command, json_t ***runs, size_t *n, struct err *e)

@@ -55,6 +55,12 @@ void metrics_set_release(struct metrics_set *s);
  * the run, counted over every run added to s ("run 3: summary.wall_s must
  * be a non-negative number"). */
 int metrics_add_records(struct metrics_set *s, json_t *const *records, size_t n, struct err *e);
+/* metrics_add_records of runs read one at a time (a bench file streamed):
+ * metrics_stream_add for each run, record borrowed for the call, then
+ * metrics_stream_end(s, first) with first the s->n before the first run:
+ * s is then what metrics_add_records of them all would have made it. */
+int metrics_stream_add(struct metrics_set *s, json_t *record, struct err *e);
+void metrics_stream_end(struct metrics_set *s, size_t first);
 /* metrics_set_init + metrics_add_records; out is released on failure. */
 int metrics_from_records(json_t *const *records, size_t n, struct metrics_set *out, struct err *e);
 
@@ -63,6 +69,9 @@ int metrics_from_records(json_t *const *records, size_t n, struct metrics_set *o
  * its 1-based position), the first when command is NULL. *runs is a new array
  * of borrowed references (caller frees the array only). */
 int metrics_runs_of(json_t *root, const char *command, json_t ***runs, size_t *n, struct err *e);
+/* The position in "commands" of the bench record's command that
+ * metrics_runs_of reads (command as there). */
+int metrics_command_index(json_t *root, const char *command, size_t *index, struct err *e);
 
 
 /* Sets each phase series' parent: the other phase whose instances enclose

@@ -45,26 +45,74 @@ bool store_ref_is_history(const char *arg)
 	return arg[0] == '@' || (arg[0] && strspn(arg, "0123456789") == strlen(arg));
 }
 
+/* The runs of a bench record as jsonio_read_runs reads them: those of
+ * command want into s (when take), the others let go; a file that is not a
+ * perfhunt bench (or names its schema after its commands) is kept whole. */
+struct run_taker {
+	struct metrics_set *s;
+	const char *path;
+	size_t want, taken;
+	bool take;
+};
+
+static bool is_bench(const json_t *rec)
+{
+	const char *schema = json_string_value(json_object_get(rec, "schema"));
+	return schema && !strcmp(schema, "perfhunt.bench/1");
+}
+
+static int take_run(json_t *run, const json_t *top, const json_t *cmd, size_t command, size_t index, void *arg,
+		    struct err *e)
+{
+	struct run_taker *t = arg;
+	(void)cmd;
+	(void)index;
+	if (!is_bench(top))
+		return 1;
+	if (!t->take || command != t->want)
+		return 0;
+	t->taken++;
+	if (metrics_stream_add(t->s, run, e) < 0) {
+		err_wrap(e, "cannot read '%s'", t->path);
+		return -1;
+	}
+	return 0;
+}
+
 /* A run or bench record file's runs into s, read by the one record reader
- * (jsonio: its bounds, duplicate keys refused) as show and report read it.
- * Errors read "cannot read 'PATH': ...". */
+ * (jsonio: its bounds, duplicate keys refused) as show and report read it;
+ * a bench run by run, so only its metrics are held (a named command costs a
+ * first reading that finds where it is). Errors read "cannot read 'PATH': ...". */
 static int load_file(struct metrics_set *s, const char *path, const char *command, struct err *e)
 {
-	json_t *root, **runs = NULL;
-	size_t n;
-	if (jsonio_read(path, NULL, &root, e) < 0)
+	json_t *root = NULL, **runs = NULL;
+	size_t n, first = s->n;
+	struct run_taker t = { .s = s, .path = path, .take = !command };
+	int rc = jsonio_read_runs(path, take_run, &t, &root, e);
+	if (rc < 0)
 		return -1;
-	int rc = 0;
-	if (hyperfine_is(root)) { /* a user's hyperfine results are a baseline as they are */
-		json_t *bench = NULL;
-		rc = hyperfine_to_bench(root, &bench, e);
+	if (command && is_bench(root)) {
+		rc = metrics_command_index(root, command, &t.want, e);
 		json_decref(root);
-		root = bench;
+		root = NULL;
+		t.take = true;
+		if (rc == 0 && jsonio_read_runs(path, take_run, &t, &root, e) < 0)
+			return -1;
 	}
-	if (rc == 0)
-		rc = metrics_runs_of(root, command, &runs, &n, e);
-	if (rc == 0)
-		rc = metrics_add_records(s, runs, n, e);
+	if (rc == 0 && t.taken > 0) {
+		metrics_stream_end(s, first);
+	} else if (rc == 0) {
+		if (hyperfine_is(root)) { /* a user's hyperfine results are a baseline as they are */
+			json_t *bench = NULL;
+			rc = hyperfine_to_bench(root, &bench, e);
+			json_decref(root);
+			root = bench;
+		}
+		if (rc == 0)
+			rc = metrics_runs_of(root, command, &runs, &n, e);
+		if (rc == 0)
+			rc = metrics_add_records(s, runs, n, e);
+	}
 	if (rc < 0)
 		err_wrap(e, "cannot read '%s'", path);
 	free(runs);
