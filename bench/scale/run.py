@@ -27,8 +27,8 @@ samples (1 to 100 s of wall time; --samples 10000,100000,1000000 adds the
 10^6 of a 24 h watch at 100 ms, 17 minutes), then show, report and compare.
 
 A fifth by runs a side: compare of two bench records of N runs of `true`
-(a real `bench -n 20` record, its runs repeated with 5 % noise, the new side
-10 % slower), 10^2 -> 10^4.
+and of tests/workloads/phwork with two phases (a real `bench -n 20` record,
+its runs repeated with 5 % noise, the new side 10 % slower), 10^2 -> 10^4.
 
 usage: bench/scale/run.py --perfhunt build/perfhunt --phgen build/tests/workloads/phgen
        [--sizes 100,1000,10000] [--args 2000,20000,200000]
@@ -142,11 +142,18 @@ def sample_cell(args, n, d):
     return renderers(args, rec, d, out)
 
 
-def bench_records(args, d, sizes):
+BENCHES = {
+    "true": lambda args: ["true"],
+    "phases": lambda args: [os.path.join(os.path.dirname(args.phgen), "phwork"), "begin:load", "spin:1",
+                            "end:load", "begin:work", "spin:1", "end:work"],
+}
+
+
+def bench_records(args, d, sizes, what):
     """base and new bench records of each size, from one real bench of 20 runs."""
     src = os.path.join(d, "b20.json")
-    subprocess.run([args.perfhunt, "bench", "-n", "20", "--export-json", src, "--", "true"],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run([args.perfhunt, "bench", "-n", "20", "--no-save", "--export-json", src, "--"]
+                   + BENCHES[what](args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     b = json.load(open(src))
     out = {}
     for n in sizes:
@@ -157,10 +164,12 @@ def bench_records(args, d, sizes):
                 run = copy.deepcopy(b["commands"][0]["runs"][i % 20])
                 for k in ("wall_s", "user_s", "sys_s"):
                     run["summary"][k] *= scale * (1 + 0.05 * rng.gauss(0, 1))
+                for p in run.get("phases", []):
+                    p["start_ms"], p["end_ms"] = p["start_ms"] * scale, p["end_ms"] * scale
                 runs.append(run)
             r["commands"][0]["runs"], r["order"] = runs, [0] * n
             r["options"]["runs"] = n
-            path = os.path.join(d, f"bench-{side}-{n}.json")
+            path = os.path.join(d, f"bench-{what}-{side}-{n}.json")
             json.dump(r, open(path, "w"))
             out[n, side] = path
     return out
@@ -198,10 +207,14 @@ def main():
                     print("\nsamples taken: " + ", ".join(f"{t} of {n}" for t, n in zip(TAKEN, sizes)))
                 print()
         if "runs" in only:
-            sizes = ints(args.bench_runs)
-            recs = bench_records(args, d, sizes)
-            cells = [measure([args.perfhunt, "compare", recs[n, "base"], recs[n, "new"]]) for n in sizes]
-            table("runs a side", sizes, [(("bench", "compare"), cells)])
+            sizes, rows = ints(args.bench_runs), []
+            for what in BENCHES:
+                recs = bench_records(args, d, sizes, what)
+                rows.append(((f"bench, {what}", "compare"),
+                             [measure([args.perfhunt, "compare", recs[n, "base"], recs[n, "new"]]) for n in sizes]))
+                print(f"bench, {what}: a side {os.path.getsize(recs[sizes[-1], 'base']) / 2**20:.1f} MiB "
+                      f"at {sizes[-1]} runs")
+            table("runs a side", sizes, rows)
 
 
 if __name__ == "__main__":

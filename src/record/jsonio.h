@@ -18,7 +18,8 @@
  * lists are bounded); a string longer than JSONIO_STRING_MAX (the kernel's
  * limit on one argument, 128 KiB) is cut to it, ending "...[N bytes cut]",
  * so a huge note cannot flood show or a report; an object key that long is
- * an error. Duplicate keys are an error everywhere. */
+ * an error. Duplicate keys are an error everywhere. $PERFHUNT_TEST_RECORD_MAX_MIB
+ * lowers JSONIO_MAX_BYTES to that many MiB (a test hook; it never raises it). */
 #define JSONIO_MAX_BYTES (64 << 20)
 #define JSONIO_STRING_MAX (128 << 10)
 
