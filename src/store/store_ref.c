@@ -52,7 +52,7 @@ struct run_taker {
 	struct metrics_set *s;
 	const char *path;
 	size_t want, taken;
-	bool take;
+	bool take, whole; /* whole: stdin with a named command (no second reading) */
 };
 
 static bool is_bench(const json_t *rec)
@@ -67,7 +67,7 @@ static int take_run(json_t *run, const json_t *top, const json_t *cmd, size_t co
 	struct run_taker *t = arg;
 	(void)cmd;
 	(void)index;
-	if (!is_bench(top))
+	if (t->whole || !is_bench(top))
 		return 1;
 	if (!t->take || command != t->want)
 		return 0;
@@ -82,16 +82,17 @@ static int take_run(json_t *run, const json_t *top, const json_t *cmd, size_t co
 /* A run or bench record file's runs into s, read by the one record reader
  * (jsonio: its bounds, duplicate keys refused) as show and report read it;
  * a bench run by run, so only its metrics are held (a named command costs a
- * first reading that finds where it is). Errors read "cannot read 'PATH': ...". */
+ * first reading that finds where it is; stdin, read once, is held whole
+ * then). Errors read "cannot read 'PATH': ...". */
 static int load_file(struct metrics_set *s, const char *path, const char *command, struct err *e)
 {
 	json_t *root = NULL, **runs = NULL;
 	size_t n, first = s->n;
-	struct run_taker t = { .s = s, .path = path, .take = !command };
+	struct run_taker t = { .s = s, .path = path, .take = !command, .whole = command && !strcmp(path, "-") };
 	int rc = jsonio_read_runs(path, take_run, &t, &root, e);
 	if (rc < 0)
 		return -1;
-	if (command && is_bench(root)) {
+	if (command && is_bench(root) && !t.whole) {
 		rc = metrics_command_index(root, command, &t.want, e);
 		json_decref(root);
 		root = NULL;

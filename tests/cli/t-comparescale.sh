@@ -81,6 +81,11 @@ sed "s|late.json|base.json|; s|indent.json|new.json|" "$TMP/o2" >"$TMP/o2s"
 check "tables differ: $(diff "$TMP/o1" "$TMP/o2s" | head -5)" cmp -s "$TMP/o1" "$TMP/o2s" &&
 	check "records differ" [ "$(sed 's|late.json|base.json|; s|indent.json|new.json|' "$TMP/c2.json")" = "$(cat "$TMP/c1.json")" ] && ok
 
+t "a bench on stdin with a named command (read once) compares as the file does"
+"$P" compare --command 1 - "$TMP/new.json" <"$TMP/base.json" >"$TMP/o3" 2>&1; expect_status 0 $? &&
+	sed 's|^base: -|base: '"$TMP"'/base.json|' "$TMP/o3" >"$TMP/o3s" &&
+	check "tables differ: $(diff "$TMP/o1" "$TMP/o3s" | head -5)" cmp -s "$TMP/o1" "$TMP/o3s" && ok
+
 t "compare of two 3000-run benches peaks below one file's size, and within half of it of 300 runs'"
 if [ $have_time = 0 ]; then skip "no GNU time, or a sanitizer build"; else
 	grow "$TMP/b5.json" 300 "$TMP/base300.json" 1.0
