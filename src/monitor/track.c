@@ -183,6 +183,16 @@ static void at(const struct track *t, double t_ms, bool marked, struct track_poi
 	out->gpu_mib = a->gpu_mib + (b->gpu_mib - a->gpu_mib) * f;
 }
 
+double track_written_ms(const struct track *t, double t_ms)
+{
+	size_t i = first_at_or_after(t, t_ms);
+	if (!isfinite(t_ms) || i == t->n)
+		return t_ms;
+	const struct track_point *p = &t->pts[i];
+	bool serves = p->exact && p->marker_ms - t_ms <= TRACK_MARKER_SLACK_MS && p->since_ms <= t_ms;
+	return serves ? p->since_ms : t_ms;
+}
+
 /* Thread states between two cumulative points: blocked is what is left of
  * the threads' alive time once on-CPU and runnable time are taken out. */
 static void thread_time(const struct track_point *a, const struct track_point *b, double span_ms,

@@ -79,5 +79,10 @@ void track_push(struct track *t, const struct sample *s);
  * always interpolated: the sample of a line read later says nothing of it. */
 void track_window(const struct track *t, double from_ms, double to_ms, bool from_marked, bool to_marked,
 		  struct track_window *w);
+/* The earliest a probe line read at t_ms can have been written: the instant
+ * perfhunt was woken for it (less the time it then waited for a CPU) where
+ * the marker sample taken for it says so, else t_ms. A duration probe ends
+ * there: read late by a starved perfhunt, its window would lose its start. */
+double track_written_ms(const struct track *t, double t_ms);
 
 #endif

@@ -311,8 +311,14 @@ static void add_windows(json_t *phases, const struct track *t, const char *membe
 		 * duration; an NVTX range's ends are the GPU tracer's */
 		const char *source = json_string_value(json_object_get(ph, "source"));
 		bool marker = !source || !strcmp(source, "marker"), duration = source && !strcmp(source, "duration");
-		track_window(t, json_number_value(json_object_get(ph, "start_ms")),
-			     json_number_value(json_object_get(ph, "end_ms")), marker, marker || duration, &w);
+		double from = json_number_value(json_object_get(ph, "start_ms"));
+		double to = json_number_value(json_object_get(ph, "end_ms"));
+		if (duration) { /* the window ends when its line was written, not read */
+			double written = track_written_ms(t, to);
+			from -= to - written;
+			to = written;
+		}
+		track_window(t, from < 0 ? 0 : from, to, marker, marker || duration, &w);
 		json_object_set_new(ph, member, window_json(&w));
 	}
 }

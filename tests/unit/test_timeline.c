@@ -206,6 +206,35 @@ static void test_track_marker_reading_preempted(void **state)
 	track_release(&t);
 }
 
+/* A duration probe's line written at 150 ms for a 100 ms phase, whose 4096
+ * faults came in [50, 150]; perfhunt, starved, read it at 400 ms (its
+ * sample knows it was woken at 150). Dated by its reading, the window
+ * [300, 400] would hold 683 faults; ended where it was written, it holds
+ * what the samples show of [50, 150]. */
+static void test_track_duration_dated_when_written(void **state)
+{
+	(void)state;
+	struct track t;
+	track_init(&t, 64, 100);
+	push(&t, 0, 0, 0, false);
+	push(&t, 100, 0, 2048, false);
+	struct sample s = { 0 };
+	s.t_ms = 400.1;
+	s.procs = 1;
+	s.minflt = 2048;
+	s.at_marker = true;
+	s.marker_ms = 400;
+	s.marker_since_ms = 150;
+	track_push(&t, &s);
+	double written = track_written_ms(&t, 400);
+	assert_true(fabs(written - 150) < 1e-9);
+	assert_true(fabs(track_written_ms(&t, 250) - 250) < 1e-9); /* no sample of its own */
+	struct track_window w;
+	track_window(&t, written - 100, written, false, true, &w);
+	assert_true(w.minflt >= 3000);
+	track_release(&t);
+}
+
 /* A duration probe's line read 400 ms in, the monitor's first wake since
  * the start (its periodic samples late on a loaded machine): its marker
  * sample serves the phase's end, but the start (the arrival less the
@@ -309,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_track_thread_states),
 		cmocka_unit_test(test_track_marker_prompt_reading),
 		cmocka_unit_test(test_track_duration_start_not_served),
+		cmocka_unit_test(test_track_duration_dated_when_written),
 		cmocka_unit_test(test_track_marker_reading_preempted),
 		cmocka_unit_test(test_csv_rows),
 	};
