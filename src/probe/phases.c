@@ -652,7 +652,7 @@ void phase_set_split(const struct phase_set *s, double t0_ms, double t1_ms, phas
 	size_t k = collect(s, t0_ms, t1_ms, ov, cap), nc = 0;
 	cut[nc++] = t0_ms;
 	for (size_t i = 0; i < k; i++) {
-		bool open = ov[i] >= s->open && ov[i] < s->open + s->n_open;
+		bool open = s->n_open && ov[i] >= s->open && ov[i] < s->open + s->n_open; /* no pointer arithmetic on a null open list */
 		if (ov[i]->start_ms > t0_ms && ov[i]->start_ms < t1_ms)
 			cut[nc++] = ov[i]->start_ms;
 		if (!open && ov[i]->end_ms > t0_ms && ov[i]->end_ms < t1_ms)
