@@ -640,6 +640,12 @@ static int cmp_start(const void *a, const void *b)
 	return (x->start_ms > y->start_ms) - (x->start_ms < y->start_ms);
 }
 
+/* A phase of the open list (no pointer arithmetic on a null one) */
+static bool still_open(const struct phase_set *s, const struct phase *p)
+{
+	return s->n_open && p >= s->open && p < s->open + s->n_open;
+}
+
 void phase_set_split(const struct phase_set *s, double t0_ms, double t1_ms, phase_part_fn fn, void *arg)
 {
 	if (!(t1_ms > t0_ms))
@@ -652,7 +658,7 @@ void phase_set_split(const struct phase_set *s, double t0_ms, double t1_ms, phas
 	size_t k = collect(s, t0_ms, t1_ms, ov, cap), nc = 0;
 	cut[nc++] = t0_ms;
 	for (size_t i = 0; i < k; i++) {
-		bool open = s->n_open && ov[i] >= s->open && ov[i] < s->open + s->n_open; /* no pointer arithmetic on a null open list */
+		bool open = still_open(s, ov[i]);
 		if (ov[i]->start_ms > t0_ms && ov[i]->start_ms < t1_ms)
 			cut[nc++] = ov[i]->start_ms;
 		if (!open && ov[i]->end_ms > t0_ms && ov[i]->end_ms < t1_ms)
@@ -672,13 +678,13 @@ void phase_set_split(const struct phase_set *s, double t0_ms, double t1_ms, phas
 			continue;
 		size_t kept = 0;
 		for (size_t j = 0; j < na; j++) {
-			bool open = act[j] >= s->open && act[j] < s->open + s->n_open;
+			bool open = still_open(s, act[j]);
 			if (open || act[j]->end_ms > a)
 				act[kept++] = act[j];
 		}
 		na = kept;
 		for (; next < k && ov[next]->start_ms <= a; next++) {
-			bool open = ov[next] >= s->open && ov[next] < s->open + s->n_open;
+			bool open = still_open(s, ov[next]);
 			if (open || ov[next]->end_ms > a)
 				act[na++] = ov[next];
 		}
