@@ -617,12 +617,20 @@ static void find_hot(struct profdiff *d, const struct table *t, size_t nb, size_
 	/* its node that moved most, preferring a path perf unwound to a
 	 * thread's entry, then one to a known root: a failed unwind ends in
 	 * "[unknown]+0x..." frames read from whatever lay on the stack, or
-	 * stops short (a blocked thread's stack often does, in libc) */
+	 * stops short (a blocked thread's stack often does, in libc); among
+	 * the paths that carry a quarter of the largest one's move at least (a
+	 * whole path that barely moved, a sleep beside the lock's wait, never
+	 * stands for a cut one that carries the change) */
+	double top_dm = 0;
+	for (size_t i = 0; i < d->n_nodes; i++)
+		if (!strcmp(d->nodes[i].name, hot->name))
+			top_dm = fmax(top_dm, s * (d->nodes[i].new_ms - d->nodes[i].base_ms));
 	size_t at = SIZE_MAX;
 	double best = 0;
 	int best_rank = 0;
 	for (size_t i = 0; i < d->n_nodes; i++) {
-		if (strcmp(d->nodes[i].name, hot->name))
+		if (strcmp(d->nodes[i].name, hot->name) ||
+		    (top_dm > 0 && s * (d->nodes[i].new_ms - d->nodes[i].base_ms) < 0.25 * top_dm))
 			continue;
 		bool known = true;
 		size_t outer = i; /* the outermost frame below the process and markers */

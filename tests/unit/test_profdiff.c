@@ -260,6 +260,27 @@ static struct profdiff *rooted_diff(const char *const *base_stacks, const char *
 	return d;
 }
 
+/* A lock's wait whose stacks perf cut in libc grows by 300 ms; beside it a
+ * whole stack down to the thread's entry, a sleep that barely moved, ends
+ * in the same kernel frame: the line follows the cut path that carries the
+ * change, never the whole one that does not. */
+static void test_whole_path_that_did_not_move(void **state)
+{
+	(void)state;
+	const char *stacks[] = { "phthreads;__lll_lock_wait;futex_wait_[k];schedule_[k]",
+				 "phthreads;clone3;start_thread;pool_main;clock_nanosleep;do_nanosleep_[k];schedule_[k]" };
+	int b[] = { 1, 10 }, n[] = { 30, 10 };
+	struct profdiff *d = rooted_diff(stacks, stacks, b, n, 2);
+	assert_non_null(d->hot);
+	bool lock = false, sleep = false;
+	for (size_t i = 0; i < d->n_hot; i++) {
+		lock |= !strcmp(d->nodes[d->hot[i]].name, "__lll_lock_wait");
+		sleep |= !strcmp(d->nodes[d->hot[i]].name, "clock_nanosleep");
+	}
+	assert_true(lock && !sleep);
+	profdiff_free(d);
+}
+
 /* gcc's clones of a function are the function: the bad build's
  * bucket_accumulate.constprop.0 is compared with the good build's
  * bucket_accumulate, and the line names the function. */
@@ -529,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_recursion_other_short),
 		cmocka_unit_test(test_unknown_root),
 		cmocka_unit_test(test_process_root),
+		cmocka_unit_test(test_whole_path_that_did_not_move),
 		cmocka_unit_test(test_one_run_and_none),
 		cmocka_unit_test(test_clone_suffix),
 		cmocka_unit_test(test_thread_pattern),
