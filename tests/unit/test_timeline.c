@@ -132,6 +132,22 @@ static void push(struct track *t, double t_ms, double marker_ms, uint64_t minflt
 	track_push(t, &s);
 }
 
+/* A marker's sample read at t_ms, asked for at marker_ms, for lines written
+ * since since_ms, its reading over at read_end_ms (0: not known). */
+static void push_marked(struct track *t, double t_ms, double marker_ms, double since_ms, double read_end_ms,
+			uint64_t minflt)
+{
+	struct sample s = { 0 };
+	s.t_ms = t_ms;
+	s.procs = 1;
+	s.minflt = minflt;
+	s.at_marker = true;
+	s.marker_ms = marker_ms;
+	s.marker_since_ms = since_ms;
+	s.marker_read_end_ms = read_end_ms;
+	track_push(t, &s);
+}
+
 /* A 50 ms phase at a 1 s interval: each marker's sample was asked for at
  * once, but its reading began 4 ms later (a drain, a preemption). Where the
  * program waited for the sample (acknowledged) the phase is exact and holds
@@ -190,14 +206,7 @@ static void test_track_marker_reading_preempted(void **state)
 	struct track t;
 	track_init(&t, 64, 20);
 	push(&t, 0, 0, 0, false);
-	struct sample s = { 0 };
-	s.t_ms = 100.1;
-	s.procs = 1;
-	s.minflt = 2055;
-	s.at_marker = true;
-	s.marker_ms = s.marker_since_ms = 100;
-	s.marker_read_end_ms = 124;
-	track_push(&t, &s);
+	push_marked(&t, 100.1, 100, 100, 124, 2055);
 	push(&t, 200, 0, 7, false);
 	struct track_window w;
 	track_window(&t, 0, 100, true, true, &w);
@@ -218,14 +227,7 @@ static void test_track_duration_dated_when_written(void **state)
 	track_init(&t, 64, 100);
 	push(&t, 0, 0, 0, false);
 	push(&t, 100, 0, 2048, false);
-	struct sample s = { 0 };
-	s.t_ms = 400.1;
-	s.procs = 1;
-	s.minflt = 2048;
-	s.at_marker = true;
-	s.marker_ms = 400;
-	s.marker_since_ms = 150;
-	track_push(&t, &s);
+	push_marked(&t, 400.1, 400, 150, 0, 2048);
 	double written = track_written_ms(&t, 400);
 	assert_true(fabs(written - 150) < 1e-9);
 	assert_true(fabs(track_written_ms(&t, 250) - 250) < 1e-9); /* no sample of its own */
@@ -246,14 +248,7 @@ static void test_track_duration_start_not_served(void **state)
 	struct track t;
 	track_init(&t, 64, 100);
 	push(&t, 0, 0, 0, false);
-	struct sample s = { 0 };
-	s.t_ms = 400.2;
-	s.procs = 1;
-	s.minflt = 40960;
-	s.at_marker = true;
-	s.marker_ms = 400;
-	s.marker_since_ms = 0.5;
-	track_push(&t, &s);
+	push_marked(&t, 400.2, 400, 0.5, 0, 40960);
 	struct track_window w;
 	track_window(&t, 50, 400, false, true, &w);
 	assert_true(w.minflt > 0.85 * 40960);
