@@ -174,6 +174,8 @@ static void cpu_split(const struct loop *l, struct side *sd, const struct proctr
 	 * from the record's 10 digits as the same double, and a split leaves no
 	 * 1e-16 residue where there was no time */
 	double kept_ms = oncpu_ms > 0 ? ms_whole_us(oncpu_ms) : 0; /* a carried -0.5 µs rounds to -1 */
+	if (threads && kept_ms > cap_ms) /* nor over the bound by its rounding */
+		kept_ms = floor(cap_ms * 1000.0) / 1000.0 + 0.0;
 	sd->cpu_carry_ms += oncpu_ms - kept_ms;
 	oncpu_ms = kept_ms;
 	s->oncpu_ms = oncpu_ms;

@@ -157,7 +157,7 @@ for a, b in zip(rows, rows[1:]):
     cpu = b["user_ms"] + b["sys_ms"]
     # a merged row shows the threads of one of its samples: only the cores bound it
     cap = dt * (min(cores, max(a["threads"], b["threads"])) if s["stride"] == 1 else cores)
-    if cpu > cap + 1e-3:  # span_ms is written to the microsecond
+    if cpu > cap + 2e-3:  # span_ms (times the threads) and the CPU are written to the microsecond
         bad.append(f"{b['t_ms']:.1f} ms: {cpu:.2f} ms of CPU in {dt:.2f} ms, {b['threads']} threads")
 # nanosecond clocks, not whole ticks (10 ms, 4 ms) moving in lumps
 busy = [b["user_ms"] + b["sys_ms"] for b in rows if b["user_ms"] + b["sys_ms"] > 0]
