@@ -411,22 +411,34 @@ static void say_progress(const struct hunt *h, const struct commit *c)
 
 enum { DAEMON_READY_MS = 60000, DAEMON_STOP_MS = 5000, DAEMON_POLL_US = 20000 };
 
+enum { KIDS_MAX = 256 };
+
+/* The processes bisect signalled in this step of the stop: each gets the
+ * step's signal once (a daemon may read a second SIGTERM as "now") */
 struct kids {
 	int sig;
-	size_t alive;
+	size_t alive, n;
+	pid_t sent[KIDS_MAX];
 };
 
 static void signal_kid(pid_t pid, void *arg)
 {
 	struct kids *k = arg;
-	if (kill(pid, k->sig) == 0)
-		k->alive++;
+	bool sent = false;
+	for (size_t i = 0; i < k->n && !sent; i++)
+		sent = k->sent[i] == pid;
+	if (kill(pid, sent ? 0 : k->sig) < 0)
+		return;
+	k->alive++;
+	if (!sent && k->n < KIDS_MAX)
+		k->sent[k->n++] = pid;
 }
 
-/* Sends sig to each child of ours: between batches those are the daemon's
- * processes that left its group (a daemon that detaches into a session of
- * its own is reparented to bisect, its subreaper). Returns how many got it. */
-static size_t signal_children(int sig)
+/* Sends k->sig to each child of ours not yet sent it: between batches those
+ * are the daemon's processes that left its group (a daemon that detaches
+ * into a session of its own is reparented to bisect, its subreaper).
+ * Returns how many are alive. */
+static size_t signal_children(struct kids *k)
 {
 	char path[64], buf[8192];
 	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
@@ -434,33 +446,36 @@ static size_t signal_children(int sig)
 	ssize_t r = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 	if (fd >= 0)
 		close(fd);
-	struct kids k = { sig, 0 };
+	k->alive = 0;
 	if (r > 0)
-		procfs_parse_children(buf, (size_t)r, signal_kid, &k);
-	return k.alive;
+		procfs_parse_children(buf, (size_t)r, signal_kid, k);
+	return k->alive;
 }
 
-/* SIGTERM to the daemon's process group and to what it detached, SIGKILL
- * when any of it is left DAEMON_STOP_MS later; every one reaped. */
+/* SIGTERM to the daemon's process group and to what it detached, once
+ * each, SIGKILL when any of it is left DAEMON_STOP_MS later; every one
+ * reaped. */
 static void daemon_stop(struct hunt *h)
 {
 	pid_t pg = h->daemon;
 	if (pg <= 0)
 		return;
 	h->daemon = h->daemon_pid = 0;
-	int sig = SIGTERM;
+	struct kids k = { .sig = SIGTERM };
+	kill(-pg, SIGTERM);
 	int64_t end = clock_mono_ns() + (int64_t)DAEMON_STOP_MS * 1000000;
 	for (;;) {
-		kill(-pg, sig);
-		size_t kids = signal_children(sig);
+		size_t kids = signal_children(&k);
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 		if (kill(-pg, 0) < 0 && kids == 0)
 			return;
-		if (sig == SIGTERM && clock_mono_ns() > end) {
+		if (k.sig == SIGTERM && clock_mono_ns() > end) {
 			fprintf(stderr, "bisect: the daemon (pid %d) outlived SIGTERM by %d s: SIGKILL\n", (int)pg,
 				DAEMON_STOP_MS / 1000);
-			sig = SIGKILL;
+			k.sig = SIGKILL;
+			k.n = 0;
+			kill(-pg, SIGKILL);
 		}
 		usleep(DAEMON_POLL_US);
 	}

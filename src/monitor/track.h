@@ -5,8 +5,9 @@
  * GPU memory. A window's
  * consumption is the difference of the cumulative figures at its two ends,
  * each interpolated linearly inside the sample interval that holds it; a
- * sample taken at a marker's arrival serves that end, exact when the program
- * waited for it or it was read within a millisecond of the line. The track is
+ * sample taken at a marker's arrival serves a marked end (a line's own
+ * instant, never a computed one), exact when the program waited for it or
+ * its reading was over within a millisecond of the line. The track is
  * bounded: when full, every other point is dropped (its RSS and GPU maxima
  * folded into the next), so resolution halves but no total and no maximum
  * is lost.
