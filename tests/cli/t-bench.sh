@@ -186,7 +186,9 @@ assert len(peaks) == 15, peaks
 med = sorted(peaks)[len(peaks) // 2]
 assert sum(abs(p - med) <= 64 for p in peaks) >= 13, ("more than 2 runs off the median by 64 KiB", peaks, methods)
 assert max(peaks) - med <= 128, ("a run over 128 KiB above the median", peaks, methods)
-assert peaks[-1] <= peaks[0] + 64, ("grew with the bench", peaks)
+# against the first runs' median: the first run alone once read 104 KiB
+# below the 14 others, all equal
+assert peaks[-1] <= sorted(peaks[:5])[2] + 64, ("grew with the bench", peaks)
 # no more than GNU time's, to 64 KiB of environment and stack (an
 # ASan build once read 8 812 KiB against GNU time's 8 804): the forked
 # image of perfhunt would add megabytes
