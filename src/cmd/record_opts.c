@@ -251,7 +251,7 @@ void record_opts_rows(struct record_opts *o, enum record_opts_for cmd, struct pa
 		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "no-save", .value = &o->save,
 		  .help = bench ? "do not store the bench in the history" : "do not store the run in the history",
 		  .flags = not_bisect },
-		ROW(0, "gpu", "MODE", "auto (default): sample GPU memory when an NVIDIA\ndriver is present; off",
+		ROW(0, "gpu", "MODE", "auto (default): sample GPU memory, the tree's and each\nprocess's, when an NVIDIA driver is present; off",
 		    OPT_GPU, 0),
 		{ .type = PARSEOPT_TYPE_FLAG, .long_name = "counters", .value = &o->counters, .defval = 1,
 		  .help = "count perf events over the tree (software always,\nhardware where present)",

@@ -103,6 +103,11 @@ bool gpupoll_exchange(struct gpupoll *p, const pid_t *pids, size_t n, struct gpu
 	return have;
 }
 
+bool gpupoll_driver_present(void)
+{
+	return gpu_driver_present(NULL) == 0;
+}
+
 void gpupoll_stop(struct gpupoll *p)
 {
 	if (p->running) {

@@ -47,6 +47,9 @@ int gpupoll_start(struct gpupoll *p, int interval_ms);
 /* Hands over the tree's PIDs and copies the latest reading into out; false
  * when there is none yet. Never waits for NVML. */
 bool gpupoll_exchange(struct gpupoll *p, const pid_t *pids, size_t n, struct gpu_sample *out);
+/* Whether a reader would start: an NVIDIA driver is there (a few
+ * microseconds, no library loaded), so GPU memory will be sampled. */
+bool gpupoll_driver_present(void);
 /* Stops and joins the thread, closes the gpu. */
 void gpupoll_stop(struct gpupoll *p);
 

@@ -75,6 +75,7 @@ struct loop {
 	struct gpupoll gpu;         /* GPU memory, read on its own thread */
 	bool gpu_on;
 	pid_t *pids;                /* scratch for GPU attribution */
+	struct sample_gpu_proc gpu_procs[SAMPLE_GPU_PROCS]; /* the latest sample's, per process */
 	size_t pids_cap;
 	int sfd, tfd;               /* signalfd, sampling timerfd */
 	sigset_t oldmask;
@@ -121,6 +122,8 @@ static uint64_t delta(uint64_t now, uint64_t before)
 	return now > before ? now - before : 0;
 }
 
+_Static_assert(SAMPLE_GPU_PROCS >= GPU_MAX_TREE_PROCS, "a sample keeps every process NVML's sample does");
+
 static void sample_gpu(struct loop *l, const struct proctree *tree, struct sample *s)
 {
 	if (tree->nprocs > l->pids_cap) {
@@ -139,6 +142,12 @@ static void sample_gpu(struct loop *l, const struct proctree *tree, struct sampl
 	s->gpu_valid = true;
 	s->gpu_mib = g.tree_used_mib;
 	s->gpu_util_pct = g.util_pct < 0 ? 0 : g.util_pct;
+	/* device totals tell no process apart: no per-process figure then */
+	s->ngpu_procs = 0;
+	for (size_t i = 0; i < g.ntree && !g.device_totals; i++)
+		l->gpu_procs[s->ngpu_procs++] = (struct sample_gpu_proc){
+			.pid = g.tree[i].pid, .mib = (double)g.tree[i].used_bytes / (1024.0 * 1024.0) };
+	s->gpu_procs = l->gpu_procs;
 }
 
 /* ms rounded to a whole microsecond (a residue of -1e-16 is 0, never -0) */

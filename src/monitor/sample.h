@@ -29,6 +29,15 @@ struct sample_envelope {
 	double minflt_min_per_s, minflt_max_per_s; /* minor faults a second */
 };
 
+/* One process of the tree as NVML lists it: its GPU memory, summed over
+ * devices (nvidia-smi's per-process used_memory, CUDA context included). */
+/* Processes a sample keeps apart (NVML's per-tree bound, GPU_MAX_TREE_PROCS). */
+#define SAMPLE_GPU_PROCS 64
+struct sample_gpu_proc {
+	uint32_t pid;
+	double mib;
+};
+
 struct sample {
 	int64_t epoch_ms;
 	double t_ms;
@@ -50,6 +59,11 @@ struct sample {
 	double span_ms;                           /* the time the deltas cover: since the previous
 	                                           * sample (a merged row: the sum of its rows') */
 	double gpu_mib, gpu_util_pct;
+	/* gpu_valid: the tree's processes NVML lists, each its own gpu_mib
+	 * share (none where the figures are device totals). The monitor's
+	 * storage, valid while the sample's hooks run: a timeline row keeps none. */
+	const struct sample_gpu_proc *gpu_procs;
+	uint32_t ngpu_procs;
 	bool pss_valid, gpu_valid;
 	bool at_marker;                           /* taken at once because a marker arrived */
 	bool acked;                               /* at_marker, and the markers it serves waited for it */

@@ -114,6 +114,8 @@ static void append(struct timeline *tl, const struct sample *s)
 void timeline_push(struct timeline *tl, const struct sample *s)
 {
 	struct sample own = *s;
+	own.gpu_procs = NULL; /* the monitor's, gone after this sample */
+	own.ngpu_procs = 0;
 	envelope_own(&own);
 	if (tl->pending_n == 0)
 		tl->pending = own;

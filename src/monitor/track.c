@@ -28,6 +28,11 @@ void track_init(struct track *t, size_t max_points, double interval_ms)
 
 void track_release(struct track *t)
 {
+	for (size_t k = 0; k < t->ngpu_procs; k++) {
+		free(t->gpu_procs[k].mib);
+		free(t->gpu_procs[k].max_mib);
+	}
+	free(t->gpu_procs);
 	free(t->pts);
 	memset(t, 0, sizeof(*t));
 }
@@ -50,11 +55,56 @@ static void thin(struct track *t)
 			if (p->gpu_valid && p->gpu_max_mib > next->gpu_max_mib)
 				next->gpu_max_mib = p->gpu_max_mib;
 			next->gpu_valid |= p->gpu_valid;
+			for (size_t k = 0; k < t->ngpu_procs; k++) {
+				double *max = t->gpu_procs[k].max_mib;
+				if (p->gpu_valid && max[r] > max[r + 1])
+					max[r + 1] = max[r];
+			}
 			continue;
+		}
+		for (size_t k = 0; k < t->ngpu_procs; k++) {
+			t->gpu_procs[k].mib[w] = t->gpu_procs[k].mib[r];
+			t->gpu_procs[k].max_mib[w] = t->gpu_procs[k].max_mib[r];
 		}
 		t->pts[w++] = *p;
 	}
 	t->n = w;
+}
+
+/* The column of pid, or NULL. */
+static const struct track_gpu_proc *gpu_column(const struct track *t, uint32_t pid)
+{
+	for (size_t k = 0; k < t->ngpu_procs; k++)
+		if (t->gpu_procs[k].pid == pid)
+			return &t->gpu_procs[k];
+	return NULL;
+}
+
+/* Point i's entry of every process column: the sample's figure of each
+ * process it lists, 0 for the others (NVML lists a process while it holds
+ * GPU memory); a process listed for the first time gets a column, 0 at every
+ * point before. Columns follow the points' capacity. */
+static void push_gpu_procs(struct track *t, size_t i, size_t old_cap, const struct sample *s)
+{
+	if (t->cap != old_cap)
+		for (size_t k = 0; k < t->ngpu_procs; k++) {
+			t->gpu_procs[k].mib = xrealloc(t->gpu_procs[k].mib, t->cap * sizeof(double));
+			t->gpu_procs[k].max_mib = xrealloc(t->gpu_procs[k].max_mib, t->cap * sizeof(double));
+		}
+	for (size_t k = 0; k < t->ngpu_procs; k++)
+		t->gpu_procs[k].mib[i] = t->gpu_procs[k].max_mib[i] = 0;
+	for (uint32_t j = 0; s->gpu_valid && j < s->ngpu_procs; j++) {
+		struct track_gpu_proc *c = (struct track_gpu_proc *)gpu_column(t, s->gpu_procs[j].pid);
+		if (!c && t->ngpu_procs < SAMPLE_GPU_PROCS) {
+			t->gpu_procs = xrealloc(t->gpu_procs, (t->ngpu_procs + 1) * sizeof(*t->gpu_procs));
+			c = &t->gpu_procs[t->ngpu_procs++];
+			c->pid = s->gpu_procs[j].pid;
+			c->mib = xcalloc(t->cap, sizeof(double));
+			c->max_mib = xcalloc(t->cap, sizeof(double));
+		}
+		if (c)
+			c->mib[i] = c->max_mib[i] = s->gpu_procs[j].mib;
+	}
 }
 
 void track_push(struct track *t, const struct sample *s)
@@ -91,7 +141,9 @@ void track_push(struct track *t, const struct sample *s)
 		return; /* time never goes back on the monotonic clock; a bad point is not kept */
 	if (t->n == t->max_points)
 		thin(t);
+	size_t old_cap = t->cap;
 	xgrow((void **)&t->pts, &t->cap, t->n + 1, sizeof(*t->pts));
+	push_gpu_procs(t, t->n, old_cap, s);
 	t->pts[t->n++] = *c;
 }
 
@@ -111,6 +163,8 @@ static size_t first_at_or_after(const struct track *t, double t_ms)
 
 /* How one end of a window was read. */
 struct track_end {
+	size_t a, b;     /* the points it lies between (a == b: at one) */
+	double f;        /* and how far from a to b */
 	bool served;     /* by a marker point */
 	bool acked;      /* that point answered the program's wait */
 	double lag_ms;   /* between the end and the point's reading */
@@ -133,15 +187,18 @@ static void serve(const struct track_point *p, double t_ms, bool acked, struct t
 /* The cumulative figures at t_ms: a marker point's that serves it, else
  * linear inside the interval that holds it. Only a line's own instant
  * (marked) can be served: a computed one (a duration probe's start) falls
- * anywhere in the time its line's sample covers, and is interpolated. */
+ * anywhere in the time its line's sample covers, and is interpolated. e
+ * also says where: pts[e->a] + (pts[e->b] - pts[e->a]) * e->f. */
 static void at(const struct track *t, double t_ms, bool marked, struct track_point *out, struct track_end *e)
 {
 	size_t i = first_at_or_after(t, t_ms);
 	memset(e, 0, sizeof(*e));
 	if (i == t->n) {
 		*out = t->pts[t->n - 1];
+		e->a = e->b = t->n - 1;
 		return;
 	}
+	e->a = e->b = i;
 	if (i == 0 || t->pts[i].t_ms == t_ms) {
 		*out = t->pts[i];
 		if (marked && t->pts[i].exact && t->pts[i].marker_ms - t_ms <= TRACK_MARKER_SLACK_MS)
@@ -160,9 +217,12 @@ static void at(const struct track *t, double t_ms, bool marked, struct track_poi
 		*out = by_b ? *b : *a;
 		out->t_ms = t_ms;
 		serve(by_b ? b : a, t_ms, by_b && b->acked, e);
+		e->a = e->b = by_b ? i : i - 1;
 		return;
 	}
 	double f = b->t_ms > a->t_ms ? (t_ms - a->t_ms) / (b->t_ms - a->t_ms) : 1;
+	e->a = i - 1;
+	e->f = f;
 	*out = *b;
 	out->t_ms = t_ms;
 #define LERP(x) out->x = a->x + (b->x - a->x) * f
@@ -216,8 +276,47 @@ static uint64_t count(double later, double earlier)
 	return d > 0 && isfinite(d) ? (uint64_t)llround(d) : 0;
 }
 
+/* The window [from_ms, to_ms]'s GPU memory from process column c: its
+ * figures at the two ends, as the tree's are read, and the maxima of the
+ * points inside. */
+static void gpu_of(const struct track *t, const struct track_gpu_proc *c, double from_ms, double to_ms,
+		   const struct track_end *ea, const struct track_end *eb, struct track_window *w)
+{
+	double start = c->mib[ea->a] + (c->mib[ea->b] - c->mib[ea->a]) * ea->f;
+	double end = c->mib[eb->a] + (c->mib[eb->b] - c->mib[eb->a]) * eb->f;
+	w->gpu = t->pts[ea->b].gpu_valid || t->pts[eb->b].gpu_valid;
+	w->gpu_max_mib = start > end ? start : end;
+	for (size_t i = first_at_or_after(t, from_ms); i < t->n && t->pts[i].t_ms <= to_ms; i++)
+		if (t->pts[i].gpu_valid) {
+			w->gpu = true;
+			if (c->max_mib[i] > w->gpu_max_mib)
+				w->gpu_max_mib = c->max_mib[i];
+		}
+	w->gpu_growth_mib = w->gpu ? end - start : 0;
+	if (!w->gpu)
+		w->gpu_max_mib = 0;
+	w->gpu_pid = c->pid;
+}
+
+static void window_of(const struct track *t, const struct track_gpu_proc *c, double from_ms, double to_ms,
+		      bool from_marked, bool to_marked, struct track_window *w);
+
 void track_window(const struct track *t, double from_ms, double to_ms, bool from_marked, bool to_marked,
 		  struct track_window *w)
+{
+	window_of(t, NULL, from_ms, to_ms, from_marked, to_marked, w);
+}
+
+bool track_window_pid(const struct track *t, uint32_t pid, double from_ms, double to_ms, bool from_marked,
+		      bool to_marked, struct track_window *w)
+{
+	const struct track_gpu_proc *c = pid ? gpu_column(t, pid) : NULL;
+	window_of(t, c, from_ms, to_ms, from_marked, to_marked, w);
+	return c != NULL;
+}
+
+static void window_of(const struct track *t, const struct track_gpu_proc *c, double from_ms, double to_ms,
+		      bool from_marked, bool to_marked, struct track_window *w)
 {
 	memset(w, 0, sizeof(*w));
 	if (!isfinite(from_ms) || !isfinite(to_ms) || t->n == 0) {
@@ -283,4 +382,6 @@ void track_window(const struct track *t, double from_ms, double to_ms, bool from
 	w->empty = inside == 0 && !exact && (from_ms > t->pts[t->n - 1].t_ms || to_ms < t->pts[0].t_ms);
 	if (w->empty)
 		w->approximate = true;
+	if (c)
+		gpu_of(t, c, from_ms, to_ms, &ea, &eb, w);
 }

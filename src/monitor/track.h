@@ -10,7 +10,9 @@
  * its reading was over within a millisecond of the line. The track is
  * bounded: when full, every other point is dropped (its RSS and GPU maxima
  * folded into the next), so resolution halves but no total and no maximum
- * is lost.
+ * is lost. Each process NVML lists gets a column of its own GPU memory
+ * beside the points (0 where it was not listed), so a phase that belongs to
+ * one process can be charged that process's memory, not the tree's.
  */
 #ifndef PERFHUNT_TRACK_H
 #define PERFHUNT_TRACK_H
@@ -38,9 +40,18 @@ struct track_point {
 	double read_end_ms;       /* exact: when the reading ended (t_ms where not known) */
 };
 
+/* One process's GPU memory at each point (NVML's per-process figure):
+ * mib[i] at pts[i], max_mib[i] the largest since the previous kept point. */
+struct track_gpu_proc {
+	uint32_t pid;
+	double *mib, *max_mib;
+};
+
 struct track {
 	struct track_point *pts;
 	size_t n, cap, max_points;
+	struct track_gpu_proc *gpu_procs; /* by first appearance, at most SAMPLE_GPU_PROCS */
+	size_t ngpu_procs;
 	struct track_point sum;   /* the running cumulative figures */
 	double interval_ms;       /* the sampling interval: windows shorter than two are approximate */
 };
@@ -55,6 +66,7 @@ struct track_window {
 	int64_t rss_growth_kb;
 	bool gpu;                 /* GPU memory was sampled inside the window */
 	double gpu_max_mib, gpu_growth_mib;
+	uint32_t gpu_pid;         /* the process they are of (track_window_pid), 0: the tree's */
 	/* thread time (thread-ms summed over threads): on a CPU, waiting for
 	 * one, blocked (alive but neither); parallelism = oncpu_ms / the window */
 	double oncpu_ms, runnable_ms, blocked_ms, parallelism;
@@ -80,6 +92,11 @@ void track_push(struct track *t, const struct sample *s);
  * always interpolated: the sample of a line read later says nothing of it. */
 void track_window(const struct track *t, double from_ms, double to_ms, bool from_marked, bool to_marked,
 		  struct track_window *w);
+/* track_window, with the GPU memory of process pid alone where NVML listed
+ * it at some point (w->gpu_pid = pid); else the tree's, as track_window
+ * gives it, and false. */
+bool track_window_pid(const struct track *t, uint32_t pid, double from_ms, double to_ms, bool from_marked,
+		      bool to_marked, struct track_window *w);
 /* The earliest a probe line read at t_ms can have been written: the instant
  * perfhunt was woken for it (less the time it then waited for a CPU) where
  * the marker sample taken for it says so, else t_ms. A duration probe ends

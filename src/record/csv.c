@@ -28,12 +28,18 @@ static const char *const mem_columns[] = {
 const char csv_client_header[] =
 	",client_rss_kb,client_anon_kb,client_file_kb,client_shmem_kb,client_swap_kb,client_user_ms,"
 	"client_sys_ms,client_minflt,client_majflt,client_procs,client_threads";
+/* appended last where GPU memory is sampled: whether it is there is known
+ * before the first row (the driver is), its values are each sample's */
+static const char gpu_procs_column[] = ",gpu_procs_mib";
+/* the field's room: "PID:MIB.M;" for each process a sample can list */
+#define GPU_PROCS_FIELD_BYTES (SAMPLE_GPU_PROCS * 24)
 
 int csv_open(struct csv_writer *w, const char *path, enum csv_format format, bool with_client,
-	     struct err *e)
+	     bool with_gpu_procs, struct err *e)
 {
 	w->format = format;
 	w->with_client = with_client;
+	w->with_gpu_procs = with_gpu_procs;
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	bool regular = false;
 	if (!strcmp(path, "-")) { /* stdout, as -o - */
@@ -68,10 +74,11 @@ int csv_open(struct csv_writer *w, const char *path, enum csv_format format, boo
 	return 0;
 }
 
-size_t csv_format_header(enum sample_mem mem, bool with_client, char *buf, size_t n)
+size_t csv_format_header(enum sample_mem mem, bool with_client, bool with_gpu_procs, char *buf, size_t n)
 {
-	int len = snprintf(buf, n, "%.*s%s%s\n", (int)sizeof(csv_header) - 2, csv_header,
-			   mem_columns[mem], with_client ? csv_client_header : "");
+	int len = snprintf(buf, n, "%.*s%s%s%s\n", (int)sizeof(csv_header) - 2, csv_header,
+			   mem_columns[mem], with_client ? csv_client_header : "",
+			   with_gpu_procs ? gpu_procs_column : "");
 	return len > 0 && (size_t)len < n ? (size_t)len : 0;
 }
 
@@ -79,8 +86,8 @@ size_t csv_format_header(enum sample_mem mem, bool with_client, char *buf, size_
  * memory was counted, which is known once the command is in its cgroup. */
 static int write_header(struct csv_writer *w, const struct sample *s)
 {
-	char header[sizeof(csv_header) + sizeof(csv_client_header) + 32];
-	size_t len = csv_format_header(s->mem_method, w->with_client, header, sizeof(header));
+	char header[sizeof(csv_header) + sizeof(csv_client_header) + sizeof(gpu_procs_column) + 32];
+	size_t len = csv_format_header(s->mem_method, w->with_client, w->with_gpu_procs, header, sizeof(header));
 	if (fdio_write_all(w->fd, header, len) < 0)
 		return -1;
 	w->header_due = false;
@@ -88,8 +95,18 @@ static int write_header(struct csv_writer *w, const struct sample *s)
 	return 0;
 }
 
+/* The sample's processes' GPU memory, a comma before: PID:MIB;PID:MIB. */
+static int gpu_procs_field(const struct sample *s, char *buf, size_t n)
+{
+	int len = snprintf(buf, n, ",");
+	for (uint32_t i = 0; s->gpu_valid && i < s->ngpu_procs && len >= 0 && (size_t)len < n; i++)
+		len += snprintf(buf + len, n - (size_t)len, "%s%u:%.1f", i ? ";" : "", s->gpu_procs[i].pid,
+				s->gpu_procs[i].mib);
+	return len;
+}
+
 size_t csv_format_row(enum csv_format format, const struct sample *s, const struct sample *client,
-		      char *buf, size_t n)
+		      bool with_gpu_procs, char *buf, size_t n)
 {
 	int len;
 	if (format == CSV_SEED) {
@@ -125,6 +142,8 @@ size_t csv_format_row(enum csv_format format, const struct sample *s, const stru
 					(unsigned long long)client->swap_kb, client->user_ms, client->sys_ms,
 					(unsigned long long)client->minflt, (unsigned long long)client->majflt,
 					client->procs, client->threads);
+		if (len >= 0 && with_gpu_procs && (size_t)len < n)
+			len += gpu_procs_field(s, buf + len, n - (size_t)len);
 		if (len >= 0 && (size_t)len < n)
 			len += snprintf(buf + len, n - (size_t)len, "\n");
 	}
@@ -140,10 +159,12 @@ size_t csv_format_row(enum csv_format format, const struct sample *s, const stru
 
 int csv_write(struct csv_writer *w, const struct sample *s, const struct sample *client)
 {
-	char buf[1536];
+	char buf[1536 + GPU_PROCS_FIELD_BYTES];
 	if (w->header_due && write_header(w, s) < 0)
 		return -1;
-	size_t len = csv_format_row(w->format, s, w->with_client ? client : NULL, buf, sizeof(buf));
+	size_t len = csv_format_row(w->format, s, w->with_client ? client : NULL, w->with_gpu_procs, buf,
+				    sizeof(buf));
+
 	if (fdio_write_all(w->fd, buf, len) < 0) {
 		/* a full disk took part of the row: cut the file back to whole rows */
 		int saved = errno;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/phase_pid.h"
 #include "record/phases_json.h"
 #include "util/xalloc.h"
 
@@ -83,87 +84,25 @@ static int nvtx_pid(const struct gputrace *t, const json_t *ph, int64_t a)
 	return 0;
 }
 
-/* A traced process's pid, or 0 for any other number. */
-static int traced(const struct gputrace *t, json_int_t pid)
+/* Whether pid is a traced process (phase_pid's rule names no other). */
+static bool traced(void *arg, long pid)
 {
+	const struct gputrace *t = arg;
 	for (size_t i = 0; i < t->n_procs; i++)
 		if (t->procs[i].pid == pid)
-			return t->procs[i].pid;
-	return 0;
-}
-
-/* The traced process a probe phase names itself: a `pid` value of its lines
- * or its lane "pid=N" (--lane-key pid); 0 when it names none. */
-static int named_pid(const struct gputrace *t, const json_t *ph)
-{
-	const json_t *v = json_object_get(json_object_get(ph, "values"), "pid");
-	if (json_is_integer(v))
-		return traced(t, json_integer_value(v));
-	const char *lane = json_string_value(json_object_get(ph, "lane"));
-	char *end;
-	if (lane && !strncmp(lane, "pid=", 4)) {
-		long pid = strtol(lane + 4, &end, 10);
-		if (end > lane + 4 && !*end)
-			return traced(t, pid);
-	}
-	return 0;
-}
-
-/* The lanes bound to one process: a lane some of whose phases name a traced
- * process, and no two different ones (pid -1 then: no binding). */
-struct lane_pid {
-	const char *lane;
-	int pid;
-};
-
-static int cmp_lane(const void *a, const void *b)
-{
-	return strcmp(((const struct lane_pid *)a)->lane, ((const struct lane_pid *)b)->lane);
-}
-
-struct lanes {
-	struct lane_pid *v;
-	size_t n;
-};
-
-static void lanes_bind(struct lanes *l, const struct gputrace *t, const json_t *phases)
-{
-	size_t i, k = 0;
-	const json_t *ph;
-	l->v = xcalloc(json_array_size(phases) + 1, sizeof(*l->v));
-	json_array_foreach(phases, i, ph) {
-		const char *lane = json_string_value(json_object_get(ph, "lane"));
-		int pid = lane && *lane ? named_pid(t, ph) : 0;
-		if (pid)
-			l->v[k++] = (struct lane_pid){ lane, pid };
-	}
-	if (k)
-		qsort(l->v, k, sizeof(*l->v), cmp_lane);
-	l->n = 0;
-	for (i = 0; i < k; i++) {
-		if (l->n && !strcmp(l->v[l->n - 1].lane, l->v[i].lane)) {
-			if (l->v[l->n - 1].pid != l->v[i].pid)
-				l->v[l->n - 1].pid = -1;
-			continue;
-		}
-		l->v[l->n++] = l->v[i];
-	}
+			return true;
+	return false;
 }
 
 /* A phase's window on the trace's clock, and whose activity counts in it
  * (0: the whole tree's). */
-static int window(const struct gputrace *t, const struct lanes *l, const json_t *ph, int64_t t0_ns, int64_t *a,
+static int window(const struct gputrace *t, const struct phase_pids *l, const json_t *ph, int64_t t0_ns, int64_t *a,
 		  int64_t *b)
 {
 	*a = t0_ns + (int64_t)(json_number_value(json_object_get(ph, "start_ms")) * 1e6);
 	*b = t0_ns + (int64_t)(json_number_value(json_object_get(ph, "end_ms")) * 1e6);
 	int pid = nvtx_pid(t, ph, *a);
-	if (!pid)
-		pid = named_pid(t, ph);
-	struct lane_pid key = { .lane = json_string_value(json_object_get(ph, "lane")) };
-	const struct lane_pid *hit = !pid && key.lane && l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), cmp_lane)
-							      : NULL;
-	return hit && hit->pid > 0 ? hit->pid : pid;
+	return pid ? pid : phase_pids_of(l, ph);
 }
 
 struct named {
@@ -178,7 +117,8 @@ static int cmp_named(const void *a, const void *b)
 
 /* Each name's instances in one accumulator; the phases are grouped by name
  * once (sorted), not searched once per name. */
-static void add_stats(json_t *phases, json_t *stats, const struct gputrace *t, const struct lanes *l, int64_t t0_ns)
+static void add_stats(json_t *phases, json_t *stats, const struct gputrace *t, const struct phase_pids *l,
+		      int64_t t0_ns)
 {
 	size_t n = 0, i, j;
 	json_t *ph, *st;
@@ -217,8 +157,8 @@ void gputrace_json_add_phases(json_t *obj, const struct gputrace *t, int64_t t0_
 	json_t *phases = json_object_get(obj, "phases"), *stats = json_object_get(obj, "phase_stats");
 	size_t i;
 	json_t *ph;
-	struct lanes l;
-	lanes_bind(&l, t, phases);
+	struct phase_pids l;
+	phase_pids_bind(&l, phases, traced, (void *)t);
 	json_array_foreach(phases, i, ph) {
 		struct gputrace_sum s;
 		int64_t a, b;
@@ -233,7 +173,7 @@ void gputrace_json_add_phases(json_t *obj, const struct gputrace *t, int64_t t0_
 		gputrace_sum_release(&s);
 	}
 	add_stats(phases, stats, t, &l, t0_ns);
-	free(l.v);
+	phase_pids_release(&l);
 }
 
 static json_t *process_json(const struct gputrace *t, const struct gputrace_proc *p, int64_t t0_ns, int64_t end_ns)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/phase_pid.h"
 #include "stats/stats.h"
 #include "util/xalloc.h"
 
@@ -181,6 +182,8 @@ static json_t *window_json(const struct track_window *w)
 	if (w->gpu) {
 		json_object_set_new(o, "gpu_max_mib", number(round(w->gpu_max_mib * 1000) / 1000));
 		json_object_set_new(o, "gpu_growth_mib", number(round(w->gpu_growth_mib * 1000) / 1000));
+		if (w->gpu_pid) /* one process's GPU memory, not the tree's */
+			json_object_set_new(o, "gpu_pid", json_integer(w->gpu_pid));
 	}
 	return o;
 }
@@ -301,10 +304,33 @@ static void add_aggregates(json_t *phases, json_t *stats, const char *member)
 	free(by_name);
 }
 
+/* Whether NVML listed pid in the track (phase_pid's rule binds no other). */
+static bool gpu_listed(void *arg, long pid)
+{
+	const struct track *t = arg;
+	for (size_t k = 0; k < t->ngpu_procs; k++)
+		if (t->gpu_procs[k].pid == pid)
+			return true;
+	return false;
+}
+
+/* The process whose GPU memory a phase is charged: the one its GPU trace
+ * figures are of (phases[].gpu.pid: an NVTX range's own too), else the one
+ * it or its lane names among those NVML listed; 0: the tree. */
+static uint32_t gpu_pid(const struct phase_pids *l, const json_t *ph)
+{
+	json_int_t traced = json_integer_value(json_object_get(json_object_get(ph, "gpu"), "pid"));
+	if (traced > 0)
+		return (uint32_t)traced;
+	return (uint32_t)phase_pids_of(l, ph);
+}
+
 static void add_windows(json_t *phases, const struct track *t, const char *member)
 {
 	size_t i;
 	json_t *ph;
+	struct phase_pids l;
+	phase_pids_bind(&l, phases, gpu_listed, (void *)t);
 	json_array_foreach(phases, i, ph) {
 		struct track_window w;
 		/* a duration probe's start is its line's arrival less its
@@ -318,9 +344,10 @@ static void add_windows(json_t *phases, const struct track *t, const char *membe
 			from -= to - written;
 			to = written;
 		}
-		track_window(t, from < 0 ? 0 : from, to, marker, marker || duration, &w);
+		track_window_pid(t, gpu_pid(&l, ph), from < 0 ? 0 : from, to, marker, marker || duration, &w);
 		json_object_set_new(ph, member, window_json(&w));
 	}
+	phase_pids_release(&l);
 }
 
 void phases_json_add_resources(json_t *obj, const struct track *measured, const struct track *client)

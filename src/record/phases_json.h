@@ -17,7 +17,9 @@ json_t *phase_set_to_json(const struct phase_set *s);
 /* Adds what the measured tree consumed inside each phase instance of obj
  * (the object phase_set_to_json made) as phases[].resources, and per name as
  * phase_stats[].resources (totals, maxima, per-instance medians); with a
- * client track (run --attach) the command's own as client_resources. */
+ * client track (run --attach) the command's own as client_resources. A
+ * phase of one process (phase_pid; with a GPU trace, phases[].gpu.pid: add
+ * the trace's figures first) is charged that process's GPU memory. */
 void phases_json_add_resources(json_t *obj, const struct track *measured, const struct track *client);
 
 #endif

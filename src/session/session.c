@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "counters/counters.h"
+#include "monitor/gpupoll.h"
 #include "monitor/monitor.h"
 #include "monitor/probefeed.h"
 #include "monitor/track.h"
@@ -597,9 +598,10 @@ static json_t *build_record(struct session *s, const struct monitor_opts *mo, co
 	runrec_process_peak_window(r, &from_ms, &to_ms);
 	phase_set_overlapping(ph, from_ms, to_ms, process_phase, sizeof(process_phase));
 	json_t *phases = phase_set_to_json(ph);
-	phases_json_add_resources(phases, &s->measured, r->daemon_attached ? &s->client : NULL);
+	/* the trace first: a phase's NVML memory is of the process its trace is of */
 	if (s->gpu_read)
 		gputrace_json_add_phases(phases, &s->gpu, r->t0_mono_ns);
+	phases_json_add_resources(phases, &s->measured, r->daemon_attached ? &s->client : NULL);
 
 	char ended[64] = "";
 	if (!c->launch)
@@ -717,7 +719,8 @@ int session_record(const struct session_config *c, const struct session_hooks *h
 	out->signal = 0;
 
 	if (c->csv_path) {
-		if (csv_open(&s.csv, c->csv_path, c->csv_format, c->daemon_pid > 0, e) < 0) {
+		bool gpu_procs = c->gpu && gpupoll_driver_present();
+		if (csv_open(&s.csv, c->csv_path, c->csv_format, c->daemon_pid > 0, gpu_procs, e) < 0) {
 			shield_off(&sh);
 			return -1;
 		}

@@ -150,4 +150,21 @@ if expect_status 0 "$st" &&
 	expect_grep '^starts 51 ends 51$' "$TMP/flows" &&
 	expect_grep '^tracks CUDA calls$' "$TMP/flows"; then ok; fi
 
+t "no NVIDIA driver: the CSV has the documented header, no gpu_procs_mib column, and no phase names a GPU process"
+if [ -e /dev/nvidiactl ] || [ -e /proc/driver/nvidia/version ]; then
+	skip "an NVIDIA driver is here: GPU memory is sampled"
+else
+	$PERFHUNT run --no-save -q -o "$TMP/n.json" --csv "$TMP/n.csv" -- \
+		sh -c 'echo "PERFHUNT: pid=$$ begin=a" >&2; echo PERFHUNT: end=a >&2' 2>"$TMP/err"
+	st=$?
+	# docs/FORMATS.md's header line, the tree's column named as this machine counts it
+	doc=$(grep -m1 '^epoch_ms,' ../../docs/FORMATS.md | sed 's/,tree_cgroup_kb$//')
+	got=$(head -1 "$TMP/n.csv" | sed -E 's/,tree_(cgroup|pss|rss_sum)_kb$//')
+	if expect_status 0 "$st" && check "header '$got', documented '$doc'" [ "$got" = "$doc" ] &&
+		check "no gpu_procs_mib column" [ "$(grep -c gpu_procs_mib "$TMP/n.csv")" = 0 ] &&
+		check "the phase bound to its pid" [ "$(jget "$TMP/n.json" phases.0.values.pid)" -gt 0 ] &&
+		check "no GPU memory in its resources" [ "$(jget "$TMP/n.json" phases.0.resources.gpu_max_mib 2>/dev/null)" = "" ] &&
+		check "no gpu_pid" [ "$(jget "$TMP/n.json" phases.0.resources.gpu_pid 2>/dev/null)" = "" ]; then ok; fi
+fi
+
 done_testing

@@ -300,18 +300,18 @@ static void test_csv_rows(void **state)
 	s.epoch_ms = 1771368527742;
 	s.rss_kb = 212987636;
 	char buf[1024];
-	size_t n = csv_format_row(CSV_SEED, &s, NULL, buf, sizeof buf);
+	size_t n = csv_format_row(CSV_SEED, &s, NULL, false, buf, sizeof buf);
 	assert_int_equal(n, strlen("1771368527742,212987636,203.12\n"));
 	assert_string_equal(buf, "1771368527742,212987636,203.12\n");
 	strcpy(s.phase, "pin_abc");
 	s.mem_kb = 5;
-	n = csv_format_row(CSV_FULL, &s, NULL, buf, sizeof buf);
+	n = csv_format_row(CSV_FULL, &s, NULL, false, buf, sizeof buf);
 	assert_true(n > 0 && buf[n - 1] == '\n');
 	int commas = 0;
 	for (size_t i = 0; i < n; i++)
 		commas += buf[i] == ',';
 	char header[1024];
-	assert_true(csv_format_header(SAMPLE_MEM_CGROUP, false, header, sizeof header) > 0);
+	assert_true(csv_format_header(SAMPLE_MEM_CGROUP, false, false, header, sizeof header) > 0);
 	assert_non_null(strstr(header, ",phase,tree_cgroup_kb\n"));
 	int header_commas = 0;
 	for (const char *p = header; *p; p++)
@@ -319,7 +319,7 @@ static void test_csv_rows(void **state)
 	assert_int_equal(commas, header_commas);
 	assert_non_null(strstr(buf, ",pin_abc,5\n"));
 	/* a row cut by a small buffer still ends with a newline */
-	n = csv_format_row(CSV_FULL, &s, NULL, buf, 20);
+	n = csv_format_row(CSV_FULL, &s, NULL, false, buf, 20);
 	assert_int_equal(buf[n - 1], '\n');
 }
 
