@@ -167,6 +167,9 @@ struct track_end {
 	double f;        /* and how far from a to b */
 	bool served;     /* by a marker point */
 	bool acked;      /* that point answered the program's wait */
+	bool late;       /* a line's own instant, interpolated: read after a marker
+	                  * point taken later (a log line stamped earlier than
+	                  * perfhunt woke for it), lag_ms after its instant */
 	double lag_ms;   /* between the end and the point's reading */
 	bool exact;
 };
@@ -219,6 +222,12 @@ static void at(const struct track *t, double t_ms, bool marked, struct track_poi
 		serve(by_b ? b : a, t_ms, by_b && b->acked, e);
 		e->a = e->b = by_b ? i : i - 1;
 		return;
+	}
+	if (marked && b->exact) {
+		/* what the program did between its line and that reading is
+		 * spread over the interval by time, and may belong to either side */
+		e->late = true;
+		e->lag_ms = b->read_end_ms - t_ms;
 	}
 	double f = b->t_ms > a->t_ms ? (t_ms - a->t_ms) / (b->t_ms - a->t_ms) : 1;
 	e->a = i - 1;
@@ -372,13 +381,15 @@ static void window_of(const struct track *t, const struct track_gpu_proc *c, dou
 		w->gpu_max_mib = 0;
 	double span = to_ms - from_ms;
 	bool exact = ea.exact && eb.exact;
-	/* how late a served end's sample came where the program did not wait for it */
+	/* how late a marked end's sample came where the program did not wait
+	 * for it (served, or read late and interpolated) */
 	w->sample_lag_ms = -1;
-	if (ea.served || eb.served)
-		w->sample_lag_ms = fmax(ea.served && !ea.acked ? ea.lag_ms : 0, eb.served && !eb.acked ? eb.lag_ms : 0);
+	if (ea.served || eb.served || ea.late || eb.late)
+		w->sample_lag_ms = fmax(ea.acked ? 0 : ea.lag_ms, eb.acked ? 0 : eb.lag_ms);
 	w->acknowledged = ea.acked && eb.acked;
 	w->approximate = (span < 2 * t->interval_ms && !exact) || (ea.served && !ea.exact) ||
-			 (eb.served && !eb.exact);
+			 (eb.served && !eb.exact) || (ea.late && ea.lag_ms > TRACK_MARKER_LAG_MS) ||
+			 (eb.late && eb.lag_ms > TRACK_MARKER_LAG_MS);
 	w->empty = inside == 0 && !exact && (from_ms > t->pts[t->n - 1].t_ms || to_ms < t->pts[0].t_ms);
 	if (w->empty)
 		w->approximate = true;

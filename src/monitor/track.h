@@ -73,7 +73,8 @@ struct track_window {
 	double iowait_ms;         /* the part of blocked_ms waiting for block I/O; -1: not measured */
 	uint32_t threads_max;
 	bool approximate;         /* shorter than two intervals and an end not exact, or an end
-	                           * read at a marker sample too late (sample_lag_ms) */
+	                           * read at a marker sample too late (sample_lag_ms): a log
+	                           * line stamped before perfhunt woke for it is interpolated */
 	double sample_lag_ms;     /* largest lag between a marked end the program did not wait
 	                           * for and its sample's reading (0 if it waited); -1: no marked end */
 	bool acknowledged;        /* the program waited for the samples of both ends */

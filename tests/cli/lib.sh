@@ -26,8 +26,12 @@ check() { d=$1; shift; if "$@"; then :; else fail "$d"; return 1; fi; }
 expect_status() { # expect_status WANT GOT
 	[ "$1" = "$2" ] || { fail "exit status $2, expected $1"; return 1; }
 }
+# excerpt FILE: a file for a failure's message, its start and its end if long
+excerpt() {
+	if [ "$(wc -c <"$1")" -le 2000 ]; then cat "$1"; else head -c 600 "$1"; printf '\n[…]\n'; tail -c 1400 "$1"; fi
+}
 expect_grep() { # expect_grep PATTERN FILE
-	grep -q -E -- "$1" "$2" || { fail "'$1' not in $2: $(head -c 600 "$2")"; return 1; }
+	grep -q -E -- "$1" "$2" || { fail "'$1' not in $2: $(excerpt "$2")"; return 1; }
 }
 expect_no_grep() {
 	! grep -q -E -- "$1" "$2" || { fail "'$1' unexpectedly in $2"; return 1; }

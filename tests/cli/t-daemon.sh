@@ -77,11 +77,11 @@ expect_grep '^ +client +daemon \(pid [0-9]+\)$' "$TMP/show.txt" &&
 t "--counters reach the attached daemon and the watched tree (or say why not)"
 "$P" run -q --no-save --interval 20 --idle-ms 100 --attach "$DPID" -e task-clock,page-faults \
 	-o "$TMP/c.json" -- "$D" request "$S" 2 >/dev/null 2>&1
-"$P" watch -q --no-save --interval 20 --duration 1s -e task-clock,page-faults -o "$TMP/wc.json" "$DPID" &
-wpid=$!
-sleep 0.2
+# --detach returns once the monitor samples, its counters open: the
+# requests after it are counted whole, however long perfhunt took to start
+wid=$("$P" watch -q --no-save --detach --interval 20 -e task-clock,page-faults -o "$TMP/wc.json" "$DPID")
 "$D" request "$S" 2 >/dev/null
-wait $wpid
+"$P" stop "$wid" >/dev/null 2>&1
 /usr/bin/python3 - "$TMP/c.json" "$TMP/wc.json" <<'PY' && ok || fail "$(jget "$TMP/wc.json" counters) $(jget "$TMP/wc.json" notes)"
 import json, sys
 r, w = (json.load(open(f)) for f in sys.argv[1:])

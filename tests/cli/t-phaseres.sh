@@ -13,13 +13,16 @@
 P="$PERFHUNT"
 W="$WORKLOADS/phpin"
 
-# attributed RECORD TRUTH [SHARE]: checks every phase's faults, user and sys
-# CPU (at least SHARE of each, 0.9 by default)
+# attributed RECORD TRUTH [SHARE [late]]: checks every phase's faults, user
+# and sys CPU (at least SHARE of each, 0.9 by default); with "late", a phase
+# whose record says it is approximate, a log line read late, is not held to
+# it: exits 2 where only such phases were left out
 attributed() {
-	/usr/bin/python3 - "$1" "$2" "${3:-0.9}" <<'EOF'
+	/usr/bin/python3 - "$1" "$2" "${3:-0.9}" "${4:-}" <<'EOF'
 import json, re, sys
 rec = json.load(open(sys.argv[1]))
 share = float(sys.argv[3])
+excuse = sys.argv[4] == "late"
 truth = {}
 for line in open(sys.argv[2]):
     if line.startswith("TRUTH "):
@@ -27,10 +30,14 @@ for line in open(sys.argv[2]):
         truth[f["name"]] = {k: float(v) for k, v in f.items() if k != "name"}
 got = {p["name"]: p["resources"] for p in rec["phases"]}
 bad = []
+late = []
 for name, t in truth.items():
     r = got.get(name)
     if r is None:
         bad.append(f"{name}: no phase")
+        continue
+    if excuse and r["approximate"] and r.get("sample_lag_ms", 0) > 1:
+        late.append(f"{name} read {r['sample_lag_ms']:.1f} ms late")
         continue
     # CPU comes from /proc in 10 ms ticks: only phases with 150 ms or more are held to 90 %
     for key, floor in (("minflt", 1000), ("user_ms", 150), ("sys_ms", 150)):
@@ -42,8 +49,8 @@ for name, t in truth.items():
     for key in ("minflt", "majflt", "vcsw", "ivcsw", "read_bytes", "write_bytes", "user_ms", "sys_ms", "rss_max_kb"):
         if r[key] < 0:
             bad.append(f"{name}.{key} negative")
-print("; ".join(bad))
-sys.exit(1 if bad else 0)
+print("; ".join(bad or late))
+sys.exit(1 if bad else 2 if late else 0)
 EOF
 }
 
@@ -115,22 +122,23 @@ for p in json.load(open(sys.argv[1]))["phases"]:
 EOF
 [ $? = 0 ] && ok || fail "$(cat "$TMP/py")"
 
-# 6 + 6 runs: with 5 + 5, two slow runs of a loaded machine that crossed
-# the other side left the pair at Holm-adjusted p >= 0.05 (seen once with
-# eight builds and suites running beside it)
-t "compare of 6 + 6 runs: pin regressed with minor faults in its line, synth improved"
+# 8 + 8 runs of 256 MiB: with 6 + 6 of 160 MiB, pin's 60 ms against 110 ms
+# left the pair at Holm-adjusted p 0.041 ("inconclusive — run more") when
+# two good runs of a loaded machine took 140 ms (seen with three suites
+# beside it)
+t "compare of 8 + 8 runs: pin regressed with minor faults in its line, synth improved"
 i=0
-while [ $i -lt 6 ]; do
+while [ $i -lt 8 ]; do
 	i=$((i + 1))
-	"$P" run -q --no-save --interval 50 -o "$TMP/good$i.json" -- "$W" --mib 160 --spin-ms 20 --sys-ms 20 >/dev/null 2>&1
-	"$P" run -q --no-save --interval 50 -o "$TMP/bad$i.json" -- "$W" --bad --mib 160 --spin-ms 20 --sys-ms 20 >/dev/null 2>&1
+	"$P" run -q --no-save --interval 50 -o "$TMP/good$i.json" -- "$W" --mib 256 --spin-ms 20 --sys-ms 20 >/dev/null 2>&1
+	"$P" run -q --no-save --interval 50 -o "$TMP/bad$i.json" -- "$W" --bad --mib 256 --spin-ms 20 --sys-ms 20 >/dev/null 2>&1
 done
-good=$(echo "$TMP"/good[1-6].json | tr ' ' ,); bad=$(echo "$TMP"/bad[1-6].json | tr ' ' ,)
+good=$(echo "$TMP"/good[1-8].json | tr ' ' ,); bad=$(echo "$TMP"/bad[1-8].json | tr ' ' ,)
 "$P" compare --metric phase:pin --metric phase:synth --metric phase:pin.minflt --metric phase:synth.minflt \
 	--metric phase:pin.sys_s --metric phase:synth.sys_s --export-json "$TMP/c.json" "$good" "$bad" >"$TMP/out" 2>&1
 expect_grep '^phase:pin .* regressed$' "$TMP/out" && expect_grep '^phase:synth .* improved$' "$TMP/out" &&
-	expect_grep '^  pin +\+[0-9.]+ ms .*: (.*, )?minor faults [0-9]+ → 4[0-9.]+ k' "$TMP/out" &&
-	expect_grep '^  synth +-[0-9.]+ ms .*: (.*, )?minor faults 4[0-9.]+ k → [0-9]+' "$TMP/out" &&
+	expect_grep '^  pin +\+[0-9.]+ ms .*: (.*, )?minor faults [0-9]+ → 6[0-9.]+ k' "$TMP/out" &&
+	expect_grep '^  synth +-[0-9.]+ ms .*: (.*, )?minor faults 6[0-9.]+ k → [0-9]+' "$TMP/out" &&
 	check "reasons in JSON" /usr/bin/python3 -c '
 import json, sys
 ph = {p["name"]: p for p in json.load(open(sys.argv[1]))["phases"]}
@@ -148,21 +156,35 @@ expect_grep '^  total +\+[0-9.]+ ms .*explains' "$TMP/out" && expect_grep '^    
 	expect_no_grep '^    inner .*explains' "$TMP/out" && ok
 
 t "attach mode: the daemon's log carries the phases; its tree's faults land in pin, the client's apart"
-F="$TMP/ph.fifo"
 # a log line is read when the follower wakes: its marker cannot wait for the
-# sample, so each phase waits 20 ms before its work (--settle-ms)
-"$W" --bad --mib 64 --settle-ms 20 --fifo "$F" --log "$TMP/ph.log" 2>"$TMP/dtruth" &
-DP=$!
-for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$F.pid" ] && break; sleep 0.1; done
-"$P" run -q --no-save --interval 50 --idle-ms 200 --attach-pidfile "$F.pid" --probe-log "$TMP/ph.log" \
-	-o "$TMP/att.json" -- sh -c "echo go >'$F'; while [ ! -s '$F.done' ]; do sleep 0.05; done" >/dev/null 2>"$TMP/err"
-st=$?
-echo quit >"$F"; wait $DP 2>/dev/null
-expect_status 0 $st && out=$(attributed "$TMP/att.json" "$TMP/dtruth") &&
-	check "client_resources" /usr/bin/python3 -c '
+# sample, so each phase waits 20 ms before its work (--settle-ms). A line
+# perfhunt read over a millisecond after its own timestamp (woken late on a
+# loaded machine) is interpolated, and its phases say approximate: such a
+# run is taken again, up to 3 times
+try=0
+while :; do
+	try=$((try + 1))
+	F="$TMP/ph$try.fifo"
+	"$W" --bad --mib 64 --settle-ms 20 --fifo "$F" --log "$TMP/ph$try.log" 2>"$TMP/dtruth" &
+	DP=$!
+	for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$F.pid" ] && break; sleep 0.1; done
+	"$P" run -q --no-save --interval 50 --idle-ms 200 --attach-pidfile "$F.pid" --probe-log "$TMP/ph$try.log" \
+		-o "$TMP/att.json" -- sh -c "echo go >'$F'; while [ ! -s '$F.done' ]; do sleep 0.05; done" >/dev/null 2>"$TMP/err"
+	st=$?
+	echo quit >"$F"; wait $DP 2>/dev/null
+	out=$(attributed "$TMP/att.json" "$TMP/dtruth" 0.9 late)
+	ast=$?
+	[ $st = 0 ] && [ $ast = 2 ] && [ $try -lt 3 ] || break
+done
+if [ $st = 0 ] && [ $ast = 2 ]; then
+	skip "perfhunt read the daemon's log late in 3 runs, and its record said so ($out)"
+else
+	expect_status 0 $st && [ $ast = 0 ] &&
+		check "client_resources" /usr/bin/python3 -c '
 import json, sys
 ph = {p["name"]: p for p in json.load(open(sys.argv[1]))["phases"]}
 assert "client_resources" in ph["pin"] and ph["pin"]["client_resources"]["minflt"] < 1000, ph["pin"]' "$TMP/att.json" &&
-	ok || fail "${out:-$(cat "$TMP/err")}"
+		ok || fail "${out:-$(cat "$TMP/err")}"
+fi
 
 done_testing

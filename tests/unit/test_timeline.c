@@ -258,6 +258,33 @@ static void test_track_duration_start_not_served(void **state)
 	track_release(&t);
 }
 
+/* A daemon's log line stamped at 300 ms (the end of a phase whose 16 384
+ * faults came in [250, 300]), read by a starved perfhunt woken at 340.7 ms
+ * (its marker sample at 341). The line is interpolated inside [250, 341],
+ * so 45 % of the faults go to the phase after, and the window says so:
+ * approximate, 41 ms late. Read at once (woken at 300.1) it is served. */
+static void test_track_log_line_read_late(void **state)
+{
+	(void)state;
+	for (int prompt = 0; prompt <= 1; prompt++) {
+		struct track t;
+		track_init(&t, 64, 50);
+		push(&t, 0, 0, 0, false);
+		push(&t, 250, 0, 0, false);
+		double at = prompt ? 300.4 : 341;
+		push_marked(&t, at, at, at - 0.3, at + 0.1, 16384);
+		push(&t, 400, 0, 16384, false);
+		struct track_window w;
+		track_window(&t, 100, 300, true, true, &w);
+		assert_int_equal(w.approximate, !prompt);
+		assert_true(fabs(w.sample_lag_ms - (prompt ? 0.5 : 41.1)) < 1e-9);
+		assert_int_equal(w.minflt, prompt ? 16384 : llround(16384 * 50 / 91.0));
+		track_window(&t, 300, 400, true, true, &w);
+		assert_int_equal(w.approximate, !prompt);
+		track_release(&t);
+	}
+}
+
 /* Thread time of a window: 4 threads for 100 ms, one on a CPU at a time
  * (a lock held across the work): blocked is what is left of their alive
  * time, parallelism the on-CPU time over the window; between samples the
@@ -333,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_track_thread_states),
 		cmocka_unit_test(test_track_marker_prompt_reading),
 		cmocka_unit_test(test_track_duration_start_not_served),
+		cmocka_unit_test(test_track_log_line_read_late),
 		cmocka_unit_test(test_track_duration_dated_when_written),
 		cmocka_unit_test(test_track_marker_reading_preempted),
 		cmocka_unit_test(test_csv_rows),
