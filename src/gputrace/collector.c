@@ -49,7 +49,11 @@
 #define PH_API_T CUpti_ActivityAPI
 #endif
 
-#define BUF_BYTES (8u << 20)
+/* CUPTI hands a buffer over only when it is full (or at the flush at exit):
+ * buffers of 1 MiB are written during the run on CUPTI's own thread, beside
+ * the program, where 8 MiB ones left most of a short program's records to
+ * the exit, on the program's thread (45 001 kernels of 14 us: +150 ms). */
+#define BUF_BYTES (1u << 20)
 #define DEFAULT_MAX_RECORDS 2000000u
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -68,25 +72,86 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* A JSON string, escaped; names come from the program (kernels, NVTX). */
+/* The lines are written piece by piece into out's buffer, under out_lock
+ * (so unlocked stdio): a record costs tens of nanoseconds, not a printf. */
+static void put_bytes(const char *s, size_t n)
+{
+	fwrite_unlocked(s, 1, n, out);
+}
+
+#define LIT(s) put_bytes(s, sizeof(s) - 1)
+
+static void put_u64(uint64_t v)
+{
+	char b[24], *p = b + sizeof b;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	put_bytes(p, (size_t)(b + sizeof b - p));
+}
+
+static void put_i64(int64_t v)
+{
+	if (v < 0) {
+		LIT("-");
+		put_u64(-(uint64_t)v);
+	} else {
+		put_u64((uint64_t)v);
+	}
+}
+
+/* A JSON string, escaped, into out or (n < size) into buf; names come from
+ * the program (kernels, NVTX). Returns the length it has or would have. */
+static size_t escape(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+	char esc[8];
+#define EMIT(c)                      \
+	do {                         \
+		if (buf && n < size) \
+			buf[n] = (c); \
+		n++;                 \
+	} while (0)
+	EMIT('"');
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			EMIT('\\');
+			EMIT((char)*p);
+		} else if (*p < 0x20) {
+			snprintf(esc, sizeof esc, "\\u%04x", *p);
+			for (const char *e = esc; *e; e++)
+				EMIT(*e);
+		} else {
+			EMIT((char)*p);
+		}
+	}
+	EMIT('"');
+#undef EMIT
+	return n;
+}
+
 static void put_str(const char *s)
 {
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
+	char small[512];
+	size_t n = escape(s, small, sizeof small);
+	if (n <= sizeof small) {
+		put_bytes(small, n);
+		return;
 	}
-	fputc('"', out);
+	char *big = malloc(n);
+	if (!big) {
+		LIT("\"\"");
+		return;
+	}
+	escape(s, big, n);
+	put_bytes(big, n);
+	free(big);
 }
 
 /* Kernel names arrive mangled; the C++ runtime demangles them. A program
  * may hold it only in a local scope (Python loads PyTorch's libraries
  * RTLD_LOCAL), so it is opened by name when the global scope lacks it. */
-static void put_kernel_name(const char *mangled)
+static char *demangled(const char *mangled)
 {
 	static demangle_fn demangle;
 	static int looked;
@@ -99,7 +164,54 @@ static void put_kernel_name(const char *mangled)
 	}
 	int status = -1;
 	char *d = demangle && mangled ? demangle(mangled, NULL, NULL, &status) : NULL;
-	put_str(status == 0 && d ? d : mangled);
+	if (status != 0) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
+/* A program launches few kernels many times: each name is demangled and
+ * escaped once, then copied (open addressing on the mangled name; when the
+ * table is full a name is done each time, as before). */
+#define NAME_SLOTS 4096
+
+static struct kernel_name {
+	char *mangled;
+	char *json;
+	size_t len;
+} names[NAME_SLOTS];
+static size_t n_names;
+
+static void put_kernel_name(const char *mangled)
+{
+	const char *m = mangled ? mangled : "";
+	uint64_t h = 1469598103934665603u;
+	for (const unsigned char *p = (const unsigned char *)m; *p; p++)
+		h = (h ^ *p) * 1099511628211u;
+	size_t i = (size_t)(h % NAME_SLOTS);
+	for (size_t probes = 0; probes < NAME_SLOTS && names[i].mangled; probes++, i = (i + 1) % NAME_SLOTS)
+		if (!strcmp(names[i].mangled, m)) {
+			put_bytes(names[i].json, names[i].len);
+			return;
+		}
+	char *d = demangled(mangled);
+	const char *shown = d ? d : m;
+	if (n_names < NAME_SLOTS / 2 && !names[i].mangled) {
+		size_t len = escape(shown, NULL, 0);
+		char *json = malloc(len), *copy = strdup(m);
+		if (json && copy) {
+			escape(shown, json, len);
+			names[i] = (struct kernel_name){ copy, json, len };
+			n_names++;
+			put_bytes(json, len);
+			free(d);
+			return;
+		}
+		free(json);
+		free(copy);
+	}
+	put_str(shown);
 	free(d);
 }
 
@@ -147,13 +259,31 @@ static const char *sync_kind(int k)
 
 static void put_kernel(const PH_KERNEL_T *k)
 {
-	fputs("{\"type\":\"kernel\",\"name\":", out);
+	LIT("{\"type\":\"kernel\",\"name\":");
 	put_kernel_name(k->name);
-	fprintf(out, ",\"dev\":%" PRIu32 ",\"stream\":%" PRIu32 ",\"grid\":[%d,%d,%d],"
-		     "\"block\":[%d,%d,%d],\"start\":%" PRIu64 ",\"end\":%" PRIu64
-		     ",\"corr\":%" PRIu32 "}\n",
-		k->deviceId, k->streamId, k->gridX, k->gridY, k->gridZ, k->blockX, k->blockY,
-		k->blockZ, (uint64_t)k->start, (uint64_t)k->end, k->correlationId);
+	LIT(",\"dev\":");
+	put_u64(k->deviceId);
+	LIT(",\"stream\":");
+	put_u64(k->streamId);
+	LIT(",\"grid\":[");
+	put_i64(k->gridX);
+	LIT(",");
+	put_i64(k->gridY);
+	LIT(",");
+	put_i64(k->gridZ);
+	LIT("],\"block\":[");
+	put_i64(k->blockX);
+	LIT(",");
+	put_i64(k->blockY);
+	LIT(",");
+	put_i64(k->blockZ);
+	LIT("],\"start\":");
+	put_u64(k->start);
+	LIT(",\"end\":");
+	put_u64(k->end);
+	LIT(",\"corr\":");
+	put_u64(k->correlationId);
+	LIT("}\n");
 }
 
 static void put_memcpy(const PH_MEMCPY_T *m)
@@ -197,14 +327,21 @@ static void put_sync(const PH_SYNC_T *s)
 static void put_marker(const PH_MARKER_T *m)
 {
 	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
-		fprintf(out, "{\"type\":\"range_start\",\"id\":%" PRIu32 ",\"name\":", m->id);
+		LIT("{\"type\":\"range_start\",\"id\":");
+		put_u64(m->id);
+		LIT(",\"name\":");
 		put_str(m->name);
-		fputs(",\"domain\":", out);
+		LIT(",\"domain\":");
 		put_str(m->domain);
-		fprintf(out, ",\"ts\":%" PRIu64 "}\n", (uint64_t)m->timestamp);
+		LIT(",\"ts\":");
+		put_u64(m->timestamp);
+		LIT("}\n");
 	} else if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
-		fprintf(out, "{\"type\":\"range_end\",\"id\":%" PRIu32 ",\"ts\":%" PRIu64 "}\n",
-			m->id, (uint64_t)m->timestamp);
+		LIT("{\"type\":\"range_end\",\"id\":");
+		put_u64(m->id);
+		LIT(",\"ts\":");
+		put_u64(m->timestamp);
+		LIT("}\n");
 	}
 }
 
@@ -240,9 +377,17 @@ static void put_api(const PH_API_T *a)
 	const char *name = launch_name(a->kind == CUPTI_ACTIVITY_KIND_DRIVER, a->cbid);
 	const char *v = strstr(name, "_v");
 	int len = v && v[2] >= '0' && v[2] <= '9' ? (int)(v - name) : (int)strlen(name);
-	fprintf(out, "{\"type\":\"api\",\"name\":\"%.*s\",\"tid\":%" PRIu32 ",\"start\":%" PRIu64
-		     ",\"end\":%" PRIu64 ",\"corr\":%" PRIu32 "}\n",
-		len, name, a->threadId, (uint64_t)a->start, (uint64_t)a->end, a->correlationId);
+	LIT("{\"type\":\"api\",\"name\":\"");
+	put_bytes(name, (size_t)len);
+	LIT("\",\"tid\":");
+	put_u64(a->threadId);
+	LIT(",\"start\":");
+	put_u64(a->start);
+	LIT(",\"end\":");
+	put_u64(a->end);
+	LIT(",\"corr\":");
+	put_u64(a->correlationId);
+	LIT("}\n");
 }
 
 static int kept(const CUpti_Activity *r)
