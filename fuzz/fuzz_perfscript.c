@@ -2,7 +2,7 @@
  *
  * The bytes go through perfscript as perf's output would (whole and, split at
  * a byte the input picks, as two feeds); every sample's frames get their
- * folded names and go into a profile_json, switch records and sched_switch
+ * folded names and go into a profile_json, switch records and context-switch
  * samples through offcpu into its off-CPU tables, whose JSON is built. Invariants
  * (bounded frame counts, names without ';' or newlines, both feeds giving the
  * same count) abort like a crash.
@@ -14,6 +14,7 @@
 
 #include "profile/offcpu.h"
 #include "profile/perfscript.h"
+#include "profile/profiler.h"
 #include "record/profile_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,11 +24,15 @@ struct fuzz_fold {
 	struct offcpu *off;
 };
 
-static void on_blocked(void *arg, int32_t tid, const char *stack, int64_t out_ns, int64_t in_ns)
+static void on_blocked(void *arg, int32_t tid, const char *comm, const char *stack, uint64_t period, int64_t out_ns,
+		       int64_t in_ns)
 {
-	if (in_ns < out_ns)
+	if (in_ns < out_ns || (!stack[0]) != !period)
 		abort();
-	profile_json_add_offcpu(arg, tid % 2 ? "a" : "", stack[0] ? stack : PROFILE_JSON_OFFCPU, in_ns - out_ns);
+	char bare[PERFSCRIPT_NAME + 40];
+	perfscript_comm_frame(comm, bare, sizeof(bare));
+	strcat(bare, ";" PROFILE_JSON_OFFCPU);
+	profile_json_add_offcpu(arg, tid % 2 ? "a" : "", stack[0] ? stack : bare, in_ns - out_ns, period);
 }
 
 static void on_sample(void *arg, const struct perfscript_sample *s)
@@ -53,8 +58,8 @@ static void on_sample(void *arg, const struct perfscript_sample *s)
 			strcat(stack, name);
 		}
 	}
-	if (!strcmp(s->event, "sched:sched_switch"))
-		offcpu_stack(f->off, s->tid, stack);
+	if (PROFILER_IS_OFFCPU(s->event))
+		offcpu_stack(f->off, s->tid, stack, s->period);
 	else
 		profile_json_add(pj, (double)s->time_ns / 1e6, s->tid, s->pid % 3 ? "a+b" : "", stack, name);
 }
@@ -80,8 +85,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (split->samples != whole->samples)
 		abort();
 	struct offcpu_counts oc = offcpu_counts(f.off);
-	struct profile_json_meta m = { .event = "cpu-clock", .hz = 99, .offcpu = true, .offcpu_event = "sched:sched_switch",
-				       .offcpu_open = oc.open, .offcpu_dropped = oc.dropped };
+	struct profile_json_meta m = { .event = "cpu-clock", .hz = 99, .offcpu = true, .offcpu_event = PROFILER_OFFCPU_EVENT,
+				       .offcpu_period = PROFILER_OFFCPU_PERIOD, .offcpu_intervals = oc.intervals,
+				       .offcpu_no_stack = oc.no_stack, .offcpu_sampled = oc.sampled, .offcpu_open = oc.open, .offcpu_dropped = oc.dropped };
 	json_decref(profile_json_build(pj, &m));
 	offcpu_free(f.off);
 	profile_json_free(pj);

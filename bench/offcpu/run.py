@@ -2,19 +2,23 @@
 """--profile's off-CPU cost on a switch-heavy workload, in one run: phthreads'
 relay step (a token passed round 4 threads through pipes, ~10 000 blocking
 switches a second here) timed by its own clock (the relay phase's wall),
-bare, under perfhunt run, under perfhunt run --profile (on-CPU samples and
-every blocking switch-out's stack), and under `perf sched record` (the
-scheduler's tracepoints, no stacks), alternated REPEAT times; medians and
-their ratios to bare, of the wall and of the threads' own CPU. Also the
-switches a second and the record's off-CPU ms.
+bare, under perfhunt run, under perfhunt run --profile (on-CPU samples, every
+switch record, and the stacks of the switch-outs: every one while the tree
+switches under 1 000 times a second, 1 in 7 of each thread's above), and
+under `perf sched record` (the scheduler's tracepoints, no stacks),
+alternated REPEAT times; medians and their ratios to bare, of the wall and
+of the threads' own CPU. Also the switches a second, the record's off-CPU ms
+against schedstat's blocked ms, and how many intervals had a stack.
 
   bench/offcpu/run.py --perfhunt build/perfhunt --workload build/tests/workloads/phthreads
 
 With --variants, perf record alone with the ways to take the blocked stacks
-instead (where the cost per switch is): the sched_switch tracepoint with
-DWARF stacks (what --profile runs) sampled every switch-out or 1 in N, with
-frame-pointer stacks, without stacks; perf's switch records alone; the
-context-switch software event with DWARF stacks every N switches.
+instead (where the cost per switch is), and the perf.data each writes a
+second: the sched_switch tracepoint with DWARF stacks (what --profile ran
+before) sampled every switch-out or 1 in N, with frame-pointer stacks,
+without stacks; perf's switch records alone; the context-switch software
+event with DWARF stacks every switch, 1 in 7 (what --profile runs below and
+above 1 000 switches a second), and at the kernel's frequency mode.
 """
 import argparse, json, os, re, statistics, subprocess, tempfile
 
@@ -25,6 +29,7 @@ ap.add_argument("--hops", type=int, default=20000)
 ap.add_argument("--us", type=int, default=50)
 ap.add_argument("--repeat", type=int, default=5)
 ap.add_argument("--variants", action="store_true", help="perf record's ways to take blocked stacks, alone")
+ap.add_argument("--kinds", help="only these modes (comma-separated names as printed), bare always first")
 a = ap.parse_args()
 tmp = tempfile.mkdtemp()
 rec, sched = os.path.join(tmp, "r.json"), os.path.join(tmp, "sched.data")
@@ -43,14 +48,18 @@ VARIANTS = {
     "tp -c 1 fp": TP + ["-c", "1", "--call-graph", "fp"],
     "tp -c 1 no stacks": TP + ["-c", "1"],
     "switch records only": [],
-    "cs/period=8/ dwarf": ["-e", "cs/period=8/", "--call-graph", "dwarf"],
+    "cs/period=1/ dwarf": ["-e", "cs/period=1/", "--call-graph", "dwarf"],
+    "cs/period=7/ dwarf": ["-e", "cs/period=7/", "--call-graph", "dwarf"],
+    "cs/freq=100/ dwarf": ["-e", "cs/freq=100/", "--call-graph", "dwarf"],
 }
 
 def run(kind):
     if kind in VARIANTS:
         p = subprocess.run(PERF + VARIANTS[kind] + ["--", a.workload, step], check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        return truth(p.stderr), None
+        w, c = truth(p.stderr)
+        datas.setdefault(kind, []).append(os.path.getsize(os.path.join(tmp, "v.data")) / w * 1e3 / 2**20)
+        return (w, c), None
     cmd = {"bare": [a.workload, step],
            "perfhunt": [a.perfhunt, "run", "-q", "--no-save", "-o", rec, "--", a.workload, step],
            "perfhunt --profile": [a.perfhunt, "run", "-q", "--no-save", "--profile", "-o", rec, "--", a.workload, step],
@@ -58,14 +67,20 @@ def run(kind):
     p = subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     off = None
     if kind == "perfhunt --profile":
-        o = json.load(open(rec))["profile"].get("offcpu", {})
-        off = (o.get("run", {}).get("ms", 0), o.get("run", {}).get("intervals", 0), o.get("dropped", 0))
+        r = json.load(open(rec))
+        o = r["profile"].get("offcpu", {})
+        ss = sum(p.get("resources", {}).get("blocked_ms", 0) for p in r["phases"] if p["name"] == "relay")
+        off = (o.get("phases", {}).get("relay", {}).get("ms", 0), ss, o.get("intervals_with_stack", 0),
+               o.get("intervals_without_stack", 0), o.get("dropped", 0), o.get("sampled"))
     return truth(p.stderr), off
 
 kinds = ["bare", "perfhunt", "perfhunt --profile", "perf sched record"] + (list(VARIANTS) if a.variants else [])
+if a.kinds:
+    kinds = ["bare"] + [k for k in a.kinds.split(",") if k != "bare"]
 walls = {k: [] for k in kinds}
 cpus = {k: [] for k in kinds}
 offs = []
+datas = {}
 for i in range(a.repeat):
     for k in kinds:
         (w, c), off = run(k)
@@ -86,5 +101,11 @@ print(f"the relay threads' own CPU, median of {a.repeat} (per hand-off over bare
 for k in kinds:
     m = statistics.median(cpus[k])
     print(f"  {k:20s} {m:8.1f} ms  x{m / cbare:.3f}  ({(m - cbare) / a.hops * 1e3:+.1f} us a hand-off)")
-ms, n, dropped = offs[len(offs) // 2]
-print(f"off-CPU profile of a run: {n} blocked intervals, {ms:.0f} ms blocked, {dropped} dropped")
+if datas:
+    print("perf.data written a second of the relay, median:")
+    for k in datas:
+        print(f"  {k:20s} {statistics.median(datas[k]):8.1f} MiB/s")
+if offs:
+    for ms, ss, with_stack, without, dropped, sampled in offs:
+        print(f"off-CPU profile of a run: relay {ms:.0f} ms blocked (schedstat {ss:.0f} ms), {with_stack} intervals "
+              f"with a stack of their own, {without} without, sampled {sampled}, {dropped} dropped")

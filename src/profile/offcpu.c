@@ -1,6 +1,6 @@
 /* offcpu: one open-addressing table of threads by tid, each with the stack
- * of its last blocking switch-out and when it went out. A tracepoint sample
- * precedes its switch-out record; a switch-in closes the interval. Slots are
+ * of its last blocking switch-out and when it went out. A context-switch
+ * sample precedes its switch-out record; a switch-in closes the interval. Slots are
  * freed by tombstone-free deletion (backward shift), so a long recording of
  * short-lived threads never fills the table with the dead.
  */
@@ -19,6 +19,8 @@ struct slot {
 	bool out;          /* switched out blocked, not yet back */
 	int64_t out_ns;
 	char *stack;       /* the sampled stack, or NULL */
+	uint64_t period;   /* the switch-outs it stands for */
+	bool fresh;        /* sampled since the last switch-out record */
 };
 
 struct offcpu {
@@ -78,7 +80,7 @@ static void drop(struct offcpu *o, struct slot *s)
 	}
 }
 
-void offcpu_stack(struct offcpu *o, int32_t tid, const char *stack)
+void offcpu_stack(struct offcpu *o, int32_t tid, const char *stack, uint64_t period)
 {
 	if (tid <= 0)
 		return;
@@ -87,6 +89,8 @@ void offcpu_stack(struct offcpu *o, int32_t tid, const char *stack)
 		return;
 	free(s->stack);
 	s->stack = xstrdup(stack);
+	s->period = period ? period : 1;
+	s->fresh = true;
 }
 
 void offcpu_switch(struct offcpu *o, const struct perfscript_sample *sm)
@@ -102,6 +106,11 @@ void offcpu_switch(struct offcpu *o, const struct perfscript_sample *sm)
 		}
 		if (s->out) /* a lost switch-in: the earlier wait cannot be measured */
 			o->n.open++;
+		if (!s->fresh) { /* a stack sampled before an earlier switch-out is not this one's */
+			free(s->stack);
+			s->stack = NULL;
+		}
+		s->fresh = false;
 		s->out = true;
 		s->out_ns = sm->time_ns;
 		break;
@@ -115,7 +124,9 @@ void offcpu_switch(struct offcpu *o, const struct perfscript_sample *sm)
 		if (s->out && sm->time_ns >= s->out_ns) {
 			o->n.intervals++;
 			o->n.no_stack += !s->stack;
-			o->fn(o->arg, sm->tid, s->stack ? s->stack : "", s->out_ns, sm->time_ns);
+			o->n.sampled += s->stack && s->period > 1;
+			o->fn(o->arg, sm->tid, sm->comm, s->stack ? s->stack : "", s->stack ? s->period : 0, s->out_ns,
+			      sm->time_ns);
 		}
 		drop(o, s);
 		break;

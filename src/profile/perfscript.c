@@ -362,9 +362,14 @@ void perfscript_finish(struct perfscript *p)
 
 void perfscript_comm_name(const struct perfscript_sample *sm, char *buf, size_t n)
 {
+	perfscript_comm_frame(sm->comm, buf, n);
+}
+
+void perfscript_comm_frame(const char *comm, char *buf, size_t n)
+{
 	if (n == 0)
 		return;
-	snprintf(buf, n, "%s", sm->comm[0] ? sm->comm : "[unknown process]");
+	snprintf(buf, n, "%s", comm[0] ? comm : "[unknown process]");
 	for (char *q = buf; *q; q++)
 		if (*q == ';' || (unsigned char)*q < 0x20 || *q == 0x7f)
 			*q = '_';

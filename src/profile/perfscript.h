@@ -76,6 +76,8 @@ void perfscript_finish(struct perfscript *p);
 /* A sample's command name as the root frame of its folded stack (FlameGraph's
  * convention): ';' and control bytes become '_', "[unknown process]" if none. */
 void perfscript_comm_name(const struct perfscript_sample *sm, char *buf, size_t n);
+/* The same from a record's command name ("" for none). */
+void perfscript_comm_frame(const char *comm, char *buf, size_t n);
 /* A frame's name for a folded stack: the symbol, or "dso+0xIP" (the
  * mapping's base name) where the symbol is unknown; kernel frames get the
  * FlameGraph suffix "_[k]"; ';' and control bytes become '_'. */

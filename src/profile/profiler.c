@@ -21,6 +21,9 @@
 #include <unistd.h>
 
 
+/* The name of the off-CPU event that samples 1 in PROFILER_OFFCPU_PERIOD. */
+#define OFFCPU_SAMPLED PROFILER_OFFCPU_EVENT "-sampled"
+
 /* perf's start-up (reading the targets' maps) before it acks "enable". */
 enum { PROFILER_START_TIMEOUT_MS = 20000, PROFILER_LINE_MAX = 8192 };
 
@@ -29,7 +32,10 @@ struct profiler {
 	int pids_fd, ctl_fd, ack_fd, done_fd;
 	bool attached, stopped;
 	bool bound_hit;               /* perf said it reached --max-size */
-	pid_t quiet_tid;              /* a thread whose blocking is not sampled (0: none) */
+	bool offcpu;                  /* perf records the two off-CPU events */
+	bool sampled;                 /* the sampled one is the one enabled */
+	uint64_t pace_switches;       /* the tree's switches since the last decision */
+	double pace_ms;
 	int unacked;                  /* control commands perf has not acknowledged yet */
 	int dir_fd;                   /* the directory, flock'ed while it is ours */
 	char dir[PATH_MAX];
@@ -93,24 +99,28 @@ static bool have_cycles(void)
 	return true;
 }
 
-/* Whether perf may sample the sched_switch tracepoint here: tracefs shows
- * it, and its raw data is allowed (root, CAP_PERFMON, or paranoid -1). */
-static void check_offcpu(struct profiler_info *info, bool admin, int paranoid)
+/* Whether perf may sample the context-switch event here as it will: on
+ * this thread, with its switch records, user registers and stack and the
+ * kernel's call chain (the same as the on-CPU stacks need: the caller has
+ * checked kernel.perf_event_paranoid; a seccomp filter or a kernel without
+ * software events still says no). */
+static void check_offcpu(struct profiler_info *info)
 {
-	static const char *const ids[] = { "/sys/kernel/tracing/events/sched/sched_switch/id",
-					   "/sys/kernel/debug/tracing/events/sched/sched_switch/id" };
-	bool seen = false;
-	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]) && !seen; i++)
-		seen = access(ids[i], R_OK) == 0;
-	if (!seen)
-		snprintf(info->offcpu_note, sizeof(info->offcpu_note),
-			 "off-CPU stacks not recorded: the " PROFILER_OFFCPU_EVENT " tracepoint is not readable "
-			 "(tracefs at /sys/kernel/tracing)");
-	else if (!admin && paranoid > -1)
-		snprintf(info->offcpu_note, sizeof(info->offcpu_note),
-			 "off-CPU stacks not recorded: the " PROFILER_OFFCPU_EVENT " tracepoint needs CAP_PERFMON "
-			 "or kernel.perf_event_paranoid -1 (it is %d)", paranoid);
-	info->offcpu = !info->offcpu_note[0];
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+				     .config = PERF_COUNT_SW_CONTEXT_SWITCHES, .disabled = 1,
+				     .sample_period = PROFILER_OFFCPU_PERIOD, .context_switch = 1,
+				     .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
+						    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+				     .sample_regs_user = 0xff, .sample_stack_user = 8192 };
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		info->offcpu = true;
+		return;
+	}
+	snprintf(info->offcpu_note, sizeof(info->offcpu_note),
+		 "off-CPU stacks not recorded: the " PROFILER_OFFCPU_EVENT " event cannot be sampled here (%s)",
+		 strerror(errno));
 }
 
 int profiler_check(int hz, struct profiler_info *info, struct err *e)
@@ -135,7 +145,7 @@ int profiler_check(int hz, struct profiler_info *info, struct err *e)
 			 "kernel frames are not named: kernel.kptr_restrict is %d (0 names them)", kptr);
 	info->software = !have_cycles();
 	snprintf(info->event, sizeof(info->event), "%s", info->software ? "cpu-clock" : "cycles");
-	check_offcpu(info, admin, paranoid);
+	check_offcpu(info);
 	return 0;
 }
 
@@ -150,7 +160,7 @@ static void exec_perf(const struct profiler *p, const char *pids, const struct p
 	dup2(log, STDOUT_FILENO);
 	dup2(log, STDERR_FILENO);
 	fcntl(3, F_SETFD, FD_CLOEXEC); /* the pid list is the keeper's */
-	char hz[16], ev[64], filter[64] = "prev_state != 0";
+	char hz[16], ev[64], off_every[64], off_sampled[80];
 	snprintf(hz, sizeof(hz), "%d", info->hz);
 	/* --no-bpf-event: perf's side-band thread for BPF programs polls with a
 	 * 1 s timeout and is joined at exit: SIGINT took 0.66-0.76 s to end perf
@@ -160,15 +170,17 @@ static void exec_perf(const struct profiler *p, const char *pids, const struct p
 	char *const argv[] = { "perf", "record", "-q", "--no-buildid", "--no-buildid-cache", "--no-bpf-event", "-k", "mono", "-e", (char *)info->event, "-F", hz,
 			       "--call-graph", "dwarf", "-D", "-1", "--control", "fd:4,5", "--max-size", PROFILER_DATA_BOUND,
 			       "-o", (char *)p->data, "-p", (char *)pids, NULL };
-	/* with off-CPU stacks: every blocking switch-out is sampled (-c 1), the
-	 * on-CPU event keeps its frequency as its own term */
+	/* with off-CPU stacks: each event with its own term, the on-CPU one its
+	 * frequency, the switch-outs' their period and the name the control
+	 * pipe enables them by (and perf script prints) */
 	snprintf(ev, sizeof(ev), "%s/freq=%d/", info->event, info->hz);
-	if (p->quiet_tid > 0) /* the tracepoint's filter runs before any stack is copied */
-		snprintf(filter, sizeof(filter), "prev_state != 0 && prev_pid != %d", (int)p->quiet_tid);
+	snprintf(off_every, sizeof(off_every), "%s/period=1,name=%s/", PROFILER_OFFCPU_EVENT, PROFILER_OFFCPU_EVENT);
+	snprintf(off_sampled, sizeof(off_sampled), "%s/period=%d,name=%s/", PROFILER_OFFCPU_EVENT, PROFILER_OFFCPU_PERIOD,
+		 OFFCPU_SAMPLED);
 	char *const offcpu[] = { "perf", "record", "-q", "--no-buildid", "--no-buildid-cache", "--no-bpf-event", "-k", "mono", "-e", ev, "-e",
-				 PROFILER_OFFCPU_EVENT, "--filter", filter, "-c", "1", "--switch-events",
-				 "--call-graph", "dwarf", "-D", "-1", "--control", "fd:4,5", "--max-size",
-				 PROFILER_DATA_BOUND, "-o", (char *)p->data, "-p", (char *)pids, NULL };
+				 off_every, "-e", off_sampled, "--switch-events", "--call-graph", "dwarf", "-D", "-1",
+				 "--control", "fd:4,5", "--max-size", PROFILER_DATA_BOUND, "-o", (char *)p->data, "-p",
+				 (char *)pids, NULL };
 	execvp("perf", info->offcpu ? offcpu : argv);
 	_exit(127);
 }
@@ -345,14 +357,13 @@ static void wait_keeper(struct profiler *p)
 /* Forks twice so the keeper is nobody's child here: the monitor counts
  * perfhunt's children (and what they fork) as the measured tree, and reaps
  * them; the subreaper flag is lifted meanwhile so init adopts it. */
-int profiler_prepare(struct profiler **out, struct profiler_info *info, bool shared, struct err *e)
+int profiler_prepare(struct profiler **out, struct profiler_info *info, struct err *e)
 {
 	*out = NULL;
 	struct profiler *p = calloc(1, sizeof(*p));
 	if (!p)
 		return err_set(e, "profile not recorded: out of memory");
 	p->keeper = -1;
-	p->quiet_tid = shared ? getpid() : 0;
 	p->pids_fd = p->ctl_fd = p->ack_fd = p->done_fd = p->dir_fd = -1;
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
@@ -409,6 +420,7 @@ int profiler_prepare(struct profiler **out, struct profiler_info *info, bool sha
 	}
 	p->keeper = keeper;
 	info->keeper = keeper;
+	p->offcpu = info->offcpu;
 	p->pids_fd = pids[1], pids[1] = -1;
 	p->ctl_fd = ctl[1], ctl[1] = -1;
 	p->ack_fd = ack[0], ack[0] = -1;
@@ -474,6 +486,14 @@ static bool sync_acks(struct profiler *p)
 	return true;
 }
 
+/* After perf's "enable" (every event): the off-CPU event not in use off again. */
+static bool offcpu_one(struct profiler *p)
+{
+	if (!p->offcpu)
+		return true;
+	return control(p, p->sampled ? "disable " PROFILER_OFFCPU_EVENT "\n" : "disable " OFFCPU_SAMPLED "\n");
+}
+
 /* perf did not answer: stop it, and say why from its log. */
 static int control_failed(struct profiler *p, struct err *e)
 {
@@ -494,7 +514,7 @@ int profiler_attach(struct profiler *p, const pid_t *pids, size_t n, struct err 
 	len += (size_t)snprintf(list + len, sizeof(list) - len, "\n");
 	bool sent = send_line(p->pids_fd, list, len);
 	close_fd(&p->pids_fd);
-	if (!sent || !control(p, "enable\n") || !sync_acks(p))
+	if (!sent || !control(p, "enable\n") || !offcpu_one(p) || !sync_acks(p))
 		return control_failed(p, e);
 	p->attached = true;
 	return 0;
@@ -504,7 +524,29 @@ int profiler_enable(struct profiler *p, bool on, struct err *e)
 {
 	if (!p->attached || p->stopped)
 		return err_set(e, "profile not recorded: perf is not running");
-	return control(p, on ? "enable\n" : "disable\n") ? 0 : control_failed(p, e);
+	return control(p, on ? "enable\n" : "disable\n") && (!on || offcpu_one(p)) ? 0 : control_failed(p, e);
+}
+
+int profiler_offcpu_pace(struct profiler *p, uint64_t switches, double span_ms, struct err *e)
+{
+	if (!p->offcpu || !p->attached || p->stopped)
+		return 0;
+	p->pace_switches += switches;
+	p->pace_ms += span_ms;
+	if (p->pace_ms < 200) /* status, where the switches are read, is read every few samples */
+		return 0;
+	double per_s = (double)p->pace_switches * 1e3 / p->pace_ms;
+	p->pace_switches = 0;
+	p->pace_ms = 0;
+	bool sampled = p->sampled ? per_s >= PROFILER_OFFCPU_EVERY_BELOW : per_s > PROFILER_OFFCPU_SAMPLED_ABOVE;
+	if (sampled == p->sampled)
+		return 0;
+	p->sampled = sampled;
+	static const char every[] = PROFILER_OFFCPU_EVENT "\n", some[] = OFFCPU_SAMPLED "\n";
+	char on[80], off[80];
+	snprintf(on, sizeof(on), "enable %s", sampled ? some : every);
+	snprintf(off, sizeof(off), "disable %s", sampled ? every : some);
+	return control(p, on) && control(p, off) ? 0 : control_failed(p, e);
 }
 
 int profiler_sync(struct profiler *p, struct err *e)

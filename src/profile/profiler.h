@@ -8,8 +8,11 @@
  * rusage into the command's), and the keeper is one of perf's targets, so perf outlives the measured tree until
  * it is stopped. It starts with its events disabled and is enabled through
  * its control pipe, so when profiler_start returns no sample is missed.
- * Where the sched_switch tracepoint may be used, perf also samples the stack
- * of each thread that blocks, and its switch records, for off-CPU time.
+ * Where the context-switch software event may be sampled, perf also records
+ * every switch (the exact blocked intervals) and the stacks of the
+ * switch-outs, for off-CPU time: every one while the tree switches less
+ * than PROFILER_OFFCPU_SAMPLED_ABOVE times a second, 1 in
+ * PROFILER_OFFCPU_PERIOD of each thread's above (profiler_offcpu_pace).
  */
 #ifndef PERFHUNT_PROFILER_H
 #define PERFHUNT_PROFILER_H
@@ -17,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "profile/perfscript.h"
@@ -34,17 +38,40 @@ struct profiler_info {
 	uint64_t bad_lines;      /* perf script lines the parser did not understand */
 	pid_t keeper;            /* not a sample of the measured tree */
 	char script_warning[200]; /* the first warning perf script printed, or "" */
-	bool offcpu;             /* switch-outs recorded with their stacks (PROFILER_OFFCPU_EVENT) */
+	bool offcpu;             /* switches recorded, switch-outs' stacks sampled (PROFILER_OFFCPU_EVENT) */
 	bool data_bound_hit;     /* perf stopped at PROFILER_DATA_BOUND: later samples are missing */
 	char offcpu_note[200];   /* why they are not, or "" */
 };
 
-/* The tracepoint whose samples are the stacks threads blocked on: only
- * switch-outs of a thread not runnable (prev_state != 0) are sampled, and
- * perf's switch records (--switch-events) say when each thread came back. */
-#define PROFILER_OFFCPU_EVENT "sched:sched_switch"
-/* perf.data's bound (perf record --max-size): DWARF stacks are ~8 KiB each,
- * and a thread blocking 10 000 times a second writes 80 MiB/s of them. */
+/* The event whose samples are the stacks threads blocked on: the software
+ * context-switch event, sampled in the switching thread's context as it
+ * leaves the CPU (preempted switch-outs included: offcpu drops theirs).
+ * perf records it twice, named PROFILER_OFFCPU_EVENT (period 1: every
+ * switch-out) and PROFILER_OFFCPU_EVENT "-sampled" (1 in
+ * PROFILER_OFFCPU_PERIOD of a thread's), one enabled at a time, by the
+ * tree's switches a second; perf's switch records (--switch-events, ~1.5 us
+ * a switch) time every blocked interval exactly either way.
+ * Why not the sched_switch tracepoint, as before: it builds its raw record
+ * on every hit, sampled or not (+8.6 us a hand-off at -c 8 against +10.7 at
+ * -c 1, docs/PERFORMANCE.md), where the software event only counts until
+ * its period is reached. Why not the kernel's frequency mode (cs/freq=N/):
+ * it estimates the rate from the time between two samples, and a thread
+ * switching twice within microseconds got periods of 35 602 and 190 884
+ * here, then no stack for the rest of its run. A prime period: a thread's
+ * own pattern of switch-outs (a lock wait, then a sleep, ...) does not
+ * alias with it. */
+#define PROFILER_OFFCPU_EVENT "context-switches"
+#define PROFILER_OFFCPU_PERIOD 7
+/* The tree's switches a second (voluntary and not) above which stacks are
+ * sampled 1 in PROFILER_OFFCPU_PERIOD (every stack costs its thread ~8 us:
+ * 1 % of a CPU at this rate), and below which every one is taken again. */
+#define PROFILER_OFFCPU_SAMPLED_ABOVE 1000
+#define PROFILER_OFFCPU_EVERY_BELOW 250
+/* Whether a sample of perf script's is one of the off-CPU stacks (either name). */
+#define PROFILER_IS_OFFCPU(event) (!strncmp((event), PROFILER_OFFCPU_EVENT, sizeof(PROFILER_OFFCPU_EVENT) - 1))
+/* perf.data's bound (perf record --max-size): DWARF stacks are ~8 KiB each;
+ * a thread blocking 10 000 times a second writes about 12 MiB/s of them
+ * (1 in PROFILER_OFFCPU_PERIOD) and 1 MiB/s of switch records. */
 #define PROFILER_DATA_BOUND "2G"
 #define PROFILER_DATA_BOUND_TEXT "2 GiB"
 
@@ -53,10 +80,10 @@ struct profiler_info {
  * kernel.kptr_restrict note. */
 int profiler_check(int hz, struct profiler_info *info, struct err *e);
 /* Starts the keeper, before anything is measured (it must not be a member
- * of the measured tree); perf waits for its targets. shared: perf will have
- * the calling process among its targets, to follow every child it forks
- * (one perf for many runs): the calling thread's own blocking is not sampled. */
-int profiler_prepare(struct profiler **out, struct profiler_info *info, bool shared, struct err *e);
+ * of the measured tree); perf waits for its targets. The caller may make
+ * itself one of them, to follow every child it forks (one perf for many
+ * runs: profbatch, which keeps its records out of the runs'). */
+int profiler_prepare(struct profiler **out, struct profiler_info *info, struct err *e);
 /* Starts perf on the threads of pids (and what they fork from now on);
  * returns once sampling runs. On failure there is nothing more to do but
  * profiler_free. */
@@ -65,6 +92,12 @@ int profiler_attach(struct profiler *p, const pid_t *pids, size_t n, struct err 
  * for perf to do it (profiler_sync waits); on failure perf is stopped and e
  * says why. */
 int profiler_enable(struct profiler *p, bool on, struct err *e);
+/* The tree switched switches times in the last span_ms: above
+ * PROFILER_OFFCPU_SAMPLED_ABOVE a second, stacks of blocking switch-outs are
+ * sampled, below PROFILER_OFFCPU_EVERY_BELOW every one is taken again
+ * (without waiting for perf). A no-op without off-CPU stacks; on failure
+ * perf is stopped and e says why. */
+int profiler_offcpu_pace(struct profiler *p, uint64_t switches, double span_ms, struct err *e);
 /* Returns once perf has done every command sent; on failure (perf gone, or
  * no answer within 20 s) perf is stopped and e says why. */
 int profiler_sync(struct profiler *p, struct err *e);

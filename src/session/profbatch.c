@@ -72,7 +72,7 @@ int profbatch_prepare(struct profbatch *b, int hz, pid_t daemon, struct profiler
 		b->prepared = true;
 		b->self = getpid();
 		b->daemon = daemon > 0 ? daemon : 0;
-		if (profiler_check(hz, &b->info, e) < 0 || profiler_prepare(&b->p, &b->info, true, e) < 0) {
+		if (profiler_check(hz, &b->info, e) < 0 || profiler_prepare(&b->p, &b->info, e) < 0) {
 			fail(b, e);
 			return -1;
 		}
@@ -112,6 +112,14 @@ int profbatch_end(struct profbatch *b, struct err *e)
 		return -1;
 	}
 	return 0;
+}
+
+int profbatch_pace(struct profbatch *b, uint64_t switches, double span_ms, struct err *e)
+{
+	if (!b->on || profiler_offcpu_pace(b->p, switches, span_ms, e) == 0)
+		return 0;
+	fail(b, e);
+	return -1;
 }
 
 size_t profbatch_add(struct profbatch *b, struct phase_set *phases, int64_t t0_ns)

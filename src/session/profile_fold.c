@@ -62,6 +62,7 @@ static void fold_stack(struct profile_fold *f, const struct perfscript_sample *s
 struct blocked_part {
 	struct profile_fold *f;
 	const char *stack;
+	uint64_t period;       /* the switch-outs its stack stands for; 0: no stack of its own */
 	int64_t out_ns, in_ns;
 	double out_ms, in_ms;  /* the same instants on the phases' clock */
 };
@@ -73,18 +74,27 @@ static void fold_blocked_part(void *arg, double from_ms, double to_ms, const cha
 	int64_t from = from_ms == b->out_ms ? b->out_ns : b->f->t0_ns + llround(from_ms * 1e6);
 	int64_t to = to_ms == b->in_ms ? b->in_ns : b->f->t0_ns + llround(to_ms * 1e6);
 	if (to > from)
-		profile_json_add_offcpu(b->f->pj, phases, b->stack, to - from);
+		profile_json_add_offcpu(b->f->pj, phases, b->stack, to - from, b->period);
 }
 
 /* A blocked interval: its time split at the phases' boundaries, each part
  * to the phases open during it (a daemon's thread that waited for the next
  * request through three phases is in each for its time there, not wholly
- * in the one open when it switched out). */
-static void fold_blocked(void *arg, int32_t tid, const char *stack, int64_t out_ns, int64_t in_ns)
+ * in the one open when it switched out). One whose switch-out was not
+ * sampled is the thread's time all the same, under its name and the bare
+ * marker: profile_json gives it to the stacks sampled in the same thread
+ * name and phases (see profile_json.h). */
+static void fold_blocked(void *arg, int32_t tid, const char *comm, const char *stack, uint64_t period,
+			 int64_t out_ns, int64_t in_ns)
 {
 	(void)tid;
 	struct profile_fold *f = arg;
-	struct blocked_part b = { f, stack[0] ? stack : PROFILE_JSON_OFFCPU, out_ns, in_ns,
+	char bare[PERFSCRIPT_NAME + 40];
+	if (!stack[0]) {
+		perfscript_comm_frame(comm, bare, sizeof(bare));
+		snprintf(bare + strlen(bare), sizeof(bare) - strlen(bare), ";%s", PROFILE_JSON_OFFCPU);
+	}
+	struct blocked_part b = { f, stack[0] ? stack : bare, stack[0] ? period : 0, out_ns, in_ns,
 				  (double)(out_ns - f->t0_ns) / 1e6, (double)(in_ns - f->t0_ns) / 1e6 };
 	phase_set_split(f->ph, b.out_ms, b.in_ms, fold_blocked_part, &b);
 }
@@ -101,10 +111,10 @@ void profile_fold_sample(void *arg, const struct perfscript_sample *sm)
 			offcpu_switch(f->off, sm);
 		return;
 	}
-	if (!strcmp(sm->event, PROFILER_OFFCPU_EVENT)) {
+	if (PROFILER_IS_OFFCPU(sm->event)) {
 		if (f->off) {
 			fold_stack(f, sm, true);
-			offcpu_stack(f->off, sm->tid, f->stack);
+			offcpu_stack(f->off, sm->tid, f->stack, sm->period);
 		}
 		return;
 	}
@@ -158,10 +168,14 @@ json_t *profile_fold_build(struct profile_fold *f, const struct profiler_info *i
 		f->m.bound_note = PROFILE_FOLD_BOUND_NOTE;
 	f->m.offcpu = in->offcpu;
 	f->m.offcpu_event = PROFILER_OFFCPU_EVENT;
+	f->m.offcpu_period = PROFILER_OFFCPU_PERIOD;
+	f->m.offcpu_sampled_above = PROFILER_OFFCPU_SAMPLED_ABOVE;
 	f->m.offcpu_note = in->offcpu_note;
 	if (f->off) {
 		struct offcpu_counts oc = offcpu_counts(f->off);
+		f->m.offcpu_intervals = oc.intervals;
 		f->m.offcpu_no_stack = oc.no_stack;
+		f->m.offcpu_sampled = oc.sampled;
 		f->m.offcpu_open = oc.open;
 		f->m.offcpu_dropped = oc.dropped;
 	}

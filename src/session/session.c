@@ -240,7 +240,7 @@ static void prepare_profile(struct session *s)
 	if (s->c->profile_batch ? profbatch_prepare(s->c->profile_batch, s->c->profile_hz, s->c->daemon_pid,
 						    &s->profile_info, &first, &e) < 0
 				: profiler_check(s->c->profile_hz, &s->profile_info, &e) < 0 ||
-					  profiler_prepare(&s->profiler, &s->profile_info, false, &e) < 0) {
+					  profiler_prepare(&s->profiler, &s->profile_info, &e) < 0) {
 		snprintf(s->profile_error, sizeof(s->profile_error), "%s", e.msg);
 		if (first) /* a bench's runs say it once */
 			warn(s, "%s", e.msg);
@@ -296,9 +296,29 @@ static void on_spawn(void *arg, pid_t pid)
 		s->feed.counters = s->counters;
 }
 
+/* --profile: off-CPU stacks every switch-out, or sampled, by how often the
+ * tree switches; perf failing here is said once, the recording goes on. */
+static void pace_profile(struct session *s, const struct sample *sm)
+{
+	struct err e;
+	int rc = 0;
+	if (s->profiler)
+		rc = profiler_offcpu_pace(s->profiler, sm->vcsw + sm->ivcsw, sm->span_ms, &e);
+	else if (s->batched)
+		rc = profbatch_pace(s->c->profile_batch, sm->vcsw + sm->ivcsw, sm->span_ms, &e);
+	if (rc < 0) { /* as when perf fails to start: no profile, said once */
+		snprintf(s->profile_error, sizeof(s->profile_error), "%s", e.msg);
+		warn(s, "%s", e.msg);
+		profiler_free(s->profiler);
+		s->profiler = NULL;
+		s->batched = false;
+	}
+}
+
 static int on_sample(void *arg, const struct sample *sm, const struct sample *client)
 {
 	struct session *s = arg;
+	pace_profile(s, sm);
 	track_push(&s->measured, sm);
 	if (client)
 		track_push(&s->client, client);

@@ -81,7 +81,7 @@ t "the daemon's blocked stacks per phase: its workers in msm near its clocks, no
 if ! command -v perf >/dev/null 2>&1; then
 	skip "perf is not installed"
 	OFF=0
-elif [ "$(offget 'o.get("event","")' 2>/dev/null)" != "sched:sched_switch" ]; then
+elif [ "$(offget 'o.get("event","")' 2>/dev/null)" != "context-switches" ]; then
 	skip "no off-CPU profile here: $(grep 'profile' "$TMP/err" | head -1)"
 	OFF=0
 else

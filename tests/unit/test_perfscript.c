@@ -3,19 +3,26 @@
  * a short PID is right-aligned), frames with their mapping, and lines that
  * fit no shape counted, never taken for a sample; perf's switch records
  * (--show-switch-events) and the blocked intervals offcpu pairs from them;
- * its task records (--show-task-events): forks delivered, the rest read.
+ * its task records (--show-task-events): forks delivered, the rest read;
+ * the off-CPU lists profile_json writes from sampled stacks (period ×
+ * blocked time, each thread name's exact time shared out among its stacks).
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "profile/offcpu.h"
 #include "profile/perfscript.h"
+#include "profile/profiler.h"
+#include "record/profile_json.h"
 
 struct got {
 	int n;
@@ -88,16 +95,21 @@ static void test_no_comm_and_bad_lines(void **state)
 struct blocked {
 	int n;
 	int32_t tid;
+	char comm[64];
 	char stack[256];
+	uint64_t period;
 	int64_t ns;
 };
 
-static void on_blocked(void *arg, int32_t tid, const char *stack, int64_t out_ns, int64_t in_ns)
+static void on_blocked(void *arg, int32_t tid, const char *comm, const char *stack, uint64_t period, int64_t out_ns,
+		       int64_t in_ns)
 {
 	struct blocked *b = arg;
 	b->n++;
 	b->tid = tid;
+	snprintf(b->comm, sizeof(b->comm), "%s", comm);
 	snprintf(b->stack, sizeof(b->stack), "%s", stack);
+	b->period = period;
 	b->ns = in_ns - out_ns;
 }
 
@@ -106,22 +118,22 @@ struct pair {
 	int samples;
 };
 
-/* What the session does: a tracepoint sample's leaf as its stack, switch
+/* What the session does: a context-switch sample's leaf as its stack, switch
  * records to the pairing. */
 static void to_offcpu(void *arg, const struct perfscript_sample *s)
 {
 	struct pair *pr = arg;
 	if (s->kind != PERFSCRIPT_SAMPLE)
 		offcpu_switch(pr->o, s);
-	else if (!strcmp(s->event, "sched:sched_switch") && s->nframes)
-		offcpu_stack(pr->o, s->tid, s->frames[s->nframes - 1].sym);
+	else if (PROFILER_IS_OFFCPU(s->event) && s->nframes)
+		offcpu_stack(pr->o, s->tid, s->frames[s->nframes - 1].sym, s->period);
 	else
 		pr->samples++;
 }
 
 /* A blocking switch-out's stack, its OUT record and the IN that ends it:
- * one interval of 2.5 ms; a preempted switch (runnable) is none, and clears
- * a stack it follows. */
+ * one interval of 2.5 ms, its stack standing for the sample's period; a
+ * preempted switch (runnable) is none, and clears a stack it follows. */
 static void test_switch_records(void **state)
 {
 	(void)state;
@@ -129,7 +141,7 @@ static void test_switch_records(void **state)
 	struct pair pr = { offcpu_new(on_blocked, &b), 0 };
 	static struct perfscript p;
 	perfscript_init(&p, to_offcpu, &pr);
-	feed(&p, "phthreads-w1  10/11   100.000000000:          1 sched:sched_switch: \n"
+	feed(&p, "phthreads-w1  10/11   100.000000000:          7 context-switches: \n"
 		 "\tffffffff82258a08 __schedule ([kernel.kallsyms])\n"
 		 "\t           87619 ___pthread_mutex_lock (/usr/lib/libc.so.6)\n"
 		 "\n"
@@ -147,6 +159,8 @@ static void test_switch_records(void **state)
 	assert_int_equal(b.n, 1);
 	assert_int_equal(b.tid, 11);
 	assert_string_equal(b.stack, "___pthread_mutex_lock");
+	assert_string_equal(b.comm, "phthreads-w1");
+	assert_int_equal(b.period, 7);
 	assert_true(b.ns == 2500000);
 	struct offcpu_counts c = offcpu_counts(pr.o);
 	assert_int_equal(c.intervals, 1);
@@ -165,7 +179,100 @@ static void test_switch_records(void **state)
 	assert_int_equal(c.no_stack, 1);
 	assert_int_equal(c.open, 1);
 	assert_string_equal(b.stack, "");
+	assert_int_equal(b.period, 0);
+	/* a stack sampled at a preempted switch-out, or before an earlier
+	 * switch-out, is not the next blocked interval's */
+	perfscript_init(&p, to_offcpu, &pr);
+	feed(&p, "w  5/6   300.000000000:          7 context-switches: \n"
+		 "\tffffffff82258a08 preempted_here ([kernel.kallsyms])\n"
+		 "\n"
+		 "w  5/6   300.000001000: PERF_RECORD_SWITCH OUT preempt\n"
+		 "w  5/6   300.000002000: PERF_RECORD_SWITCH IN\n"
+		 "w  5/6   300.000003000: PERF_RECORD_SWITCH OUT\n"
+		 "w  5/6   300.000004000: PERF_RECORD_SWITCH IN\n");
+	assert_string_equal(b.stack, "");
+	perfscript_init(&p, to_offcpu, &pr);
+	feed(&p, "w  5/6   400.000000000:          7 context-switches: \n"
+		 "\tffffffff82258a08 blocked_here ([kernel.kallsyms])\n"
+		 "\n"
+		 "w  5/6   400.000001000: PERF_RECORD_SWITCH OUT\n"
+		 "w  5/6   400.000003000: PERF_RECORD_SWITCH OUT\n"
+		 "w  5/6   400.000004000: PERF_RECORD_SWITCH IN\n");
+	assert_string_equal(b.stack, "");
+	assert_true(b.ns == 1000);
 	offcpu_free(pr.o);
+}
+
+static bool near(double x, double y)
+{
+	return x > y - 1e-9 && x < y + 1e-9;
+}
+
+/* The off-CPU list of phase name, its stack's ms (-1: absent). */
+static double offcpu_ms(const json_t *prof, const char *phase, const char *stack)
+{
+	const json_t *list = json_object_get(json_object_get(json_object_get(prof, "offcpu"), "phases"), phase);
+	const json_t *st;
+	size_t i;
+	if (!stack)
+		return json_real_value(json_object_get(list, "ms"));
+	json_array_foreach(json_object_get(list, "stacks"), i, st)
+		if (!strcmp(json_string_value(json_object_get(st, "stack")), stack))
+			return json_real_value(json_object_get(st, "ms"));
+	return -1;
+}
+
+/* Sampled stacks: a sampled interval with period P weighs P × its blocked
+ * time; a thread name's exact blocked time (every interval's, sampled or
+ * not) is shared out among its stacks in those proportions, so the list's
+ * total is exact; a name with no sampled stack keeps its time on its bare
+ * marker; the run's list does the same per phase and name. */
+static void test_offcpu_weighting(void **state)
+{
+	(void)state;
+	struct profile_json *pj = profile_json_new();
+	/* pool: A sampled 1 in 3 for 1 ms, B 1 in 1 for 3 ms: weights 3 and 3,
+	 * so the 10 ms of the name (4 sampled + 6 not) split 5 and 5 */
+	profile_json_add_offcpu(pj, "p", "pool;[off-cpu];A", 1000000, 3);
+	profile_json_add_offcpu(pj, "p", "pool;[off-cpu];B", 3000000, 1);
+	profile_json_add_offcpu(pj, "p", "pool;[off-cpu]", 6000000, 0);
+	/* main: never sampled, 2 ms stay on its bare marker */
+	profile_json_add_offcpu(pj, "p", "main;[off-cpu]", 2000000, 0);
+	/* in another phase, pool's C carries all of that phase's pool time */
+	profile_json_add_offcpu(pj, "q", "pool;[off-cpu];C", 1000000, 7);
+	profile_json_add_offcpu(pj, "q", "pool;[off-cpu]", 4000000, 0);
+	struct profile_json_meta m = { .event = "cpu-clock", .hz = 99, .offcpu = true, .offcpu_event = PROFILER_OFFCPU_EVENT,
+				       .offcpu_period = 7, .offcpu_intervals = 6, .offcpu_no_stack = 3 };
+	json_t *prof = profile_json_build(pj, &m);
+	assert_true(near(offcpu_ms(prof, "p", NULL), 12.0));
+	assert_true(near(offcpu_ms(prof, "p", "pool;[off-cpu];A"), 5.0));
+	assert_true(near(offcpu_ms(prof, "p", "pool;[off-cpu];B"), 5.0));
+	assert_true(near(offcpu_ms(prof, "p", "pool;[off-cpu]"), -1)); /* shared out */
+	assert_true(near(offcpu_ms(prof, "p", "main;[off-cpu]"), 2.0));
+	assert_true(near(offcpu_ms(prof, "q", "pool;[off-cpu];C"), 5.0));
+	const json_t *off = json_object_get(prof, "offcpu");
+	assert_int_equal(json_integer_value(json_object_get(off, "period")), 7);
+	assert_int_equal(json_integer_value(json_object_get(off, "intervals_with_stack")), 3);
+	assert_int_equal(json_integer_value(json_object_get(off, "intervals_without_stack")), 3);
+	/* the run's list: per phase root and name, the same shares */
+	const json_t *run = json_object_get(off, "run"), *st;
+	size_t i;
+	double a = -1, c = -1, total = 0;
+	json_array_foreach(json_object_get(run, "stacks"), i, st) {
+		const char *name = json_string_value(json_object_get(st, "stack"));
+		double ms = json_real_value(json_object_get(st, "ms"));
+		total += ms;
+		if (!strcmp(name, "[phase:p];pool;[off-cpu];A"))
+			a = ms;
+		if (!strcmp(name, "[phase:q];pool;[off-cpu];C"))
+			c = ms;
+	}
+	assert_true(near(a, 5.0));
+	assert_true(near(c, 5.0));
+	assert_true(near(total, 17.0));
+	assert_true(near(json_real_value(json_object_get(run, "ms")), 17.0));
+	json_decref(prof);
+	profile_json_free(pj);
 }
 
 /* A fork is delivered as the child's record with its parent (a thread's has
@@ -257,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_switch_records),
 		cmocka_unit_test(test_task_records),
 		cmocka_unit_test(test_offcpu_bound),
+		cmocka_unit_test(test_offcpu_weighting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
