@@ -63,15 +63,16 @@ struct profiler_info {
 #define PROFILER_OFFCPU_EVENT "context-switches"
 #define PROFILER_OFFCPU_PERIOD 7
 /* The tree's switches a second (voluntary and not) above which stacks are
- * sampled 1 in PROFILER_OFFCPU_PERIOD (every stack costs its thread ~8 us:
+ * sampled 1 in PROFILER_OFFCPU_PERIOD (every stack costs its thread ~4-9 us:
  * 1 % of a CPU at this rate), and below which every one is taken again. */
 #define PROFILER_OFFCPU_SAMPLED_ABOVE 1000
 #define PROFILER_OFFCPU_EVERY_BELOW 250
 /* Whether a sample of perf script's is one of the off-CPU stacks (either name). */
 #define PROFILER_IS_OFFCPU(event) (!strncmp((event), PROFILER_OFFCPU_EVENT, sizeof(PROFILER_OFFCPU_EVENT) - 1))
 /* perf.data's bound (perf record --max-size): DWARF stacks are ~8 KiB each;
- * a thread blocking 10 000 times a second writes about 12 MiB/s of them
- * (1 in PROFILER_OFFCPU_PERIOD) and 1 MiB/s of switch records. */
+ * a tree switching 14 000 times a second wrote 18 MiB/s with 1 in
+ * PROFILER_OFFCPU_PERIOD of them (117 MiB/s with every one), its switch
+ * records 0.7 MiB/s. */
 #define PROFILER_DATA_BOUND "2G"
 #define PROFILER_DATA_BOUND_TEXT "2 GiB"
 
