@@ -51,17 +51,20 @@ t "10 000 switches a second: stacks sampled 1 in 7, said in the record; the bloc
 # relay: a token passed round the pool through pipes, a blocking switch per
 # hand-off (~10 000 a second here); the switch records time every interval,
 # the sampled stacks share it out. Its time from switch-out to switch-in
-# holds the wait for a CPU after the wake-up, which schedstat counts apart:
-# wide bounds against schedstat's blocked time, and the threads' own clocks.
+# holds the wait for a CPU after the wake-up, which schedstat counts as
+# runnable (3-22 % more than schedstat's blocked time at load 2-8): from
+# half schedstat's blocked time to 1.5 times its blocked and runnable.
 if [ "$OFF" = 1 ]; then
 	"$PERFHUNT" run -q --no-save --profile -o "$TMP/relay.json" -- "$W" relay:20000:50 >"$TMP/out" 2>"$TMP/err"
 	st=$?
-	ss=$(/usr/bin/python3 -c 'import json,sys; print([p for p in json.load(open(sys.argv[1]))["phases"] if p["name"]=="relay"][0]["resources"]["blocked_ms"])' "$TMP/relay.json")
+	ss=$(/usr/bin/python3 -c 'import json,sys; r=[p for p in json.load(open(sys.argv[1]))["phases"] if p["name"]=="relay"][0]["resources"]
+print(r["blocked_ms"], r["blocked_ms"] + r["runnable_ms"])' "$TMP/relay.json")
 	got=$(offget "$TMP/relay.json" 'o["phases"]["relay"]["ms"]')
 	expect_status 0 "$st" &&
 	check "the record says the stacks were sampled, at what period, and how many intervals had one: $(offget "$TMP/relay.json" 'o["period"], o["intervals_sampled"], o["intervals_with_stack"], o["intervals_without_stack"]')" \
 		[ "$(offget "$TMP/relay.json" 'o["sampled"] is True and o["period"]==7 and o["intervals_sampled"]>0 and o["intervals_without_stack"]>0')" = True ] &&
-	check "relay blocked $got ms in the profile, $ss ms by schedstat" between "$(echo "$ss" | awk '{print $1 * 0.5}')" "$got" "$(echo "$ss" | awk '{print $1 * 2}')" &&
+	check "relay blocked $got ms in the profile; by schedstat blocked, and blocked + runnable: $ss ms" \
+		between "$(echo "$ss" | awk '{print $1 * 0.5}')" "$got" "$(echo "$ss" | awk '{print $2 * 1.5}')" &&
 	check "the stacks share out all of it" \
 		[ "$(offget "$TMP/relay.json" 'abs(sum(s["ms"] for s in o["phases"]["relay"]["stacks"]) - o["phases"]["relay"]["ms"]) <= 0.01 * o["phases"]["relay"]["ms"]')" = True ] &&
 	check "most of it in the pipe's read, as the workload waits" \
