@@ -51,20 +51,24 @@ no_sanitizer() { ! grep -q -E 'Sanitizer|runtime error:' "${1:-$TMP/err}"; }
 sql() { sqlite3 -cmd '.timeout 10000' "$@"; }
 # between LOW VALUE HIGH: numeric check (floats ok)
 between() { awk -v l="$1" -v v="$2" -v h="$3" 'BEGIN{exit !(v>=l && v<=h)}'; }
-# unwound_past_lock BENCH PHASE FRAME...: how many off-CPU stacks of PHASE
-# in BENCH's runs perf unwound past glibc's __lll_lock_wait to one of the
-# FRAMEs (the code that took the lock); its DWARF unwinding of a blocked
-# thread sometimes stops in __lll_lock_wait, and a line can then name no caller
+# unwound_past_lock BENCH PHASE FRAME...: the share (whole percent) of the
+# blocked time of PHASE's off-CPU stacks in BENCH's runs under glibc's
+# __lll_lock_wait that perf unwound past it to one of the FRAMEs (the code
+# that took the lock); its DWARF unwinding of a blocked thread sometimes
+# stops in __lll_lock_wait, and where most of that time stops there the code
+# line, which follows the time, can name no caller
 unwound_past_lock() {
 	/usr/bin/python3 -c 'import json,sys
-n = 0
+under = past = 0
 for c in json.load(open(sys.argv[1]))["commands"]:
     for r in c["runs"]:
         for s in r.get("profile", {}).get("offcpu", {}).get("phases", {}).get(sys.argv[2], {}).get("stacks", []):
             f = s["stack"].split(";")
             w = [i for i, x in enumerate(f) if "lll_lock_wait" in x]
-            n += bool(w) and any(x in sys.argv[3:] for x in f[:w[0]])
-print(n)' "$@"
+            if w:
+                under += s["ms"]
+                past += s["ms"] if any(x in sys.argv[3:] for x in f[:w[0]]) else 0
+print(int(100 * past / under) if under else 0)' "$@"
 }
 # scratch_repo: a new git repository $R ($TMP/repo), the current directory
 # from then on, with a fixed author and HOME=$TMP; the whole file is skipped
