@@ -501,6 +501,7 @@ void flamegraph_write(struct svg *s, const struct flamegraph_node *nodes, size_t
 	double total;
 	int max_depth;
 	struct fg_rect *r = fg_layout(nodes, n, &nr, &total, &max_depth, &hidden);
+	hidden += o->merged;
 	int h = FG_TOP + (max_depth + 1) * FG_FRAME_H + (hidden ? 22 : 8);
 	if (!nr)
 		h = FG_TOP + 24;

@@ -43,6 +43,8 @@ struct flamegraph_opts {
 	 * lead to their phase's graph) */
 	const char *(*href)(void *arg, const char *frame);
 	void *href_arg;
+	size_t merged;         /* frames the nodes left out (flamegraph_nodes.merged),
+	                        * said with those the drawing leaves out */
 };
 
 struct flamegraph_nodes {

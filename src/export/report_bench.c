@@ -221,7 +221,8 @@ static void report_bench_profiles(const json_t *cmds, struct svg *s)
 						units_count(nodes.total, a, sizeof(a)),
 						report_chart_value(REPORT_UNIT_MS, nodes.total * ms, b, sizeof(b)));
 			snprintf(id, sizeof(id), "profile-%zu", i + 1);
-			struct flamegraph_opts o = { .id = id, .title = title, .unit = "samples", .ms_per_unit = ms };
+			struct flamegraph_opts o = { .id = id, .title = title, .unit = "samples", .ms_per_unit = ms,
+							     .merged = nodes.merged };
 			flamegraph_write(s, nodes.v, nodes.n, &o);
 			free(title);
 			flamegraph_nodes_free(&nodes);

@@ -707,7 +707,8 @@ static void report_run_flame(struct svg *s, const json_t *list, const char *id, 
 	char *title = xasprintf("%s \u2014 %s sample%s (%s CPU)%s", what, units_count(samples, a, sizeof(a)),
 				samples == 1 ? "" : "s", report_chart_value(REPORT_UNIT_MS, samples * ms, c, sizeof(c)), b);
 	struct flamegraph_opts o = { .id = id, .title = title, .unit = "samples", .ms_per_unit = ms,
-				     .href = links ? report_run_phase_href : NULL, .href_arg = (void *)links };
+				     .href = links ? report_run_phase_href : NULL, .href_arg = (void *)links,
+				     .merged = nodes.merged };
 	flamegraph_write(s, nodes.v, nodes.n, &o);
 	free(title);
 	flamegraph_nodes_free(&nodes);
@@ -745,7 +746,7 @@ static void report_run_wall(struct svg *s, const json_t *on, const json_t *off, 
 		char *title = xasprintf("phase %s, wall-clock \u2014 %s on a CPU (sampled), %s blocked (thread time)", name,
 					report_chart_value(REPORT_UNIT_MS, on_ms, a, sizeof(a)),
 					report_chart_value(REPORT_UNIT_MS, report_page_num(off, "ms"), b, sizeof(b)));
-		struct flamegraph_opts o = { .id = id, .title = title, .unit = "ms" };
+		struct flamegraph_opts o = { .id = id, .title = title, .unit = "ms", .merged = nodes.merged };
 		flamegraph_write(s, nodes.v, nodes.n, &o);
 		free(title);
 		free(id);

@@ -142,6 +142,14 @@ static void test_min_fraction_merges_narrow_frames(void **state)
 	assert_int_equal(some.merged, all.n - some.n);
 	for (size_t k = 0; k < some.n; k++)
 		assert_true(some.v[k].value >= 0.05 * all.total);
+	/* the graph says how many frames it does not show */
+	struct svg s;
+	struct flamegraph_opts o = { .id = "m", .title = "t", .unit = "samples", .merged = some.merged };
+	char said[64];
+	snprintf(said, sizeof(said), ">%zu frame%s too narrow", some.merged, some.merged == 1 ? "" : "s");
+	render(some.v, some.n, &o, &s);
+	assert_non_null(strstr(s.buf, said));
+	svg_release(&s);
 	flamegraph_nodes_free(&all);
 	flamegraph_nodes_free(&some);
 	json_decref(stacks);
