@@ -527,26 +527,27 @@ int profiler_enable(struct profiler *p, bool on, struct err *e)
 	return control(p, on ? "enable\n" : "disable\n") && (!on || offcpu_one(p)) ? 0 : control_failed(p, e);
 }
 
-int profiler_offcpu_pace(struct profiler *p, uint64_t switches, double span_ms, struct err *e)
+void profiler_offcpu_pace(struct profiler *p, uint64_t switches, double span_ms)
 {
 	if (!p->offcpu || !p->attached || p->stopped)
-		return 0;
+		return;
 	p->pace_switches += switches;
 	p->pace_ms += span_ms;
 	if (p->pace_ms < 200) /* status, where the switches are read, is read every few samples */
-		return 0;
+		return;
 	double per_s = (double)p->pace_switches * 1e3 / p->pace_ms;
 	p->pace_switches = 0;
 	p->pace_ms = 0;
 	bool sampled = p->sampled ? per_s >= PROFILER_OFFCPU_EVERY_BELOW : per_s > PROFILER_OFFCPU_SAMPLED_ABOVE;
 	if (sampled == p->sampled)
-		return 0;
+		return;
 	p->sampled = sampled;
 	static const char every[] = PROFILER_OFFCPU_EVENT "\n", some[] = OFFCPU_SAMPLED "\n";
 	char on[80], off[80];
 	snprintf(on, sizeof(on), "enable %s", sampled ? some : every);
 	snprintf(off, sizeof(off), "disable %s", sampled ? every : some);
-	return control(p, on) && control(p, off) ? 0 : control_failed(p, e);
+	if (!control(p, on) || !control(p, off))
+		p->offcpu = false; /* perf is gone: nothing more to switch */
 }
 
 int profiler_sync(struct profiler *p, struct err *e)

@@ -96,9 +96,10 @@ int profiler_enable(struct profiler *p, bool on, struct err *e);
 /* The tree switched switches times in the last span_ms: above
  * PROFILER_OFFCPU_SAMPLED_ABOVE a second, stacks of blocking switch-outs are
  * sampled, below PROFILER_OFFCPU_EVERY_BELOW every one is taken again
- * (without waiting for perf). A no-op without off-CPU stacks; on failure
- * perf is stopped and e says why. */
-int profiler_offcpu_pace(struct profiler *p, uint64_t switches, double span_ms, struct err *e);
+ * (without waiting for perf). A no-op without off-CPU stacks, and once perf
+ * has ended on its own (its data bound): what it wrote is still read, and
+ * profiler_stop says why it ended. */
+void profiler_offcpu_pace(struct profiler *p, uint64_t switches, double span_ms);
 /* Returns once perf has done every command sent; on failure (perf gone, or
  * no answer within 20 s) perf is stopped and e says why. */
 int profiler_sync(struct profiler *p, struct err *e);

@@ -114,12 +114,10 @@ int profbatch_end(struct profbatch *b, struct err *e)
 	return 0;
 }
 
-int profbatch_pace(struct profbatch *b, uint64_t switches, double span_ms, struct err *e)
+void profbatch_pace(struct profbatch *b, uint64_t switches, double span_ms)
 {
-	if (!b->on || profiler_offcpu_pace(b->p, switches, span_ms, e) == 0)
-		return 0;
-	fail(b, e);
-	return -1;
+	if (b->on)
+		profiler_offcpu_pace(b->p, switches, span_ms);
 }
 
 size_t profbatch_add(struct profbatch *b, struct phase_set *phases, int64_t t0_ns)

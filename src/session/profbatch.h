@@ -38,9 +38,8 @@ int profbatch_prepare(struct profbatch *b, int hz, pid_t daemon, struct profiler
 /* The run's tree ended (or never started): sampling off. 0, or -1 with e
  * (perf stopped). */
 int profbatch_end(struct profbatch *b, struct err *e);
-/* The run's tree switched switches times in span_ms (profiler_offcpu_pace).
- * 0, or -1 with e (perf stopped). */
-int profbatch_pace(struct profbatch *b, uint64_t switches, double span_ms, struct err *e);
+/* The run's tree switched switches times in span_ms (profiler_offcpu_pace). */
+void profbatch_pace(struct profbatch *b, uint64_t switches, double span_ms);
 /* No run: what profbatch_add returns when the run has no window of its own
  * (perf failed, or it was never on for it). */
 #define PROFBATCH_NONE ((size_t)-1)

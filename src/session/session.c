@@ -297,22 +297,13 @@ static void on_spawn(void *arg, pid_t pid)
 }
 
 /* --profile: off-CPU stacks every switch-out, or sampled, by how often the
- * tree switches; perf failing here is said once, the recording goes on. */
+ * tree switches. */
 static void pace_profile(struct session *s, const struct sample *sm)
 {
-	struct err e;
-	int rc = 0;
 	if (s->profiler)
-		rc = profiler_offcpu_pace(s->profiler, sm->vcsw + sm->ivcsw, sm->span_ms, &e);
+		profiler_offcpu_pace(s->profiler, sm->vcsw + sm->ivcsw, sm->span_ms);
 	else if (s->batched)
-		rc = profbatch_pace(s->c->profile_batch, sm->vcsw + sm->ivcsw, sm->span_ms, &e);
-	if (rc < 0) { /* as when perf fails to start: no profile, said once */
-		snprintf(s->profile_error, sizeof(s->profile_error), "%s", e.msg);
-		warn(s, "%s", e.msg);
-		profiler_free(s->profiler);
-		s->profiler = NULL;
-		s->batched = false;
-	}
+		profbatch_pace(s->c->profile_batch, sm->vcsw + sm->ivcsw, sm->span_ms);
 }
 
 static int on_sample(void *arg, const struct sample *sm, const struct sample *client)
