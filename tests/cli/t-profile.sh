@@ -240,9 +240,12 @@ expect_status 0 $? && trace_ok "$TMP/t2.json" "C M X" && ok
 
 t "--export-trace: phases that overlap in one lane get a track of their own, slices nest"
 "$PERFHUNT" run -q --no-save --interval 5 -o "$TMP/ov.json" --export-trace "$TMP/ov.trace" -- "$WORKLOADS/phwork" \
-	fd:begin=a sleep:20 fd:begin=b sleep:20 fd:end=a sleep:20 'out:PERFHUNT: x_ms=30' sleep:5 fd:end=b sleep:10 \
+	begin:a sleep:20 begin:b sleep:20 end:a sleep:20 'out:PERFHUNT: x_ms=30' sleep:5 end:b sleep:10 \
 	'out:PERFHUNT: y_ms=30' 'out:PERFHUNT: k_ms=15 gpu_tid=0' 'out:PERFHUNT: k_ms=12 gpu_tid=0' >/dev/null 2>"$TMP/err"
-# a [0, 40] and b [20, 65] overlap: two tracks; x [30, 60] nests in b, y [45, 75] follows a
+# a [0, 40] and b [20, 65] overlap: two tracks; x [30, 60] nests in b, y [45, 75] follows a.
+# The markers wait for perfhunt's sample: written to the fd without it, a
+# starved perfhunt can read begin=a, begin=b and end=a at one instant: one
+# track (seen once under load)
 st=$?
 tracks=$(/usr/bin/python3 -c 'import json,sys
 print(sorted(e["args"]["name"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e["name"]=="thread_name"))' "$TMP/ov.trace")
