@@ -24,7 +24,9 @@
  * After each phase it prints its ground truth on stderr, from each thread's
  * own clocks read at the barriers (CLOCK_THREAD_CPUTIME_ID, thread-self
  * schedstat's run-queue wait):
- *   truth NAME wall_ms=W oncpu_ms=C runnable_ms=R blocked_ms=B threads=T
+ *   truth NAME wall_ms=W oncpu_ms=C runnable_ms=R blocked_ms=B threads=T lock_wait_ms=L
+ * where L is the wall time the threads spent in pthread_mutex_lock (msm,
+ * devwait: the mutex's wait, and the wait for a CPU once it was theirs).
  */
 #include <perfhunt/probe.h>
 #include <fcntl.h>
@@ -54,6 +56,8 @@ static int nthreads = POOL;            /* threads in the current phase */
 /* each thread's clocks at the start and the end of its share, by round
  * parity: a thread starts round k + 1 while the main thread sums round k */
 static double c0[2][MAX_THREADS], c1[2][MAX_THREADS], w0[2][MAX_THREADS], w1[2][MAX_THREADS];
+static double lockw[2][MAX_THREADS]; /* each thread's wall time in pthread_mutex_lock, by round parity */
+static _Thread_local double my_lock_wait;
 static volatile int quit;
 
 static double now_ms(clockid_t c)
@@ -97,8 +101,11 @@ static void sleep_ms(long ms)
  * compute, then a wait for a device, under the mutex in a bad build. */
 __attribute__((noinline)) static void msm_chunk(double spin, long ms, bool locked)
 {
-	if (locked)
+	if (locked) {
+		double t = now_ms(CLOCK_MONOTONIC);
 		pthread_mutex_lock(&lock);
+		my_lock_wait += now_ms(CLOCK_MONOTONIC) - t;
+	}
 	spin_ms(spin);
 	sleep_ms(ms);
 	if (locked)
@@ -158,6 +165,10 @@ static void clocks(int id, unsigned k, bool start)
 	double c = now_ms(CLOCK_THREAD_CPUTIME_ID), w = wait_so_far_ms();
 	(start ? c0 : c1)[k & 1][id] = c;
 	(start ? w0 : w1)[k & 1][id] = w;
+	if (start)
+		my_lock_wait = 0;
+	else
+		lockw[k & 1][id] = my_lock_wait;
 }
 
 static void *pool_main(void *arg)
@@ -267,8 +278,9 @@ static void run_step(void)
 	marker("end", step.kind);
 	double wall = now_ms(CLOCK_MONOTONIC) - t0;
 	nthreads = POOL + extra;
-	double c = 0, w = 0;
+	double c = 0, w = 0, lw = 0;
 	for (int i = 0; i < nthreads; i++) {
+		lw += lockw[round_no & 1][i];
 		c += c1[round_no & 1][i] - c0[round_no & 1][i];
 		w += w1[round_no & 1][i] - w0[round_no & 1][i];
 	}
@@ -283,8 +295,8 @@ static void run_step(void)
 		alive += writer[2] - forked;
 		munmap(writer, 4096);
 	}
-	fprintf(stderr, "truth %s wall_ms=%.1f oncpu_ms=%.1f runnable_ms=%.1f blocked_ms=%.1f threads=%d\n",
-		step.kind, wall, c, w, alive > c + w ? alive - c - w : 0, nthreads);
+	fprintf(stderr, "truth %s wall_ms=%.1f oncpu_ms=%.1f runnable_ms=%.1f blocked_ms=%.1f threads=%d lock_wait_ms=%.1f\n",
+		step.kind, wall, c, w, alive > c + w ? alive - c - w : 0, nthreads, lw);
 }
 
 int main(int argc, char **argv)
