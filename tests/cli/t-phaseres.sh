@@ -15,8 +15,8 @@ W="$WORKLOADS/phpin"
 
 # attributed RECORD TRUTH [SHARE [late]]: checks every phase's faults, user
 # and sys CPU (at least SHARE of each, 0.9 by default); with "late", a phase
-# whose record says it is approximate, a log line read late, is not held to
-# it: exits 2 where only such phases were left out
+# that falls short but whose record says it is approximate (a log line read
+# late) exits 2, not 1, where no other phase fell short
 attributed() {
 	/usr/bin/python3 - "$1" "$2" "${3:-0.9}" "${4:-}" <<'EOF'
 import json, re, sys
@@ -36,16 +36,18 @@ for name, t in truth.items():
     if r is None:
         bad.append(f"{name}: no phase")
         continue
-    if excuse and r["approximate"] and r.get("sample_lag_ms", 0) > 1:
-        late.append(f"{name} read {r['sample_lag_ms']:.1f} ms late")
-        continue
+    short = []
     # CPU comes from /proc in 10 ms ticks: only phases with 150 ms or more are held to 90 %
     for key, floor in (("minflt", 1000), ("user_ms", 150), ("sys_ms", 150)):
         if t[key] >= floor and r[key] < share * t[key]:
-            bad.append(f"{name}.{key}: {r[key]} of {t[key]}")
+            short.append(f"{name}.{key}: {r[key]} of {t[key]}")
     # nothing large lands in a phase that did not take it
     if t["minflt"] < 100 and r["minflt"] > 1000:
-        bad.append(f"{name}.minflt: {r['minflt']} attributed, {t['minflt']} taken")
+        short.append(f"{name}.minflt: {r['minflt']} attributed, {t['minflt']} taken")
+    if short and excuse and r["approximate"] and r.get("sample_lag_ms", 0) > 1:
+        late.append(f"{'; '.join(short)}: read {r['sample_lag_ms']:.1f} ms late, approximate")
+    else:
+        bad += short
     for key in ("minflt", "majflt", "vcsw", "ivcsw", "read_bytes", "write_bytes", "user_ms", "sys_ms", "rss_max_kb"):
         if r[key] < 0:
             bad.append(f"{name}.{key} negative")
@@ -137,8 +139,8 @@ good=$(echo "$TMP"/good[1-9].json "$TMP"/good10.json | tr ' ' ,); bad=$(echo "$T
 "$P" compare --metric phase:pin --metric phase:synth --metric phase:pin.minflt --metric phase:synth.minflt \
 	--metric phase:pin.sys_s --metric phase:synth.sys_s --export-json "$TMP/c.json" "$good" "$bad" >"$TMP/out" 2>&1
 expect_grep '^phase:pin .* regressed$' "$TMP/out" && expect_grep '^phase:synth .* improved$' "$TMP/out" &&
-	expect_grep '^  pin +\+[0-9.]+ ms .*: (.*, )?minor faults [0-9]+ → 6[0-9.]+ k' "$TMP/out" &&
-	expect_grep '^  synth +-[0-9.]+ ms .*: (.*, )?minor faults 6[0-9.]+ k → [0-9]+' "$TMP/out" &&
+	expect_grep '^  pin +\+[0-9.]+ ms .*: (.*, )?minor faults [0-9]+ → [1-9][0-9.]* k' "$TMP/out" &&
+	expect_grep '^  synth +-[0-9.]+ ms .*: (.*, )?minor faults [1-9][0-9.]* k → [0-9]+' "$TMP/out" &&
 	check "reasons in JSON" /usr/bin/python3 -c '
 import json, sys
 ph = {p["name"]: p for p in json.load(open(sys.argv[1]))["phases"]}
@@ -159,8 +161,8 @@ t "attach mode: the daemon's log carries the phases; its tree's faults land in p
 # a log line is read when the follower wakes: its marker cannot wait for the
 # sample, so each phase waits 20 ms before its work (--settle-ms). A line
 # perfhunt read over a millisecond after its own timestamp (woken late on a
-# loaded machine) is interpolated, and its phases say approximate: such a
-# run is taken again, up to 3 times
+# loaded machine) is interpolated, and its phases say approximate: a run
+# where such a phase fell short is taken again, up to 3 times
 try=0
 while :; do
 	try=$((try + 1))
