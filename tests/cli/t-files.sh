@@ -171,10 +171,12 @@ t "once the first run is done, the file is free again"
 # --- memory cgroups left by a SIGKILLed run ------------------------------------------
 t "the cgroup of a SIGKILLed run is left behind, and removed by the next start once empty"
 "$P" run -q --no-save -- "$W" sleep:1000 & killed=$!
+# the cgroup is made before the command is moved into it: wait for both
 i=0; cg=
-while [ -z "$cg" ] && [ $i -lt 40 ]; do
+while [ $i -lt 100 ]; do
 	sleep 0.05; i=$((i + 1))
 	cg=$(find /sys/fs/cgroup -maxdepth 8 -type d -name "perfhunt-$killed-*" 2>/dev/null | head -1)
+	[ -n "$cg" ] && [ -n "$(cat "$cg/cgroup.procs" 2>/dev/null)" ] && break
 done
 if [ -z "$cg" ]; then
 	kill -KILL $killed; wait $killed 2>/dev/null
