@@ -1,6 +1,7 @@
 /* report_site: the pages of `perfhunt history site`, a static trend site.
  *
- * An index of benchmarks and, per benchmark, one chart per metric over the
+ * An index of benchmarks with every change point, regressions first and
+ * largest first, and, per benchmark, one chart per metric over the
  * commits: the per-commit medians as one line over a band of their runs'
  * min–max spread, binned to one column per pixel past the chart's width (a
  * page stays tens of KB per chart at 10^5 commits), each segment's median as
@@ -107,6 +108,24 @@ static void report_site_header(struct svg *out, const struct detect_context *c)
 	svg_raw(out, "</p>\n");
 }
 
+/* A reported change point of the index's table: series i (of benchmark b)'s k-th. */
+struct report_site_change {
+	size_t b, i, k;
+	enum detect_direction d;
+	double size; /* |relative change| */
+};
+
+/* Regressions, then improvements, then shifts, each largest first. */
+static int report_site_change_cmp(const void *a, const void *b)
+{
+	const struct report_site_change *x = a, *y = b;
+	if (x->d != y->d)
+		return x->d < y->d ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->i != y->i ? (x->i < y->i ? -1 : 1) : (x->k < y->k ? -1 : x->k > y->k);
+}
+
 void report_site_index(const struct detect_series *s, const struct detect_context *c,
 		       const size_t *starts, size_t nbench, struct svg *out)
 {
@@ -126,40 +145,48 @@ void report_site_index(const struct detect_series *s, const struct detect_contex
 			   regressions);
 	}
 	svg_raw(out, "</table>\n<h2>Change points</h2>\n");
-	size_t shown = 0;
-	for (size_t b = 0; b < nbench; b++) {
-		for (size_t i = starts[b]; i < starts[b + 1]; i++) {
+	struct report_site_change *ch = NULL;
+	size_t nch = 0, cap = 0;
+	for (size_t b = 0; b < nbench; b++)
+		for (size_t i = starts[b]; i < starts[b + 1]; i++)
 			for (size_t k = 0; k < s[i].cp.n; k++) {
 				if (!detect_reported(&s[i], k))
 					continue;
-				const struct changepoint *cp = &s[i].cp.items[k];
-				if (!shown++)
-					svg_raw(out, "<table id=\"changes\">\n<tr><th class=\"l\">change</th><th class=\"l\">"
-						     "metric</th><th class=\"l\">benchmark</th><th class=\"l\">at</th>"
-						     "<th>before</th><th>after</th><th>delta</th><th>p</th></tr>\n");
-				enum detect_direction d = s[i].directions[k];
-				svg_printf(out, "<tr><td class=\"l%s\">%s</td>",
-					   d == DETECT_REGRESSION ? " regressed" : d == DETECT_IMPROVEMENT ? " improved" : "",
-					   detect_direction_name(d));
-				svg_printf(out, "<td class=\"l\"><a href=\"bench-%zu.html#m%zu\">", b + 1, i - starts[b] + 1);
-				svg_text(out, s[i].metric);
-				svg_raw(out, "</a></td>");
-				report_page_cell(out, s[i].bench, 1);
-				report_page_cell(out, detect_text_point(&s[i].points[cp->index], buf, sizeof(buf)), 1);
-				char before[64], after[64];
-				compare_text_value_pair(s[i].metric, cp->before_median, cp->after_median, before, after,
-							sizeof(before));
-				report_page_cell(out, before, 0);
-				report_page_cell(out, after, 0);
-				report_page_cell(out, isinf(cp->rel_change) ? "from 0"
-						      : compare_text_pct(100 * cp->rel_change, buf, sizeof(buf)), 0);
-				snprintf(buf, sizeof(buf), "%.2g", cp->p_value);
-				report_page_cell(out, buf, 0);
-				svg_raw(out, "</tr>\n");
+				xgrow((void **)&ch, &cap, nch + 1, sizeof(*ch));
+				double rel = s[i].cp.items[k].rel_change;
+				ch[nch++] = (struct report_site_change){ b, i, k, s[i].directions[k],
+									 isnan(rel) ? 0 : fabs(rel) };
 			}
-		}
+	qsort(ch, nch, sizeof(*ch), report_site_change_cmp);
+	if (nch)
+		svg_raw(out, "<table id=\"changes\">\n<tr><th class=\"l\">change</th><th class=\"l\">"
+			     "metric</th><th class=\"l\">benchmark</th><th class=\"l\">at</th>"
+			     "<th>before</th><th>after</th><th>delta</th><th>p</th></tr>\n");
+	for (size_t j = 0; j < nch; j++) {
+		size_t b = ch[j].b, i = ch[j].i;
+		const struct changepoint *cp = &s[i].cp.items[ch[j].k];
+		enum detect_direction d = ch[j].d;
+		svg_printf(out, "<tr><td class=\"l%s\">%s</td>",
+			   d == DETECT_REGRESSION ? " regressed" : d == DETECT_IMPROVEMENT ? " improved" : "",
+			   detect_direction_name(d));
+		svg_printf(out, "<td class=\"l\"><a href=\"bench-%zu.html#m%zu\">", b + 1, i - starts[b] + 1);
+		svg_text(out, s[i].metric);
+		svg_raw(out, "</a></td>");
+		report_page_cell(out, s[i].bench, 1);
+		report_page_cell(out, detect_text_point(&s[i].points[cp->index], buf, sizeof(buf)), 1);
+		char before[64], after[64];
+		compare_text_value_pair(s[i].metric, cp->before_median, cp->after_median, before, after,
+					sizeof(before));
+		report_page_cell(out, before, 0);
+		report_page_cell(out, after, 0);
+		report_page_cell(out, isinf(cp->rel_change) ? "from 0"
+				      : compare_text_pct(100 * cp->rel_change, buf, sizeof(buf)), 0);
+		snprintf(buf, sizeof(buf), "%.2g", cp->p_value);
+		report_page_cell(out, buf, 0);
+		svg_raw(out, "</tr>\n");
 	}
-	svg_raw(out, shown ? "</table>\n" : "<p>No change point.</p>\n");
+	free(ch);
+	svg_raw(out, nch ? "</table>\n" : "<p>No change point.</p>\n");
 	report_page_end(out);
 }
 

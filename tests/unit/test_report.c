@@ -611,6 +611,50 @@ static void test_site_chart_bounded(void **state)
 	free(vals);
 }
 
+/* The index's change points: regressions first, then improvements, each
+ * largest first, across benchmarks (not in benchmark order). */
+static void test_site_index_regressions_first(void **state)
+{
+	(void)state;
+	enum { N = 4 };
+	struct detect_point pts[N];
+	int64_t ids[N];
+	double vals[N];
+	for (size_t i = 0; i < N; i++) {
+		ids[i] = (int64_t)i + 1;
+		vals[i] = 1.0;
+		pts[i] = (struct detect_point){ .commit = "", .started_at = "2026-01-01T00:00:00Z", .position = -1,
+						.run_ids = &ids[i], .values = &vals[i], .n = 1,
+						.median = 1.0, .min = 1.0, .max = 1.0 };
+	}
+	struct changepoint cps[3] = {
+		{ .index = 2, .before_start = 0, .after_end = N, .p_value = 0.01, .before_median = 1, .after_median = 0.7,
+		  .rel_change = -0.3 },
+		{ .index = 2, .before_start = 0, .after_end = N, .p_value = 0.01, .before_median = 1, .after_median = 1.05,
+		  .rel_change = 0.05 },
+		{ .index = 2, .before_start = 0, .after_end = N, .p_value = 0.01, .before_median = 1, .after_median = 1.2,
+		  .rel_change = 0.2 },
+	};
+	enum detect_direction dirs[3] = { DETECT_IMPROVEMENT, DETECT_REGRESSION, DETECT_REGRESSION };
+	const char *metrics[3] = { "improved_m", "small_m", "large_m" };
+	struct detect_series s[3];
+	for (size_t i = 0; i < 3; i++)
+		s[i] = (struct detect_series){ .bench = i ? "./b" : "./a", .metric = (char *)metrics[i], .points = pts,
+					       .n = N, .cp = { .items = &cps[i], .n = 1 }, .directions = &dirs[i] };
+	size_t starts[3] = { 0, 1, 3 };
+	struct detect_context c = { .first_parent = 0, .runs = N };
+	struct svg page;
+	svg_init(&page);
+	report_site_index(s, &c, starts, 2, &page);
+	const char *large = strstr(page.buf, ">large_m<"), *small = strstr(page.buf, ">small_m<"),
+		   *improved = strstr(page.buf, ">improved_m<");
+	assert_non_null(large);
+	assert_non_null(small);
+	assert_non_null(improved);
+	assert_true(large < small && small < improved);
+	svg_release(&page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_detect_markdown_hostile),
 		cmocka_unit_test(test_site_chart_bounded),
+		cmocka_unit_test(test_site_index_regressions_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
