@@ -11,6 +11,7 @@
  */
 #include "record/gputrace_json.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +217,16 @@ static int earlier(const void *a, const void *b)
 	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
+/* An interval's start and duration in ms at the record's microseconds, both
+ * ends rounded so that intervals one after the other on a track never
+ * overlap once rounded (start and duration rounded apart could by 1 µs). */
+static void span_ms(int64_t start_ns, int64_t end_ns, int64_t t0_ns, json_t **start, json_t **dur)
+{
+	double a = round((double)(start_ns - t0_ns) / 1e3), b = round((double)(end_ns - t0_ns) / 1e3);
+	*start = phases_json_number(a / 1e3);
+	*dur = phases_json_number((b > a ? b - a : 0) / 1e3);
+}
+
 /* The host call that launched a slice, [tid, name, start_ms, duration_ms],
  * or null when none was recorded. */
 static json_t *launch_json(const struct gputrace *t, const struct slice *sl, int64_t t0_ns)
@@ -223,9 +234,9 @@ static json_t *launch_json(const struct gputrace *t, const struct slice *sl, int
 	const struct gputrace_launch *l = gputrace_launch_of(t, sl->pid, sl->corr);
 	if (!l)
 		return json_null();
-	return json_pack("[I, s, o, o]", (json_int_t)l->tid, t->calls[l->name],
-			 phases_json_number((double)(l->start_ns - t0_ns) / 1e6),
-			 phases_json_number((double)(l->end_ns - l->start_ns) / 1e6));
+	json_t *start, *dur;
+	span_ms(l->start_ns, l->end_ns, t0_ns, &start, &dur);
+	return json_pack("[I, s, o, o]", (json_int_t)l->tid, t->calls[l->name], start, dur);
 }
 
 /* The kernels and copies as [device, kind, name, start_ms, duration_ms, pid,
@@ -252,11 +263,12 @@ static json_t *slices_json(const struct gputrace *t, int64_t t0_ns, size_t *left
 	if (n)
 		qsort(sl, n, sizeof(*sl), earlier);
 	json_t *a = json_array();
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		json_t *start, *dur;
+		span_ms(sl[i].start_ns, sl[i].end_ns, t0_ns, &start, &dur);
 		json_array_append_new(a, json_pack("[I, s, s, o, o, i, o]", (json_int_t)sl[i].dev, sl[i].kind, sl[i].name,
-						   phases_json_number((double)(sl[i].start_ns - t0_ns) / 1e6),
-						   phases_json_number((double)(sl[i].end_ns - sl[i].start_ns) / 1e6),
-						   sl[i].pid, launch_json(t, &sl[i], t0_ns)));
+						   start, dur, sl[i].pid, launch_json(t, &sl[i], t0_ns)));
+	}
 	free(sl);
 	return a;
 }

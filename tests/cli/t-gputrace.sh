@@ -84,7 +84,7 @@ if expect_grep 'msm .*: (.*, )?kernel msm_bucket_accumulate \+1\.190 s, GPU busy
 	expect_grep '^msm .* msm_bucket_accumulate 1\.200 s \(312\), ntt_twiddle 2\.00 ms \(1\)' "$TMP/show" &&
 	expect_grep '<th>GPU busy %</th>' "$TMP/r.html" &&
 	check "the trace keeps the trace-event format: $(/usr/bin/python3 ./trace_check.py "$TMP/t.json" 2>&1 | tail -2)" \
-		/usr/bin/python3 ./trace_check.py "$TMP/t.json" >/dev/null 2>&1 &&
+		sh -c '/usr/bin/python3 ./trace_check.py "$1" >/dev/null 2>&1' - "$TMP/t.json" &&
 	expect_grep '^GPU 0 kernels msm_bucket_accumulate 1200000$' "$TMP/gputracks" &&
 	expect_grep '^GPU 0 copies h2d 2500$' "$TMP/gputracks" &&
 	expect_grep '^process 4242 thread 77: CUDA calls cudaLaunchKernel 10$' "$TMP/gputracks" &&
@@ -145,7 +145,7 @@ print("tracks", " ".join(sorted({names[(e["pid"], e["tid"])].split(":")[1].strip
 PY
 if expect_status 0 "$st" &&
 	check "the trace keeps the trace-event format: $(/usr/bin/python3 ./trace_check.py "$TMP/lt.json" 2>&1 | tail -2)" \
-		/usr/bin/python3 ./trace_check.py "$TMP/lt.json" >/dev/null 2>&1 &&
+		sh -c '/usr/bin/python3 ./trace_check.py "$1" >/dev/null 2>&1' - "$TMP/lt.json" &&
 	expect_grep '^calls 51 cudaLaunchKernel cudaMemcpy$' "$TMP/flows" &&
 	expect_grep '^starts 51 ends 51$' "$TMP/flows" &&
 	expect_grep '^tracks CUDA calls$' "$TMP/flows"; then ok; fi

@@ -360,6 +360,24 @@ static void test_launches(void **state)
 		assert_true(json_number_value(json_array_get(l, 2)) <= json_number_value(json_array_get(sl, 3)));
 	}
 	json_decref(run);
+	/* a thread's calls, one after another, never overlap at the record's
+	 * microseconds, wherever the run's start falls inside one */
+	for (int64_t t0 = 0; t0 < 1000; t0 += 37) {
+		run = gputrace_json_run(&t, t0, INT64_MAX / 2);
+		long long last_tid = -1, last_start = -1, last_end = -1;
+		json_array_foreach(json_object_get(run, "slices"), i, sl) {
+			json_t *l = json_array_get(sl, 6);
+			long long tid = (long long)json_integer_value(json_array_get(l, 0));
+			long long start = llround(json_number_value(json_array_get(l, 2)) * 1000);
+			long long end = start + llround(json_number_value(json_array_get(l, 3)) * 1000);
+			if (tid == last_tid && start != last_start)
+				assert_true(start >= last_end);
+			last_tid = tid;
+			last_start = start;
+			last_end = end;
+		}
+		json_decref(run);
+	}
 	gputrace_release(&t);
 }
 
