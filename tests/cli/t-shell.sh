@@ -80,7 +80,7 @@ not_hung $st && expect_status 0 $st && [ "$(cat count)" = 80001 ] &&
 		between 32768 "$(jget slow.json summary.peak_tree_rss_kb)" 1000000 && ok
 
 # wait_for SHELL-TEST: polls (every 50 ms, 20 s at most) until the test holds
-wait_for() { i=0; while ! eval "$1" 2>/dev/null; do i=$((i + 1)); [ $i -lt 400 ] || return 1; sleep 0.05; done; }
+wait_for() { i=0; while ! eval "$1" >/dev/null 2>&1; do i=$((i + 1)); [ $i -lt 400 ] || return 1; sleep 0.05; done; }
 # start_bg CMD...: CMD in the background under timeout ($M, the status to
 # wait for) and its own PID in $MP (timeout would relay signals itself)
 start_bg() {
