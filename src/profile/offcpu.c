@@ -82,7 +82,7 @@ static void drop(struct offcpu *o, struct slot *s)
 
 void offcpu_stack(struct offcpu *o, int32_t tid, const char *stack, uint64_t period)
 {
-	if (tid <= 0)
+	if (tid <= 0 || !stack[0]) /* no frame: the interval is one without a stack */
 		return;
 	struct slot *s = find(o, tid, true);
 	if (!s)

@@ -39,7 +39,8 @@ struct offcpu;
 /* Caller frees with offcpu_free. */
 struct offcpu *offcpu_new(offcpu_fn fn, void *arg);
 /* The stack a thread is switching out on (a sample taken 1 in period of its
- * switch-outs; period 0 is taken as 1); copied. */
+ * switch-outs; period 0 is taken as 1); copied. An empty stack (no frame)
+ * is none: its interval counts among those without a stack. */
 void offcpu_stack(struct offcpu *o, int32_t tid, const char *stack, uint64_t period);
 /* A switch record (sm->kind not PERFSCRIPT_SAMPLE). */
 void offcpu_switch(struct offcpu *o, const struct perfscript_sample *sm);
