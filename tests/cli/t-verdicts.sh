@@ -128,12 +128,14 @@ t "the report of that compare says it too"
 
 t "history detect's bisect line carries the options the runs were recorded with, and bisect-check takes it"
 # runs at commits 1-6 and 11-16 (none between, so a bisect is needed); the
-# phase is only seen with --probe MYAPP, which the line must carry
+# phase is only seen with --probe MYAPP, which the line must carry. 20 ms
+# against 300 ms: with 90 ms, detect printed no bisect line once, with two
+# suites running beside it
 R=$TMP/repo
 mkdir -p "$R" && (
 	cd "$R" && git init -q -b main . && git config user.email t@example.com && git config user.name t &&
 	for i in $(seq 1 16); do
-		ms=20; [ "$i" -gt 8 ] && ms=90
+		ms=20; [ "$i" -gt 8 ] && ms=300
 		printf "# commit %d\necho MYAPP: begin=work\nsleep 0.%03d\necho MYAPP: end=work\n" "$i" "$ms" >work.sh &&
 			git add work.sh && git commit -q -m "c$i" || exit 1
 		if [ "$i" -le 6 ] || [ "$i" -ge 11 ]; then
