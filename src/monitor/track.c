@@ -171,6 +171,7 @@ struct track_end {
 	                  * point taken later (a log line stamped earlier than
 	                  * perfhunt woke for it), lag_ms after its instant */
 	double lag_ms;   /* between the end and the point's reading */
+	double gap_ms;   /* interpolated: the length of the interval that holds it */
 	bool exact;
 };
 
@@ -229,6 +230,7 @@ static void at(const struct track *t, double t_ms, bool marked, struct track_poi
 		e->late = true;
 		e->lag_ms = b->read_end_ms - t_ms;
 	}
+	e->gap_ms = b->t_ms - a->t_ms;
 	double f = b->t_ms > a->t_ms ? (t_ms - a->t_ms) / (b->t_ms - a->t_ms) : 1;
 	e->a = i - 1;
 	e->f = f;
@@ -387,9 +389,12 @@ static void window_of(const struct track *t, const struct track_gpu_proc *c, dou
 	if (ea.served || eb.served || ea.late || eb.late)
 		w->sample_lag_ms = fmax(ea.acked ? 0 : ea.lag_ms, eb.acked ? 0 : eb.lag_ms);
 	w->acknowledged = ea.acked && eb.acked;
-	w->approximate = (span < 2 * t->interval_ms && !exact) || (ea.served && !ea.exact) ||
-			 (eb.served && !eb.exact) || (ea.late && ea.lag_ms > TRACK_MARKER_LAG_MS) ||
-			 (eb.late && eb.lag_ms > TRACK_MARKER_LAG_MS);
+	/* an interpolated end may take anything of the interval that holds it:
+	 * shorter than two of those (a starved monitor's stretch, not only the
+	 * nominal interval), the window is approximate */
+	w->approximate = (span < 2 * t->interval_ms && !exact) || span < 2 * fmax(ea.gap_ms, eb.gap_ms) ||
+			 (ea.served && !ea.exact) || (eb.served && !eb.exact) ||
+			 (ea.late && ea.lag_ms > TRACK_MARKER_LAG_MS) || (eb.late && eb.lag_ms > TRACK_MARKER_LAG_MS);
 	w->empty = inside == 0 && !exact && (from_ms > t->pts[t->n - 1].t_ms || to_ms < t->pts[0].t_ms);
 	if (w->empty)
 		w->approximate = true;

@@ -72,7 +72,9 @@ struct track_window {
 	double oncpu_ms, runnable_ms, blocked_ms, parallelism;
 	double iowait_ms;         /* the part of blocked_ms waiting for block I/O; -1: not measured */
 	uint32_t threads_max;
-	bool approximate;         /* shorter than two intervals and an end not exact, or an end
+	bool approximate;         /* shorter than two intervals and an end not exact, or than
+	                           * two of the (stretched) intervals holding its interpolated
+	                           * ends, or an end
 	                           * read at a marker sample too late (sample_lag_ms): a log
 	                           * line stamped before perfhunt woke for it is interpolated */
 	double sample_lag_ms;     /* largest lag between a marked end the program did not wait

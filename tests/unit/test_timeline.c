@@ -269,8 +269,8 @@ static void test_track_log_line_read_late(void **state)
 	for (int prompt = 0; prompt <= 1; prompt++) {
 		struct track t;
 		track_init(&t, 64, 50);
-		push(&t, 0, 0, 0, false);
-		push(&t, 250, 0, 0, false);
+		for (int k = 0; k <= 5; k++)
+			push(&t, 50 * k, 0, 0, false);
 		double at = prompt ? 300.4 : 341;
 		push_marked(&t, at, at, at - 0.3, at + 0.1, 16384);
 		push(&t, 400, 0, 16384, false);
@@ -281,6 +281,31 @@ static void test_track_log_line_read_late(void **state)
 		assert_int_equal(w.minflt, prompt ? 16384 : llround(16384 * 50 / 91.0));
 		track_window(&t, 300, 400, true, true, &w);
 		assert_int_equal(w.approximate, !prompt);
+		track_release(&t);
+	}
+}
+
+/* A duration probe's window [200, 600] at a 100 ms interval: with a sample
+ * every 100 ms its interpolated ends are fine; with none between 150 and
+ * 700 ms (a starved monitor), either end may take anything of those 550 ms,
+ * and the window says it is approximate. */
+static void test_track_stretched_interval(void **state)
+{
+	(void)state;
+	for (int starved = 0; starved <= 1; starved++) {
+		struct track t;
+		track_init(&t, 64, 100);
+		push(&t, 0, 0, 0, false);
+		if (starved) {
+			push(&t, 150, 0, 100, false);
+			push(&t, 700, 0, 4200, false);
+		} else {
+			for (int k = 1; k <= 7; k++)
+				push(&t, 100 * k, 0, (uint64_t)(k < 2 ? 0 : k < 6 ? 1000 * (k - 1) : 4000), false);
+		}
+		struct track_window w;
+		track_window(&t, 200, 600, false, false, &w);
+		assert_int_equal(w.approximate, starved);
 		track_release(&t);
 	}
 }
@@ -361,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_track_marker_prompt_reading),
 		cmocka_unit_test(test_track_duration_start_not_served),
 		cmocka_unit_test(test_track_log_line_read_late),
+		cmocka_unit_test(test_track_stretched_interval),
 		cmocka_unit_test(test_track_duration_dated_when_written),
 		cmocka_unit_test(test_track_marker_reading_preempted),
 		cmocka_unit_test(test_csv_rows),
