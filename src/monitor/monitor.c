@@ -463,9 +463,11 @@ static void on_exit_record(const struct exit_record *x, void *arg)
 	struct loop *l = arg;
 	/* a task of a member: when it ended, a thread's last switches (its status is gone with it) */
 	if (!x->whole_group &&
-	    !proctree_task_exited(&l->main.tree, x->tgid, x->pid, x->nvcsw, x->nivcsw, x->elapsed_us) &&
+	    !proctree_task_exited(&l->main.tree, x->tgid, x->pid, x->nvcsw, x->nivcsw, x->elapsed_us, x->run_ns,
+				  x->run_delay_ns) &&
 	    l->r->daemon_attached)
-		proctree_task_exited(&l->daemon.tree, x->tgid, x->pid, x->nvcsw, x->nivcsw, x->elapsed_us);
+		proctree_task_exited(&l->daemon.tree, x->tgid, x->pid, x->nvcsw, x->nivcsw, x->elapsed_us, x->run_ns,
+				     x->run_delay_ns);
 	/* A task of the tree: still a member (retired only at the next read),
 	 * or a child of one that lived too briefly to be seen. */
 	const struct proctree *t = &l->main.tree;

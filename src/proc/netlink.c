@@ -232,6 +232,7 @@ static void deliver(const struct taskstats *ts, size_t len, int group,
 		.hiwater_rss_kb = t.hiwater_rss, .utime_us = t.ac_utime, .stime_us = t.ac_stime,
 		.minflt = t.ac_minflt, .majflt = t.ac_majflt, .nvcsw = t.nvcsw, .nivcsw = t.nivcsw,
 		.read_char = t.read_char, .write_char = t.write_char, .elapsed_us = t.ac_etime,
+		.run_ns = t.cpu_run_virtual_total, .run_delay_ns = t.cpu_delay_total,
 		.whole_group = group,
 	};
 	memcpy(r.comm, t.ac_comm, sizeof(r.comm) - 1 < sizeof(t.ac_comm) ? sizeof(r.comm) - 1 : sizeof(t.ac_comm));

@@ -36,6 +36,9 @@ struct exit_record {
 	uint64_t hiwater_rss_kb;
 	uint64_t utime_us, stime_us, minflt, majflt, nvcsw, nivcsw, read_char, write_char;
 	uint64_t elapsed_us;  /* from the task's start to its exit */
+	/* its time on a CPU and waiting for one, ns (sum_exec_runtime and
+	 * sched_info.run_delay: schedstat's first two fields, at its exit) */
+	uint64_t run_ns, run_delay_ns;
 	int whole_group; /* 1: aggregate of a thread group, 0: one task */
 };
 

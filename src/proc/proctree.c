@@ -374,14 +374,14 @@ void proctree_mark_gone(struct proctree *t, pid_t pid)
 }
 
 bool proctree_task_exited(struct proctree *t, pid_t tgid, pid_t tid, uint64_t nvcsw, uint64_t nivcsw,
-			  uint64_t elapsed_us)
+			  uint64_t elapsed_us, uint64_t run_ns, uint64_t run_delay_ns)
 {
 	int k = index_find(t, tgid);
 	if (k < 0)
 		return false;
 	struct proctree_proc *p = t->procs[k];
 	if (tid != tgid)
-		return tasks_exited(&p->tasks, tid, nvcsw, nivcsw, elapsed_us);
+		return tasks_exited(&p->tasks, tid, nvcsw, nivcsw, elapsed_us, run_ns, run_delay_ns);
 	/* the leader: alive until then (its start is known to half a tick) */
 	int64_t at_ns = p->born_ns + (int64_t)elapsed_us * 1000;
 	p->exit_ns = at_ns > p->read_ns ? at_ns : p->read_ns;

@@ -140,9 +140,10 @@ const char *proctree_comm(const struct proctree *t, pid_t pid);
 void proctree_add_exited(struct proctree *t, pid_t pid);
 /* A task of member tgid exited (its taskstats exit record): when it ended
  * (elapsed_us after its start) and, for a thread other than the leader, its
- * final context switches. Returns true if it was known. */
+ * final context switches and on-CPU and run-queue ns (tasks_exited). Returns
+ * true if it was known. */
 bool proctree_task_exited(struct proctree *t, pid_t tgid, pid_t tid, uint64_t nvcsw, uint64_t nivcsw,
-			  uint64_t elapsed_us);
+			  uint64_t elapsed_us, uint64_t run_ns, uint64_t run_delay_ns);
 /* Member PIDs (for GPU attribution); returns count written (at most n). */
 size_t proctree_pids(const struct proctree *t, pid_t *out, size_t n);
 

@@ -311,7 +311,8 @@ void tasks_sum(const struct tasks *ts, struct tasks_time *out)
 	out->iowait_ticks += ts->gone.iowait_ticks;
 }
 
-bool tasks_exited(struct tasks *ts, pid_t tid, uint64_t nvcsw, uint64_t nivcsw, uint64_t elapsed_us)
+bool tasks_exited(struct tasks *ts, pid_t tid, uint64_t nvcsw, uint64_t nivcsw, uint64_t elapsed_us, uint64_t run_ns,
+		  uint64_t run_delay_ns)
 {
 	struct task *k = task_find(ts, tid);
 	if (!k)
@@ -323,5 +324,15 @@ bool tasks_exited(struct tasks *ts, pid_t tid, uint64_t nvcsw, uint64_t nivcsw, 
 	/* its start is known to half a tick: never before its latest reading */
 	int64_t at_ns = k->born_ns + (int64_t)elapsed_us * 1000;
 	k->exit_ns = at_ns > k->read_ns ? at_ns : k->read_ns;
+	/* the tail since its last reading: on a CPU or waiting for one, not blocked */
+	/* (its exit is dated from its start, known to half a clock tick: 20 ms
+	 * of slack keep any tick rate's error in, and a figure of another kind,
+	 * such as a time since boot, out) */
+	uint64_t tail = (uint64_t)(k->exit_ns - k->read_ns) + 20000000;
+	if (k->read_ns && run_ns >= k->sch.oncpu_ns && run_delay_ns >= k->sch.wait_ns &&
+	    (run_ns - k->sch.oncpu_ns) + (run_delay_ns - k->sch.wait_ns) <= tail) {
+		k->sch.oncpu_ns = run_ns;
+		k->sch.wait_ns = run_delay_ns;
+	}
 	return true;
 }

@@ -72,11 +72,15 @@ void tasks_read(struct tasks *ts, int dirfd, pid_t pid, uint64_t nthreads, bool 
 		const struct tasks_clock *clk, struct tasks_fds *fds);
 /* Adds the threads' figures (live and gone) to *out. */
 void tasks_sum(const struct tasks *ts, struct tasks_time *out);
-/* A thread's exit record (taskstats): its final context switches, and its
+/* A thread's exit record (taskstats): its final context switches, its
  * exit elapsed_us after its start, so that it is alive until then rather
- * than until the reading that finds it gone. Returns true if it was known.
- * (Its block-I/O wait stays at its last reading: on this kernel the record's
- * blkio_delay_total was seen holding the time since boot.) */
-bool tasks_exited(struct tasks *ts, pid_t tid, uint64_t nvcsw, uint64_t nivcsw, uint64_t elapsed_us);
+ * than until the reading that finds it gone, and its final on-CPU and
+ * run-queue ns, so that the time since its last reading is not all taken
+ * for blocked (taken where they are not behind that reading and add no more
+ * than the time since it). Returns true if it was known. (Its block-I/O wait
+ * stays at its last reading: on this kernel the record's blkio_delay_total
+ * was seen holding the time since boot.) */
+bool tasks_exited(struct tasks *ts, pid_t tid, uint64_t nvcsw, uint64_t nivcsw, uint64_t elapsed_us, uint64_t run_ns,
+		  uint64_t run_delay_ns);
 
 #endif
